@@ -1,0 +1,57 @@
+"""Errors a user sees: one line saying where and what, no traceback."""
+
+from __future__ import annotations
+
+
+class PircError(Exception):
+    """Base of every error pirc reports to a user."""
+
+    def render(self) -> str:
+        return f"error: {self}"
+
+
+class SourceError(PircError):
+    """An error at a position in a text input: FILE:LINE:COL plus the line and a caret."""
+
+    def __init__(self, message: str, filename: str = "<input>", line: int = 0, column: int = 0,
+                 source_line: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.column = column
+        self.source_line = source_line
+
+    def render(self) -> str:
+        out = f"{self.filename}:{self.line}:{self.column}: error: {self.message}"
+        if self.source_line is not None:
+            out += "\n" + self.source_line.rstrip("\n") + "\n" + " " * max(self.column - 1, 0) + "^"
+        return out
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class JsonError(PircError):
+    """An error in a Paddle JSON input, located by its JSON path."""
+
+    def __init__(self, message: str, path: str = "", filename: str = "<input>"):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.filename = filename
+
+    def render(self) -> str:
+        where = f"{self.filename}: {self.path}: " if self.path else f"{self.filename}: "
+        return f"{where}error: {self.message}"
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class VersionError(PircError):
+    """A program whose PIR version pirc cannot handle."""
+
+
+class VerifyError(PircError):
+    """A program that does not satisfy its version's op specs."""

@@ -1,0 +1,53 @@
+"""`Program`: a PIR program with its version and graph tags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.ir import Block
+
+from .ops import ProgramModuleOp, new_module
+
+# PIR versions pirc knows.  1 = Paddle 3.0, 2 = 3.1, 3 = 3.2, 4 = 3.3;
+# 0 = an unreleased develop build.  The release/develop policy for patches
+# lives with the patches (a later issue); this is what the IR can represent.
+KNOWN_VERSIONS = (1, 2, 3, 4)
+LATEST_VERSION = max(KNOWN_VERSIONS)
+DEVELOP_VERSION = 0
+
+
+@dataclass(frozen=True)
+class GraphTag:
+    """One entry of a program's graph tags: a pass that changed the program."""
+
+    pass_name: str
+    pass_version: int
+    rollout: str
+
+
+@dataclass
+class Program:
+    """A PIR program: the `builtin.module` op, its PIR version and graph tags.
+
+    `trainable` mirrors JSON `base_code.trainable` (whether result attributes
+    were saved).  `extra` keeps JSON keys pirc does not interpret
+    (`{"base_code": {...}, "top": {...}}`) so that writing the program back
+    loses nothing.
+    """
+
+    module: ProgramModuleOp = field(default_factory=new_module)
+    version: int = LATEST_VERSION
+    graph_tags: list[GraphTag] = field(default_factory=list)
+    trainable: bool = True
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def block(self) -> Block:
+        return self.module.body.block
+
+    def walk(self):
+        """Every op of the program, nested ones included, in print order."""
+        yield from self.module.walk()
+
+    def op_count(self) -> int:
+        return sum(1 for _ in self.module.walk()) - 1
