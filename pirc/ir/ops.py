@@ -15,8 +15,6 @@ it as a real SSA value keeps every operand at its PIR position.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -45,8 +43,6 @@ class PirOp(IRDLOperation):
     """Base of every PIR operation (known or not)."""
 
     name = "pir.op"
-    spec: ClassVar[object | None] = None  # the OpSpec this class was made from
-    pir_version: ClassVar[int | None] = None  # None: not specific to a version
 
     args = var_operand_def()
     outs = var_result_def()
@@ -57,6 +53,11 @@ class PirOp(IRDLOperation):
 
     def operand_is_null(self, index: int) -> bool:
         return isinstance(self.operands[index].owner, NullValueOp)
+
+
+# Set outside the class body: IRDL only allows upper-case ClassVars there.
+PirOp.spec = None  # the OpSpec a generated subclass was made from
+PirOp.pir_version = None  # the spec revision's `since`; None: not version-specific
 
 
 @irdl_op_definition

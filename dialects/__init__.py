@@ -1,0 +1,1 @@
+"""The dialect specs (YAML), shipped as package data `pirc.dialects` (see pirc.ir.specs)."""

@@ -1,0 +1,63 @@
+"""Names Paddle gives to its enums, as its printers spell them.
+
+Kept as data so every front and back end agrees on one spelling.
+"""
+
+from __future__ import annotations
+
+# phi::DataType as `operator<<` prints it (the text printers).  JSON uses
+# DataTypeToString, which differs only for UNDEFINED (see paddle_json.codes).
+DTYPE_NAMES = (
+    "Undefined", "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32",
+    "int64", "uint64", "bfloat16", "float16", "float32", "float64",
+    "complex64", "complex128", "pstring", "float8_e4m3fn", "float8_e5m2",
+)
+
+# phi::AllocationType values and the names Place::DebugString prints.
+ALLOC_TYPES = {
+    0: "undefined",
+    1: "cpu",
+    2: "gpu",
+    3: "gpu_pinned",
+    4: "xpu",
+    5: "npu",
+    6: "npu_pinned",
+    7: "ipu",
+    8: "mlu",
+    9: "custom_device",
+}
+ALLOC_TYPE_BY_NAME = {name: number for number, name in ALLOC_TYPES.items()}
+CUSTOM_ALLOC_TYPE = 9
+# Places printed without a device id: `Place(cpu)`.
+PLACES_WITHOUT_DEVICE = frozenset({1, 3, 6})
+
+# phi::DataLayout names.
+LAYOUT_NAMES = ("NCHW", "NHWC", "NCDHW", "NDHWC", "ONEDNN", "SPARSE_COO", "SPARSE_CSR",
+                "PSTRING_UNION", "STRIDED", "Undefined(AnyLayout)", "ANY", "kNCHW", "kNHWC")
+
+
+def place_text(alloc_type: int, device_id: int, device_type: str) -> str:
+    """`Place(cpu)`, `Place(undefined:0)`, `Place(gpu:1)`, `Place(npu:0)` (custom)."""
+    if alloc_type == CUSTOM_ALLOC_TYPE and device_type:
+        name = device_type
+    else:
+        name = ALLOC_TYPES.get(alloc_type, str(alloc_type))
+    if alloc_type in PLACES_WITHOUT_DEVICE:
+        return f"Place({name})"
+    return f"Place({name}:{device_id})"
+
+
+def parse_place_text(text: str) -> tuple[int, int, str]:
+    """Inverse of place_text.  Raises ValueError on an unknown form."""
+    if not (text.startswith("Place(") and text.endswith(")")):
+        raise ValueError(f"not a place: {text}")
+    body = text[6:-1]
+    name, _, device = body.partition(":")
+    device_id = int(device) if device else 0
+    if name in ALLOC_TYPE_BY_NAME:
+        return ALLOC_TYPE_BY_NAME[name], device_id, ""
+    if name.isdigit():
+        return int(name), device_id, ""
+    if name and (name.replace("_", "").isalnum()):
+        return CUSTOM_ALLOC_TYPE, device_id, name
+    raise ValueError(f"not a place: {text}")

@@ -1,0 +1,134 @@
+"""pirc's canonical text: lossless, versioned, and read back by the same grammar.
+
+It is Paddle's printed form plus everything Paddle's printer drops:
+
+* a header: `pir.version N` and `pir.graph_tags [("pass", 1, "on"), ...]`;
+* every attribute's PIR kind as a 2.6-style tag: `(Int32)-1`, `(Double)1e-05`,
+  `(Float)0.02` (shortest decimal that round-trips in the kind's own width),
+  `(pd_op.IntArray)[1,2]`; strings as JSON string literals;
+* non-default tensor layout/lod/offset: `tensor<2x3xf32,layout:NHWC>`;
+* regions in one generic form for every op: `: (T) -> R ({ ... }, { ... })`,
+  with typed block arguments: `^%arg_0 : tensor<1xi64> {stop_gradient:true}`.
+
+print -> parse -> print is a fixpoint, and parse(print(P)) equals P.
+"""
+
+from __future__ import annotations
+
+import json
+
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
+
+from ..ir import attrs as A
+from ..ir.paddle_names import place_text
+from .attr_literals import KIND_TAGS
+from .floats import shortest_f32, shortest_f64
+from .printer_base import PrinterBase
+from .types_text import type_text
+
+
+def print_canonical(program) -> str:
+    p = CanonicalPrinter()
+    p.print_program(program)
+    return "".join(p.out)
+
+
+class CanonicalPrinter(PrinterBase):
+    def __init__(self):
+        super().__init__()
+        self.attr_text_memo: dict = {}
+
+    def print_program(self, program):
+        tags = ", ".join(f"({json.dumps(t.pass_name)}, {t.pass_version}, {json.dumps(t.rollout)})"
+                         for t in program.graph_tags)
+        self.out.append(f"pir.version {program.version}\npir.graph_tags [{tags}]\n{{\n")
+        self.print_block_ops(program.block, 1)
+        self.out.append("}\n")
+
+    def print_block_ops(self, block, depth: int):
+        for op in block.ops:
+            self.print_op(op, depth)
+
+    def print_op(self, op, depth: int):
+        indent = self.INDENT * depth
+        results = self.name_results(op)
+        operands = self.operand_list(op)
+        attrs = self.dict_text(op.attributes)
+        operand_types = ", ".join(type_text(v.type, True) for v in op.operands)
+        result_types = ", ".join(type_text(r.type, True) for r in op.results)
+        line = f'{indent}{results} = "{op.name}" {operands} {attrs} : ({operand_types}) -> {result_types}'
+        if not op.regions:
+            self.out.append(line + "\n")
+            return
+        self.out.append(line + " (")
+        for ri, region in enumerate(op.regions):
+            self.out.append("{\n" if ri == 0 else ", {\n")
+            for bi, block in enumerate(region.blocks):
+                self.print_block_header(op, ri, bi, block, depth + 1)
+                self.print_block_ops(block, depth + 1)
+            self.out.append(f"{indent}}}")
+        self.out.append(")\n")
+
+    def print_block_header(self, op, ri: int, bi: int, block, depth: int):
+        if not block.args and bi == 0:
+            return
+        names = self.name_block_args(block)
+        arg_attrs = self.block_arg_attrs(op, ri, bi)
+        parts = []
+        for i, (n, arg) in enumerate(zip(names, block.args)):
+            text = f"{n} : {type_text(arg.type, True)}"
+            if i < len(arg_attrs) and arg_attrs[i]:
+                text += " " + self.dict_text(arg_attrs[i])
+            parts.append(text)
+        self.out.append(f"{self.INDENT * depth}^{', '.join(parts)}\n")
+
+    def dict_text(self, attributes) -> str:
+        items = sorted(attributes.items())
+        return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
+
+    def attr_text(self, attr) -> str:
+        memo = self.attr_text_memo
+        text = memo.get(attr)
+        if text is None:
+            text = canonical_attr_text(attr)
+            memo[attr] = text
+        return text
+
+
+_INT_TAGS = {A.i32: "(Int32)", A.i64: "(Int64)", A.index: "(Index)"}
+
+
+def canonical_attr_text(attr) -> str:
+    cls = type(attr)
+    if cls is IntegerAttr:
+        value = attr.value.data
+        if attr.type == A.i1:
+            return "true" if value else "false"
+        return f"{_INT_TAGS[attr.type]}{value}"
+    if cls is FloatAttr:
+        if A.attr_kind(attr) == "float":
+            return "(Float)" + shortest_f32(attr.value.data)
+        return "(Double)" + shortest_f64(attr.value.data)
+    if cls is StringAttr:
+        return json.dumps(attr.data, ensure_ascii=False)
+    if cls is ArrayAttr:
+        return "[" + ",".join(canonical_attr_text(a) for a in attr.data) + "]"
+    if cls is A.DataTypeAttr:
+        return KIND_TAGS["dtype"] + attr.data
+    if cls is A.DataLayoutAttr:
+        return KIND_TAGS["layout"] + attr.data
+    if cls is A.PlaceAttr:
+        return place_text(*attr.data)
+    if cls is A.IntArrayAttr:
+        return KIND_TAGS["int_array"] + "[" + ",".join(str(v) for v in attr.data) + "]"
+    if cls is A.TypeAttr:
+        return "(Type)" + type_text(attr.type, True)
+    if cls is A.TensorNameAttr:
+        return KIND_TAGS["tensor_name"] + json.dumps(attr.data, ensure_ascii=False)
+    if cls is A.ComplexAttr:
+        kind = A.attr_kind(attr)
+        fmt = shortest_f32 if kind == "complex64" else shortest_f64
+        return f"{KIND_TAGS[kind]}[{fmt(attr.real.value.data)},{fmt(attr.imag.value.data)}]"
+    if cls is A.NullAttr:
+        return "<#AttrNull>"
+    raise TypeError(f"no canonical spelling for attribute {attr}")

@@ -1,0 +1,141 @@
+"""`--emit=paddle`: the program printed exactly as Paddle 3.3's `print(program)`.
+
+Byte-for-byte rules (corpus/FORMAT-NOTES.md section 1, Paddle's
+ir_printer.cc and control_flow_op.cc): attributes sorted by name with no
+spaces, numbers with `%g`, ` -> ` with a trailing space for zero results,
+`pd_op.if` with no operand types and `} else {`, `pd_op.while` with
+`(cond=..., inputs=...)` and its block arguments on a `^` line.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
+
+from ..ir import attrs as A
+from ..ir.paddle_names import place_text
+from .floats import paddle_g
+from .printer_base import PrinterBase
+from .types_text import type_text
+
+# Attributes Paddle's printer leaves out (ir_printer.cc).
+HIDDEN_ATTRS = frozenset({"op_callstack", "sym_shape_str"})
+
+
+def print_paddle(program) -> str:
+    p = PaddlePrinter()
+    p.print_program(program)
+    return "".join(p.out)
+
+
+class PaddlePrinter(PrinterBase):
+    def __init__(self):
+        super().__init__()
+        self.attr_text_memo: dict = {}
+
+    def print_program(self, program):
+        self.out.append("{\n")
+        self.print_block(program.block, 1)
+        self.out.append("}\n")
+
+    def print_block(self, block, depth: int):
+        for op in block.ops:
+            self.print_op(op, depth)
+
+    def print_op(self, op, depth: int):
+        indent = self.INDENT * depth
+        out = self.out
+        name = op.name
+        if name == "pd_op.while":
+            self.print_while(op, depth)
+            return
+        results = self.name_results(op)
+        operands = self.operand_list(op)
+        attrs = self.attr_dict(op)
+        if name == "pd_op.if":
+            out.append(f'{indent}{results} = "{name}" {operands} {attrs} -> '
+                       f"{self.type_list(r.type for r in op.results)} {{\n")
+            for i, region in enumerate(op.regions[:2]):
+                if i:
+                    out.append(f"{indent}}} else {{\n")
+                for block in region.blocks:
+                    self.print_block(block, depth + 1)
+            out.append(f"{indent}}}\n")
+            return
+        operand_types = ", ".join(type_text(v.type, False) for v in op.operands)
+        out.append(f'{indent}{results} = "{name}" {operands} {attrs} : ({operand_types}) -> '
+                   f"{self.type_list(r.type for r in op.results)}\n")
+        for region in op.regions:
+            out.append(f"{indent}{{\n")
+            for block in region.blocks:
+                self.print_block(block, depth + 1)
+            out.append(f"{indent}}}\n")
+
+    def print_while(self, op, depth: int):
+        indent = self.INDENT * depth
+        results = self.name_results(op)
+        values = [self.value_name(v) for v in op.operands]
+        self.out.append(f'{indent}{results} = "{op.name}" (cond={values[0]}, '
+                        f"inputs={', '.join(values[1:])}) {{ \n")
+        body = op.regions[0].blocks[0] if op.regions and op.regions[0].blocks else None
+        if body is not None:
+            names = self.name_block_args(body)
+            arg_attrs = self.block_arg_attrs(op, 0, 0)
+            parts = []
+            for i, n in enumerate(names):
+                attrs = arg_attrs[i] if i < len(arg_attrs) else {}
+                parts.append(f"{n} {self.dict_text(attrs)}")
+            self.out.append(f"{indent}^{', '.join(parts)}\n")
+            self.print_block(body, depth + 1)
+        self.out.append(f"{indent}}}\n")
+
+    # -- types and attributes
+    @staticmethod
+    def type_list(types) -> str:
+        return ", ".join(type_text(t, False) for t in types)
+
+    def attr_dict(self, op) -> str:
+        return self.dict_text(op.attributes)
+
+    def dict_text(self, attributes) -> str:
+        items = sorted((k, v) for k, v in attributes.items() if k not in HIDDEN_ATTRS)
+        return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
+
+    def attr_text(self, attr) -> str:
+        memo = self.attr_text_memo
+        text = memo.get(attr)
+        if text is None:
+            text = paddle_attr_text(attr)
+            memo[attr] = text
+        return text
+
+
+def paddle_attr_text(attr) -> str:
+    cls = type(attr)
+    if cls is IntegerAttr:
+        value = attr.value.data
+        if attr.type == A.i1:
+            return "true" if value else "false"
+        return str(value)
+    if cls is FloatAttr:
+        return paddle_g(attr.value.data)
+    if cls is StringAttr:
+        return '"' + attr.data.replace('"', '\\"') + '"'
+    if cls is ArrayAttr:
+        return "[" + ",".join(paddle_attr_text(a) for a in attr.data) + "]"
+    if cls is A.DataTypeAttr or cls is A.DataLayoutAttr:
+        return attr.data
+    if cls is A.PlaceAttr:
+        return place_text(*attr.data)
+    if cls is A.IntArrayAttr:
+        return "[" + ",".join(str(v) for v in attr.data) + "]"
+    if cls is A.TypeAttr:
+        return type_text(attr.type, False)
+    if cls is A.TensorNameAttr:
+        return '"' + attr.data.replace('"', '\\"') + '"'
+    if cls is A.ComplexAttr:
+        return f"({paddle_g(attr.real.value.data)},{paddle_g(attr.imag.value.data)})"
+    if cls is A.NullAttr:
+        return "<#AttrNull>"
+    if cls is A.ScalarAttr:
+        return ",".join(str(v) for v in attr.data[1:])
+    raise TypeError(f"no Paddle spelling for attribute {attr}")

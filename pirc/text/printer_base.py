@@ -1,0 +1,66 @@
+"""What the Paddle-style and the canonical printers share: value names and
+the walk over blocks.
+
+Values are named in print order, as Paddle's IrPrinter names them: op
+results `%0, %1, ...` with one counter for the whole program (nested
+regions included; an op's results are named before its regions' ops), and
+block arguments `%arg_0, %arg_1, ...` with a second counter.
+"""
+
+from __future__ import annotations
+
+from ..ir.ops import BLOCK_ARG_ATTRS, NullValueOp
+
+NULL_VALUE_TEXT = "<<NULL VALUE>>"
+
+
+class PrinterBase:
+    INDENT = "    "
+
+    def __init__(self):
+        self.names: dict = {}
+        self.next_result = 0
+        self.next_arg = 0
+        self.out: list[str] = []
+
+    # -- names
+    def name_results(self, op) -> str:
+        parts = []
+        for r in op.results:
+            n = f"%{self.next_result}"
+            self.next_result += 1
+            self.names[r] = n
+            parts.append(n)
+        return "(" + ", ".join(parts) + ")"
+
+    def name_block_args(self, block) -> list[str]:
+        names = []
+        for a in block.args:
+            n = f"%arg_{self.next_arg}"
+            self.next_arg += 1
+            self.names[a] = n
+            names.append(n)
+        return names
+
+    def value_name(self, value) -> str:
+        name = self.names.get(value)
+        if name is None:
+            if isinstance(value.owner, NullValueOp):
+                return NULL_VALUE_TEXT
+            raise ValueError(f"value used before it is defined: {value}")
+        return name
+
+    def operand_list(self, op) -> str:
+        return "(" + ", ".join(self.value_name(v) for v in op.operands) + ")"
+
+    @staticmethod
+    def block_arg_attrs(op, region_index: int, block_index: int) -> list:
+        """Per-argument attribute dicts (dict name -> attribute) of one block."""
+        prop = op.properties.get(BLOCK_ARG_ATTRS)
+        if prop is None:
+            return []
+        try:
+            per_block = prop.data[region_index].data[block_index].data
+        except IndexError:
+            return []
+        return [dict(d.data) for d in per_block]

@@ -1,0 +1,158 @@
+"""Type spellings: `tensor<-1x784xf32>` and friends, both directions.
+
+Paddle prints a dense tensor as `tensor<DIMSxELT>` and hides its layout, lod
+and offset.  pirc's canonical text adds them, only when they differ from
+what Paddle's JSON writer stores by default (NCHW, no lod, offset 0):
+`tensor<2x3xf32,layout:NHWC,lod:[[0,2]],offset:1>`.  The same goes for
+selected rows and tensor arrays.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..ir.types import (
+    DEFAULT_LAYOUT,
+    ELEMENT_TYPE_NAMES,
+    ELEMENT_TYPES,
+    NULL_TYPE,
+    DenseTensorArrayType,
+    DenseTensorType,
+    NullType,
+    SelectedRowsType,
+    VectorType,
+)
+
+# Printed names of the tensor-like types (Paddle 3.3 prints `tensor<...>` with no
+# dialect prefix; 2.6 prints `pd_op.tensor<...>`, older docs `builtin.tensor<...>`).
+TENSOR_PREFIXES = ("tensor<", "builtin.tensor<", "pd_op.tensor<")
+SELECTED_ROWS_NAME = "selected_rows"
+TENSOR_ARRAY_NAME = "tensor_array"
+_OTHER_NAMES = {
+    "selected_rows": SELECTED_ROWS_NAME, "selectedrows": SELECTED_ROWS_NAME,
+    "tensor_array": TENSOR_ARRAY_NAME,
+}
+
+_decode_cache: dict[str, object] = {}
+
+
+class TypeSyntaxError(ValueError):
+    """A malformed type; `offset` is the position of the problem in the type text."""
+
+    def __init__(self, message: str, offset: int = 0):
+        super().__init__(message)
+        self.offset = offset
+
+
+def decode_tensor_like(text: str):
+    """Decode a TENSOR or OTHER_TYPE token into a type (memoised)."""
+    t = _decode_cache.get(text)
+    if t is None:
+        t = _decode(text)
+        _decode_cache[text] = t
+    return t
+
+
+def _decode(text: str):
+    open_at = text.index("<")
+    kind = text[:open_at].rsplit(".", 1)[-1]
+    body = text[open_at + 1:-1]
+    main, *extras = _split_top(body)
+    parts = main.split("x")
+    elt_name = parts[-1]
+    element = ELEMENT_TYPES.get(elt_name)
+    if element is None:
+        raise TypeSyntaxError(
+            f"unknown element type '{elt_name}' (expected one of {', '.join(ELEMENT_TYPES)})",
+            open_at + 1 + len(main) - len(elt_name))
+    dims = []
+    for d in parts[:-1]:
+        try:
+            dims.append(int(d))
+        except ValueError:
+            raise TypeSyntaxError(f"bad dimension '{d}' in {text} (expected an integer, -1 for dynamic)",
+                                  open_at + 1) from None
+    layout, lod, offset = DEFAULT_LAYOUT, (), 0
+    for extra in extras:
+        key, _, value = extra.partition(":")
+        if key == "layout":
+            layout = value
+        elif key == "lod":
+            lod = tuple(tuple(level) for level in json.loads(value))
+        elif key == "offset":
+            offset = int(value)
+        else:
+            raise TypeSyntaxError(f"unknown type parameter '{key}' in {text} (expected layout, lod or offset)",
+                                  open_at + 1)
+    if kind == "tensor":
+        return DenseTensorType.make(element, dims, layout, lod, offset)
+    kind = _OTHER_NAMES.get(kind)
+    if kind == SELECTED_ROWS_NAME:
+        return SelectedRowsType.make(element, dims, layout, lod, offset)
+    if kind == TENSOR_ARRAY_NAME:
+        return DenseTensorArrayType.make(element, dims, layout)
+    raise TypeSyntaxError(f"unsupported type {text}")
+
+
+def _split_top(body: str) -> list[str]:
+    """Split `2x3xf32,layout:NHWC,lod:[[0,1],[2]]` on commas outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(body[start:i])
+            start = i + 1
+    out.append(body[start:])
+    return out
+
+
+# ------------------------------------------------------------------ printing
+_print_cache: dict[tuple, str] = {}
+
+
+def type_text(t, lossless: bool) -> str:
+    """Paddle's spelling of a type; `lossless` adds non-default tensor fields."""
+    key = (t, lossless)
+    s = _print_cache.get(key)
+    if s is None:
+        s = _type_text(t, lossless)
+        _print_cache[key] = s
+    return s
+
+
+def _shape_prefix(shape) -> str:
+    return "".join(f"{d}x" for d in shape)
+
+
+def _type_text(t, lossless: bool) -> str:
+    name = ELEMENT_TYPE_NAMES.get(t)
+    if name is not None:
+        return name
+    cls = type(t)
+    if cls is DenseTensorType or cls is SelectedRowsType:
+        prefix = "tensor" if cls is DenseTensorType else SELECTED_ROWS_NAME
+        s = f"{prefix}<{_shape_prefix(t.shape)}{type_text(t.dtype, lossless)}"
+        if lossless:
+            if not t.has_default_layout():
+                s += f",layout:{t.layout_name}"
+            if t.lod.data:
+                s += ",lod:" + json.dumps([list(level) for level in t.lod_levels], separators=(",", ":"))
+            if t.offset.data:
+                s += f",offset:{t.offset.data}"
+        return s + ">"
+    if cls is DenseTensorArrayType:
+        s = f"{TENSOR_ARRAY_NAME}<{_shape_prefix(t.shape)}{type_text(t.dtype, lossless)}"
+        if lossless and not t.has_default_layout():
+            s += f",layout:{t.layout_name}"
+        return s + ">"
+    if cls is VectorType:
+        return "vec[" + ",".join(type_text(e, lossless) for e in t.types) + "]"
+    if cls is NullType:
+        return "<<NULL TYPE>>"
+    raise TypeError(f"no PIR spelling for type {t}")
+
+
+NULL = NULL_TYPE
