@@ -91,7 +91,10 @@ def read_program(text_or_obj, filename: str = "<input>") -> Program:
                             filename=filename) from None
     if isinstance(text_or_obj, str):
         try:
-            obj = json.loads(text_or_obj)
+            # Parsing allocates millions of containers; with the cyclic GC
+            # running, json.loads of a 30 MB program takes 5x longer.
+            with gc_paused():
+                obj = json.loads(text_or_obj)
         except json.JSONDecodeError as e:
             raise JsonError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}",
                             filename=filename) from None

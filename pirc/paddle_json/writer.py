@@ -107,7 +107,6 @@ class _Writer:
         self.attr_frags: dict[int, str] = {}
         self.entry_frags: dict[tuple, str] = {}
         self.codes: dict[type, str] = {}
-        self.path = "program"
 
     # -- document ------------------------------------------------------------
 
@@ -157,7 +156,7 @@ class _Writer:
         op_frag = self.op
         for i, op in enumerate(block.ops):
             try:
-                ops.append(op_frag(op))
+                ops.append(op_frag(op, path, i))
             except _Unwritable as e:
                 raise JsonError(e.args[0], path=f"{path}.ops[{i}]") from None
             except JsonError as e:
@@ -180,7 +179,7 @@ class _Writer:
             self.codes[cls] = code
         return code
 
-    def op(self, op) -> str:
+    def op(self, op, block_path: str, index: int) -> str:
         if op.name == C.PARAMETER_OP:
             frag = self.parameter(op)
             if frag is not None:
@@ -205,7 +204,8 @@ class _Writer:
             results.append('{"%":' + n + ',"TT":' + type_frag(r.type) + "}")
         regions = None
         if op.regions:
-            regions = [self.region(r, self.path) for r in op.regions]
+            where = f"{block_path}.ops[{index}].regions"
+            regions = [self.region(r, f"{where}[{i}]") for i, r in enumerate(op.regions)]
 
         attrs = op.attributes
         entry = self.entry

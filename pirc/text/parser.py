@@ -195,6 +195,9 @@ def parse_text(text: str, filename: str = "<input>", from_version: int | None = 
     parser = lark_parser(_Tree)
     try:
         tree = parser.parse(text, start="start")
+    except (UnexpectedCharacters, UnexpectedToken) as e:
+        raise (_explain_composite(parser, e, text, filename, line_offset)
+               or _syntax_error(e, text, filename, line_offset)) from None
     except UnexpectedInput as e:
         raise _syntax_error(e, text, filename, line_offset) from None
     return _Builder(text, filename, from_version, line_offset).build(tree)
@@ -221,6 +224,46 @@ def _syntax_error(e: UnexpectedInput, text: str, filename: str, line_offset: int
         message = str(e)
     source = lines[line - 1] if 0 < line <= len(lines) else ""
     return SourceError(message, filename, line + line_offset, col, source)
+
+
+# Composite tokens and the sub-grammar that reads their insides.
+_COMPOSITE_STARTS = {
+    "ATTR_DICT": "attr_dict",
+    "SIGNATURE": "signature",
+    "RESULT_TYPES": "result_types",
+    "BLOCK_ARGS": "block_args",
+}
+
+
+def _explain_composite(parser, e, text: str, filename: str, line_offset: int):
+    """A composite token failed to lex: find the exact problem inside it.
+
+    `{dtype:float32 : ...` does not lex as an attribute dictionary; parsing
+    the rest of the line with the `attr_dict` sub-grammar says where and why.
+    """
+    if isinstance(e, UnexpectedToken):
+        allowed, pos = e.expected or set(), e.token.start_pos
+    else:
+        allowed, pos = e.allowed or set(), e.pos_in_stream
+    if pos is None:
+        return None
+    line_end = text.find("\n", pos)
+    rest = text[pos: line_end if line_end >= 0 else len(text)]
+    for terminal, start in _COMPOSITE_STARTS.items():
+        if terminal not in allowed or not rest or rest[0] != {"ATTR_DICT": "{", "SIGNATURE": ":",
+                                                               "RESULT_TYPES": "-", "BLOCK_ARGS": "^"}[terminal]:
+            continue
+        try:
+            parser.parse(rest, start=start)
+        except UnexpectedInput as inner:
+            err = _syntax_error(inner, rest, filename, 0)
+            lines = text.splitlines()
+            source = lines[e.line - 1] if 0 < e.line <= len(lines) else ""
+            col = e.column + (err.column - 1 if inner.line == 1 else len(rest))
+            return SourceError(err.message, filename, e.line + line_offset, col, source)
+        except Exception:  # noqa: BLE001 - fall back to the plain message
+            return None
+    return None
 
 
 def _clip(s: str, n: int = 40) -> str:
@@ -447,7 +490,7 @@ class _Builder:
             spec = getattr(cls, "spec", None)
             if spec is not None:
                 for a in spec.attributes:
-                    kinds[a.name] = a.type
+                    kinds[a.name] = _text_kind(a)
             self.kinds_memo[cls] = kinds
         return kinds
 
@@ -470,6 +513,20 @@ class _Builder:
                                      pos_shift + max(col, 0)) from None
             self.attr_memo[key] = attrs
         return attrs
+
+
+# A Scalar attribute is saved as the builtin kind of its C++ data type
+# (scale.bias is `float` -> 0.a_f32, full.value is `double` -> 0.a_f64).
+_SCALAR_KINDS = {"float": "float", "double": "double", "int64_t": "int64", "int": "int32",
+                 "int32_t": "int32", "bool": "bool"}
+
+
+def _text_kind(attr_spec) -> str:
+    if attr_spec.type == "scalar":
+        return _SCALAR_KINDS.get(getattr(attr_spec, "data_type", None) or "", "scalar")
+    if attr_spec.type == "array<scalar>":
+        return "array<" + _SCALAR_KINDS.get(getattr(attr_spec, "data_type", None) or "", "scalar") + ">"
+    return attr_spec.type
 
 
 def _arg_attrs_property(arg_attrs, regions):

@@ -15,7 +15,7 @@ output i against `<expect-key><i>` from --expect-outputs (default: the --inputs 
 Prints one verdict line and writes a JSON report.
 
 Verdicts: BITEXACT, ALLCLOSE, MISMATCH, RAN (no expected arrays found), LOAD_FAIL, RUN_FAIL,
-INPUT_MISSING. Exit status: 0 for BITEXACT/ALLCLOSE/RAN, 1 otherwise.
+INPUT_MISSING, PRINT_FAIL (only with --dump-text). Exit status: 0 for BITEXACT/ALLCLOSE/RAN, 1 otherwise.
 NaNs compare equal (allclose uses equal_nan=True; bit-exact compares the raw bytes).
 """
 import argparse
@@ -25,6 +25,7 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 
 
 def main():
@@ -95,8 +96,14 @@ def main():
             rep["num_fetch"] = len(fetch_targets)
             rep["num_ops"] = len(prog.global_block().ops)
             if args.dump_text:
+                try:
+                    text = str(prog)
+                except Exception as e:
+                    rep["error"] = f"{type(e).__name__}: {str(e).strip()[:3000]}"
+                    rep["detail"] = "print failed: " + rep["error"].splitlines()[0][:200]
+                    finish("PRINT_FAIL", 1)
                 with open(args.dump_text, "w") as f:
-                    f.write(str(prog))
+                    f.write(text)
             missing = [n for n in feed_names if f"in__{n}" not in inputs]
             if missing:
                 rep["detail"] = f"missing inputs {missing}"
@@ -134,7 +141,8 @@ def main():
                 close = bool(exp.shape == got.shape and np.array_equal(got, exp))
             ent["allclose"] = close
             if not close and exp.shape == got.shape and got.dtype.kind in "fciu":
-                with np.errstate(invalid="ignore"):
+                with np.errstate(invalid="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
                     d = np.abs(got.astype("complex128") - exp.astype("complex128"))
                 ent["max_abs_diff"] = float(np.nanmax(d)) if d.size else 0.0
             n_bit += ent["bitexact"]

@@ -137,8 +137,10 @@ def m_nan_f32(model):
     """NaN in a float (0.a_f32) attribute rather than a double one."""
     xa = rng_for(model + "/x").standard_normal((2, 3)).astype("float32")
     x = data("x", xa)
-    o1 = paddle.scale(x, scale=1.0, bias=NAN)             # scale.bias: f32 NaN
-    o2 = paddle.scale(x, scale=1.0, bias=-INF)            # scale.bias: f32 -inf
+    # scale=2.0, not 1.0: save_inference_model treats a fetched scale(x, 1.0) as its own
+    # identity wrapper and fetches x instead (seen in 3.0.0 and 3.3.1).
+    o1 = paddle.scale(x, scale=2.0, bias=NAN)             # scale.bias: f32 NaN
+    o2 = paddle.scale(x, scale=2.0, bias=-INF)            # scale.bias: f32 -inf
     return [("x", xa)], [o1, o2], {}
 
 

@@ -1,0 +1,3 @@
+from .cli.opt import main
+
+main()

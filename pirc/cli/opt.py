@@ -1,0 +1,96 @@
+"""`pirc-opt`: read a PIR program, verify it, print it in the form asked for.
+
+    pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
+             [--from-version=N] [--verify|--no-verify] [--strict]
+             [--split-input-file] [--verify-diagnostics] [--debug]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import PircError
+from ..formats import (
+    INPUT_FORMATS,
+    OUTPUT_FORMATS,
+    format_program,
+    input_format_for,
+    output_format_for,
+    parse_program,
+    read_input,
+    write_output,
+)
+from .diagnostics import check_expected_diagnostics, split_input
+
+SPLIT_MARKER = "// -----"
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pirc-opt",
+        description="Read a Paddle PIR program (Paddle text, pirc text or saved JSON), "
+                    "verify it and print it.")
+    p.add_argument("input", help="input file ('-' for stdin); .json = Paddle JSON, else text")
+    p.add_argument("-o", dest="output", default=None, help="output file ('-' for stdout); written atomically")
+    p.add_argument("-x", dest="input_format", choices=INPUT_FORMATS, help="input format (default: by extension)")
+    p.add_argument("--emit", choices=OUTPUT_FORMATS,
+                   help="output form: pir (canonical, lossless), paddle (as Paddle prints), json "
+                        "(default: by -o's extension, else the input's kind)")
+    p.add_argument("--from-version", type=int, metavar="N",
+                   help="PIR version of input that carries none (Paddle's printed text): "
+                        "1 = Paddle 3.0, 2 = 3.1, 3 = 3.2, 4 = 3.3")
+    p.add_argument("--verify", dest="verify", action="store_true", default=True,
+                   help="verify against the program version's op specs (default)")
+    p.add_argument("--no-verify", dest="verify", action="store_false", help="skip verification")
+    p.add_argument("--strict", action="store_true", help="reject ops no spec of the program's version knows")
+    p.add_argument("--split-input-file", action="store_true",
+                   help=f"split the input at '{SPLIT_MARKER}' lines and process each part alone")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check that the errors match '// expected-error@+N {{...}}' comments")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    return p
+
+
+def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
+    fmt = input_format_for(filename, args.input_format)
+    program = parse_program(text, fmt, filename, args.from_version, line_offset)
+    if args.verify:
+        from ..ir.verifier import verify_program
+        verify_program(program, strict=args.strict)
+    out_fmt = output_format_for(fmt, args.output, args.emit)
+    return format_program(program, out_fmt)
+
+
+def run(argv=None) -> int:
+    args = build_arg_parser().parse_args(argv)
+    filename = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = read_input(args.input)
+        if args.verify_diagnostics:
+            return check_expected_diagnostics(text, filename, args, process_text)
+        if args.split_input_file:
+            outputs, failed = [], False
+            for chunk, offset in split_input(text, SPLIT_MARKER):
+                try:
+                    outputs.append(process_text(chunk, args, filename, offset))
+                except PircError as e:
+                    print(e.render() if hasattr(e, "render") else f"error: {e}", file=sys.stderr)
+                    failed = True
+            if failed:
+                return 1
+            write_output(args.output, (SPLIT_MARKER + "\n").join(outputs))
+            return 0
+        write_output(args.output, process_text(text, args, filename))
+        return 0
+    except PircError as e:
+        if args.debug:
+            raise
+        print(e.render(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def main() -> None:
+    sys.exit(run())

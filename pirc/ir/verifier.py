@@ -1,0 +1,254 @@
+"""Check a Program against the op specs of its PIR version.
+
+PIR's rules, not xDSL's: the op classes are generated without IRDL constraints
+(pirc.ir.registry), so this is where structure is checked, in the spec's own terms.  Per op:
+
+* operand, result and region counts (a variadic entry stands for zero or more values);
+  `<<NULL VALUE>>` only where the spec says the operand is optional;
+* attribute kinds against the spec's types -- exactly: a Float where the version's spec says
+  Double is the kind of difference version upgrades exist for.  An empty array matches any
+  array type; `scalar` accepts any scalar kind; `any` anything;
+* required attributes present, and no attribute that is neither in the spec nor one of the
+  universally allowed ones (pirc.ir.specs.UNIVERSAL_ATTRIBUTES);
+* values used only where defined: earlier in the same block, in an enclosing block before
+  the op whose region uses them, or as an argument of the block;
+* regions: every block ends in the spec's terminator (cf.yield), which yields as many values
+  as the spec says; a while body's block arguments mirror its loop inputs;
+* an op built with another version's class (its definition changed in between);
+* unknown op names only with strict=True.
+
+Ops are numbered in print order from 0, nested ops included: `op #17` is the 18th op a
+printer shows (the module itself is not counted).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ArrayAttr
+
+from ..errors import VerifyError
+from .attrs import SCALAR_KINDS, attr_kind
+from .ops import PirOp, ProgramModuleOp, is_null_value
+from .specs import UNIVERSAL_ATTRIBUTES, OpSpec, get_spec
+
+MAX_REPORTED = 20
+
+# Kinds a `scalar` attribute may hold: PIR's ScalarAttribute is any of the builtin scalars.
+_SCALAR_LIKE = frozenset(SCALAR_KINDS) | {"complex64", "complex128", "scalar"}
+
+
+def verify_program(program, strict: bool = False) -> None:
+    """Raise VerifyError listing the program's problems (the first MAX_REPORTED); else None."""
+    problems = collect_problems(program, strict)
+    if not problems:
+        return
+    lines = problems[:MAX_REPORTED]
+    if len(problems) > MAX_REPORTED:
+        lines.append(f"... and {len(problems) - MAX_REPORTED} more")
+    noun = "problem" if len(problems) == 1 else "problems"
+    raise VerifyError(f"program does not verify at PIR version {program.version} "
+                      f"({len(problems)} {noun}):\n  " + "\n  ".join(lines))
+
+
+def collect_problems(program, strict: bool = False) -> list[str]:
+    """Every problem found, one line each, in op order."""
+    checker = _Checker(program.version, strict)
+    checker.block(program.block)
+    return checker.problems
+
+
+class _Checker:
+    def __init__(self, version: int, strict: bool):
+        self.version = version
+        self.strict = strict
+        self.problems: list[str] = []
+        self.visible: set = set()  # values usable at the current point
+        self.count = 0
+
+    def report(self, where: str, message: str) -> None:
+        self.problems.append(f"{where}: {message}")
+
+    # -- scopes ---------------------------------------------------------------------------
+
+    def block(self, block) -> None:
+        added = list(block.args)
+        self.visible.update(added)
+        for op in block.ops:
+            where = f"op #{self.count} {op.name}"
+            self.count += 1
+            self.uses(op, where)
+            self.op(op, where)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self.block(inner)
+            self.visible.update(op.results)
+            added.extend(op.results)
+        # Leaving the block: what it defined is out of scope for what follows its region.
+        self.visible.difference_update(added)
+
+    def uses(self, op, where: str) -> None:
+        for i, value in enumerate(op.operands):
+            if not is_null_value(value) and value not in self.visible:
+                self.report(where, f"operand {i} is used before its definition or outside "
+                                   "its scope")
+
+    # -- one op ---------------------------------------------------------------------------
+
+    def op(self, op, where: str) -> None:
+        if isinstance(op, ProgramModuleOp):
+            return
+        spec = get_spec(op.name, self.version)
+        if spec is None:
+            if self.strict:
+                self.report(where, f"unknown op {op.name} at PIR version {self.version}")
+            return
+        cls = type(op)
+        if isinstance(op, PirOp) and cls.spec is not None and cls.spec.since != spec.since:
+            self.report(where, f"built with the definition from PIR version {cls.pir_version}, "
+                               f"but at version {self.version} the op is defined as of "
+                               f"version {spec.since}")
+        operand_groups = self.operands(op, spec, where)
+        self.results(op, spec, where)
+        self.attributes(op, spec, where)
+        self.regions(op, spec, operand_groups, where)
+
+    def operands(self, op, spec: OpSpec, where: str) -> dict[str, list] | None:
+        values = list(op.operands)
+        groups = _groups(spec.operands, len(values))
+        if groups is None:
+            self.report(where, _count_message("operand", spec.operands, len(values)))
+            return None
+        out = {}
+        for item, indices in groups:
+            out[item.name] = [values[i] for i in indices]
+            for i in indices:
+                if is_null_value(values[i]) and not item.optional:
+                    self.report(where, f"operand {i} ({item.name}) is <<NULL VALUE>> "
+                                       "but not optional")
+        return out
+
+    def results(self, op, spec: OpSpec, where: str) -> None:
+        if _groups(spec.results, len(op.results)) is None:
+            self.report(where, _count_message("result", spec.results, len(op.results)))
+
+    def attributes(self, op, spec: OpSpec, where: str) -> None:
+        attributes = op.attributes
+        for name, attr in attributes.items():
+            expected = spec.attribute(name) or UNIVERSAL_ATTRIBUTES.get(name)
+            if expected is None:
+                self.report(where, f"unknown attribute {name}")
+                continue
+            actual = _mismatch(attr, expected.type)
+            if actual is not None:
+                self.report(where, f"attribute {name} is {actual}, expects {expected.type}")
+        for expected in spec.attributes:
+            if not expected.optional and expected.name not in attributes:
+                self.report(where, f"missing attribute {expected.name} ({expected.type})")
+
+    def regions(self, op, spec: OpSpec, operand_groups, where: str) -> None:
+        if len(op.regions) != len(spec.regions):
+            names = ", ".join(r.name for r in spec.regions)
+            self.report(where, f"expects {len(spec.regions)} region"
+                               f"{'' if len(spec.regions) == 1 else 's'}"
+                               f"{f' ({names})' if names else ''}, got {len(op.regions)}")
+            return
+        n_results = len(op.results)
+        for region, rspec in zip(op.regions, spec.regions):
+            blocks = list(region.blocks)
+            if len(blocks) != 1:
+                if not blocks and n_results == 0:
+                    continue  # Paddle leaves an unused branch of a result-less if empty
+                self.report(where, f"region {rspec.name} has {len(blocks)} blocks, expects 1")
+                continue
+            block = blocks[0]
+            if rspec.block_args and operand_groups is not None:
+                want = len(operand_groups.get(rspec.block_args, ()))
+                if len(block.args) != want:
+                    self.report(where, f"region {rspec.name} has {len(block.args)} block "
+                                       f"arguments, expects {want} (one per {rspec.block_args})")
+            if rspec.terminator is None:
+                continue
+            last = block.last_op
+            if last is None:
+                if n_results:
+                    self.report(where, f"region {rspec.name} is empty, expects it to end "
+                                       f"in {rspec.terminator}")
+                continue
+            if last.name != rspec.terminator:
+                self.report(where, f"region {rspec.name} ends in {last.name}, expects "
+                                   f"{rspec.terminator}")
+                continue
+            want = _yield_count(rspec.yields, n_results, operand_groups)
+            if want is not None and len(last.operands) != want:
+                self.report(where, f"region {rspec.name}: {rspec.terminator} yields "
+                                   f"{len(last.operands)} values, expects {want}")
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _groups(items, count: int):
+    """[(spec item, [positions])] for `count` values, or None if the count cannot match."""
+    variadic = next((i for i, item in enumerate(items) if item.variadic), None)
+    if variadic is None:
+        if count != len(items):
+            return None
+        return [(item, [i]) for i, item in enumerate(items)]
+    fixed = len(items) - 1
+    if count < fixed:
+        return None
+    after = len(items) - variadic - 1
+    out = [(item, [i]) for i, item in enumerate(items[:variadic])]
+    out.append((items[variadic], list(range(variadic, count - after))))
+    out.extend((item, [count - after + j]) for j, item in enumerate(items[variadic + 1:]))
+    return out
+
+
+def _count_message(noun: str, items, got: int) -> str:
+    names = ", ".join(i.name + ("..." if i.variadic else "") for i in items)
+    fixed = sum(1 for i in items if not i.variadic)
+    at_least = "at least " if any(i.variadic for i in items) else ""
+    plural = "" if fixed == 1 else "s"
+    return f"expects {at_least}{fixed} {noun}{plural}{f' ({names})' if names else ''}, got {got}"
+
+
+def _yield_count(yields, n_results: int, operand_groups) -> int | None:
+    if yields is None:
+        return None
+    if yields == "results":
+        return n_results
+    if operand_groups is None:
+        return None
+    return sum(len(operand_groups.get(name, ())) for name in yields)
+
+
+def _mismatch(attr, expected: str) -> str | None:
+    """None if `attr` fits the spec type `expected`, else a description of what it is."""
+    try:
+        kind = attr_kind(attr)
+    except TypeError:
+        return f"not a PIR attribute ({attr})"
+    if expected == "any":
+        return None
+    if expected == "scalar":
+        return None if kind in _SCALAR_LIKE else kind
+    if expected.startswith("array"):
+        if kind != "array":
+            return kind
+        if expected == "array" or not attr.data:
+            return None
+        element = expected[6:-1]
+        bad = [_mismatch(item, element) for item in attr.data]
+        if all(b is None for b in bad):
+            return None
+        return f"array<{'|'.join(sorted(set(_describe(item) for item in attr.data)))}>"
+    return None if kind == expected else kind
+
+
+def _describe(attr) -> str:
+    try:
+        kind = attr_kind(attr)
+    except TypeError:
+        return "?"
+    if kind == "array" and isinstance(attr, ArrayAttr) and attr.data:
+        return f"array<{'|'.join(sorted(set(_describe(i) for i in attr.data)))}>"
+    return kind

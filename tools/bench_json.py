@@ -1,0 +1,136 @@
+"""Time reading and writing a large Paddle JSON program.
+
+The program is made by repeating the real ops of the corpus models (with
+control flow) until it has N ops, shifting value ids so each copy is a
+well-formed program of its own:
+
+    python tools/bench_json.py [--ops 100000] [--repeat 3] [--save FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import gc
+import json
+import pathlib
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pirc.paddle_json.reader import read_program  # noqa: E402
+from pirc.paddle_json.writer import write_program  # noqa: E402
+
+CORPUS = ROOT / "tests" / "fixtures" / "corpus" / "3.3.1"
+MODELS = ("transformer", "cnn", "control_flow", "mlp")
+
+
+def _count(ops) -> int:
+    n = 0
+    for op in ops:
+        n += 1
+        for r in op.get("regions", ()):
+            for b in r["blocks"]:
+                n += _count(b["ops"])
+    return n
+
+
+def _shift(obj, pos: int, neg: int):
+    """Shift every value id (results, operands, block args) of a JSON fragment."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k == "%" and isinstance(v, int):
+                out[k] = v + pos if v > 0 else v - neg if v < 0 else 0
+            elif k == "#" and isinstance(v, int):  # block argument id
+                out[k] = v - neg
+            elif k in ("AT", "TT"):
+                out[k] = v
+            else:
+                out[k] = _shift(v, pos, neg)
+        return out
+    if isinstance(obj, list):
+        return [_shift(x, pos, neg) for x in obj]
+    return obj
+
+
+def _id_span(ops) -> tuple[int, int]:
+    text = json.dumps(ops)
+    doc = json.loads(text)
+    pos, neg = 0, 0
+
+    def walk(o):
+        nonlocal pos, neg
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if k == "%" and isinstance(v, int):
+                    pos = max(pos, v)
+                elif k == "#" and isinstance(v, int):
+                    neg = max(neg, -v)
+                elif k not in ("AT", "TT"):
+                    walk(v)
+        elif isinstance(o, list):
+            for x in o:
+                walk(x)
+
+    walk(doc)
+    return pos, neg
+
+
+def make_program(n_ops: int) -> dict:
+    units = []
+    for m in MODELS:
+        doc = json.loads((CORPUS / f"{m}.3.3.1.json").read_text())
+        ops = doc["program"]["regions"][0]["blocks"][0]["ops"]
+        units.append((ops, _count(ops), *_id_span(ops)))
+    base = json.loads((CORPUS / "transformer.3.3.1.json").read_text())
+    out_ops: list = []
+    total, pos, neg, i = 0, 0, 0, 0
+    while total < n_ops:
+        ops, count, span_pos, span_neg = units[i % len(units)]
+        out_ops.extend(_shift(copy.deepcopy(ops), pos, neg))
+        total += count
+        pos += span_pos
+        neg += span_neg
+        i += 1
+    base["program"]["regions"][0]["blocks"][0]["ops"] = out_ops
+    return base
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ops", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--save", help="also write the generated JSON here")
+    args = ap.parse_args()
+
+    text = json.dumps(make_program(args.ops), separators=(",", ":"))
+    if args.save:
+        pathlib.Path(args.save).write_text(text)
+    print(f"program: {len(text) / 1e6:.1f} MB")
+
+    best_loads = best_read = best_write = float("inf")
+    for _ in range(args.repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        json.loads(text)
+        t1 = time.perf_counter()
+        program = read_program(text)
+        t2 = time.perf_counter()
+        out = write_program(program)
+        t3 = time.perf_counter()
+        best_loads = min(best_loads, t1 - t0)
+        best_read = min(best_read, t2 - t1)
+        best_write = min(best_write, t3 - t2)
+        del program
+    print(f"ops: {sum(1 for _ in read_program(text).walk()) - 1}")
+    print(f"json.loads alone:          {best_loads:.3f} s")
+    print(f"read_program (incl loads): {best_read:.3f} s")
+    print(f"write_program:             {best_write:.3f} s")
+    print(f"round trip exact: {out == text}")
+
+
+if __name__ == "__main__":
+    main()
