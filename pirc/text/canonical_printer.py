@@ -54,8 +54,8 @@ class CanonicalPrinter(PrinterBase):
         results = self.name_results(op)
         operands = self.operand_list(op)
         attrs = self.dict_text(op.attributes)
-        operand_types = ", ".join(type_text(v.type, True) for v in op.operands)
-        result_types = ", ".join(type_text(r.type, True) for r in op.results)
+        operand_types = ", ".join(self.type_text(v.type, True) for v in op.operands)
+        result_types = ", ".join(self.type_text(r.type, True) for r in op.results)
         line = f'{indent}{results} = "{op.name}" {operands} {attrs} : ({operand_types}) -> {result_types}'
         if not op.regions:
             self.out.append(line + "\n")
@@ -87,11 +87,13 @@ class CanonicalPrinter(PrinterBase):
         return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
 
     def attr_text(self, attr) -> str:
+        # Keyed by identity: xDSL attributes hash recursively, and the
+        # program keeps every attribute alive while it is printed.
         memo = self.attr_text_memo
-        text = memo.get(attr)
+        text = memo.get(id(attr))
         if text is None:
             text = canonical_attr_text(attr)
-            memo[attr] = text
+            memo[id(attr)] = text
         return text
 
 

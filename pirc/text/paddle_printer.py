@@ -61,7 +61,7 @@ class PaddlePrinter(PrinterBase):
                     self.print_block(block, depth + 1)
             out.append(f"{indent}}}\n")
             return
-        operand_types = ", ".join(type_text(v.type, False) for v in op.operands)
+        operand_types = ", ".join(self.type_text(v.type, False) for v in op.operands)
         out.append(f'{indent}{results} = "{name}" {operands} {attrs} : ({operand_types}) -> '
                    f"{self.type_list(r.type for r in op.results)}\n")
         for region in op.regions:
@@ -89,9 +89,8 @@ class PaddlePrinter(PrinterBase):
         self.out.append(f"{indent}}}\n")
 
     # -- types and attributes
-    @staticmethod
-    def type_list(types) -> str:
-        return ", ".join(type_text(t, False) for t in types)
+    def type_list(self, types) -> str:
+        return ", ".join(self.type_text(t, False) for t in types)
 
     def attr_dict(self, op) -> str:
         return self.dict_text(op.attributes)
@@ -101,11 +100,13 @@ class PaddlePrinter(PrinterBase):
         return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
 
     def attr_text(self, attr) -> str:
+        # Keyed by identity: xDSL attributes hash recursively, and the
+        # program keeps every attribute alive while it is printed.
         memo = self.attr_text_memo
-        text = memo.get(attr)
+        text = memo.get(id(attr))
         if text is None:
             text = paddle_attr_text(attr)
-            memo[attr] = text
+            memo[id(attr)] = text
         return text
 
 

@@ -11,6 +11,8 @@ earlier in program order, in its block or an enclosing one.
 
 from __future__ import annotations
 
+import re
+
 from lark import Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from xdsl.dialects.builtin import DictionaryAttr
@@ -53,31 +55,20 @@ class _Tree(Transformer):
 
     # -- ops
     def plain_op(self, c):
-        results, name, *rest = c
-        op_id = None
-        if rest[0].type == "OP_ID":
-            op_id = rest.pop(0)
-        operands = rest.pop(0)
+        head, *rest = c
         attrs = rest.pop(0) if rest[0].type == "ATTR_DICT" else None
         sig = rest.pop(0)
         regions = rest[0] if rest else []
-        return ("plain", results, name, operands, attrs, sig, regions)
+        return ("plain", head, attrs, sig, regions)
 
     def if_op(self, c):
-        results, name, *rest = c
-        if rest[0].type == "OP_ID":
-            rest.pop(0)
-        operands = rest.pop(0)
+        head, *rest = c
         attrs = rest.pop(0) if rest[0].type == "ATTR_DICT" else None
         result_types = rest.pop(0)
-        regions = list(rest)
-        return ("if", results, name, operands, attrs, result_types, regions)
+        return ("if", head, attrs, result_types, list(rest))
 
     def while_op(self, c):
-        results, name, *rest = c
-        if rest[0].type == "OP_ID":
-            rest.pop(0)
-        return ("while", results, name, rest[0], None, None, [rest[1]])
+        return ("while", c[0], None, None, [c[1]])
 
     def regions(self, c):
         return c
@@ -402,15 +393,16 @@ class _Builder:
 
     # -- ops
     def build_op(self, item, block: Block, defined: list):
-        form, results_tok, name_tok, operands_tok, attrs_tok, sig_tok, regions = item
-        name = str(name_tok).strip('"')
+        form, head_tok, attrs_tok, sig_tok, regions = item
+        results_text, name, operands_text = _split_head(str(head_tok))
+        results_tok = operands_tok = name_tok = head_tok
         cls = op_class(name, self.version)
         # operands
         if form == "while":
-            cond, inputs = _while_operands(str(operands_tok))
+            cond, inputs = _while_operands(operands_text)
             operand_names = [cond] + inputs
         else:
-            operand_names = _value_names(str(operands_tok))
+            operand_names = _value_names(operands_text)
         operands = []
         for n in operand_names:
             if n == NULL_VALUE_TEXT:
@@ -429,7 +421,7 @@ class _Builder:
             result_types = self.result_types(sig_tok)
         else:  # while: results mirror the loop-carried inputs
             result_types = tuple(v.type for v in operands[1:])
-        result_names = _value_names(str(results_tok))
+        result_names = _value_names(results_text)
         if len(result_names) != len(result_types):
             raise self.error(f"{len(result_names)} results but {len(result_types)} result types",
                              sig_tok if sig_tok is not None else results_tok)
@@ -540,6 +532,15 @@ def _arg_attrs_property(arg_attrs, regions):
                 DictionaryAttr(a if a is not None else {}) for a in attrs_list))
         per_region.append(A.array_attr(blocks))
     return A.array_attr(per_region)
+
+
+_HEAD = re.compile(r'\(([^()]*)\)\s*=\s*"?([^"\s\[(]+)"?\s*(?:\[id:-?\d+\]\s*)?(\(.*\))\s*$', re.S)
+
+
+def _split_head(text: str) -> tuple[str, str, str]:
+    """`(%r) = "pd_op.x" [id:3] (%a, %b)` -> ("(%r)", "pd_op.x", "(%a, %b)")."""
+    m = _HEAD.match(text)
+    return "(" + m.group(1) + ")", m.group(2), m.group(3)
 
 
 _names_memo: dict[str, list[str]] = {}

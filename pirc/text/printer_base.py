@@ -10,6 +10,7 @@ block arguments `%arg_0, %arg_1, ...` with a second counter.
 from __future__ import annotations
 
 from ..ir.ops import BLOCK_ARG_ATTRS, NullValueOp
+from .types_text import type_text
 
 NULL_VALUE_TEXT = "<<NULL VALUE>>"
 
@@ -22,6 +23,15 @@ class PrinterBase:
         self.next_result = 0
         self.next_arg = 0
         self.out: list[str] = []
+        self.type_memo: dict[int, str] = {}
+
+    def type_text(self, t, lossless: bool) -> str:
+        """type_text() memoised by identity (types hash recursively)."""
+        text = self.type_memo.get(id(t))
+        if text is None:
+            text = type_text(t, lossless)
+            self.type_memo[id(t)] = text
+        return text
 
     # -- names
     def name_results(self, op) -> str:
