@@ -13,23 +13,23 @@ DTYPE_NAMES = (
     "complex64", "complex128", "pstring", "float8_e4m3fn", "float8_e5m2",
 )
 
-# phi::AllocationType values and the names Place::DebugString prints.
+# phi::AllocationType values and the names Place::DebugString prints, as
+# observed in Paddle 3.3.1 (tools/paddle_oracle/FINDINGS.md).  A custom device
+# (type 9) prints its device type instead: `Place(npu:0)` is [9, 0, "npu"].
+# Paddle 3.3.1 cannot print types 6 and 8; pirc prints them by number.
 ALLOC_TYPES = {
     0: "undefined",
     1: "cpu",
     2: "gpu",
     3: "gpu_pinned",
     4: "xpu",
-    5: "npu",
-    6: "npu_pinned",
+    5: "xpu_pinned",
     7: "ipu",
-    8: "mlu",
-    9: "custom_device",
 }
 ALLOC_TYPE_BY_NAME = {name: number for number, name in ALLOC_TYPES.items()}
 CUSTOM_ALLOC_TYPE = 9
 # Places printed without a device id: `Place(cpu)`.
-PLACES_WITHOUT_DEVICE = frozenset({1, 3, 6})
+PLACES_WITHOUT_DEVICE = frozenset({1, 3, 5})
 
 # phi::DataLayout names.
 LAYOUT_NAMES = ("NCHW", "NHWC", "NCDHW", "NDHWC", "ONEDNN", "SPARSE_COO", "SPARSE_CSR",

@@ -281,7 +281,7 @@ def revisions(name: str) -> list[OpSpec]:
 
 
 def removed_since(name: str, version: int) -> int | None:
-    """The version at which `name` stopped existing, if it existed before `version` but not at it."""
+    """The version `name` was removed at, if it existed before `version` but not at it."""
     version = _spec_version(version)
     gone = None
     for rev in _raw().get(name, ()):

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 from ..errors import VerifyError
 from .attrs import SCALAR_KINDS, attr_kind
-from .ops import PirOp, ProgramModuleOp, is_null_value
+from .ops import ProgramModuleOp, is_null_value
 from .specs import UNIVERSAL_ATTRIBUTES, OpSpec, get_spec
 
 MAX_REPORTED = 20
@@ -56,6 +56,20 @@ def collect_problems(program, strict: bool = False) -> list[str]:
     return checker.problems
 
 
+class _Plan:
+    """What the checker needs of one spec, precomputed once per op name (100k-op programs)."""
+
+    def __init__(self, spec: OpSpec):
+        self.spec = spec
+        self.variadic = spec.variadic_operands
+        # Without a variadic operand, each position's spec entry (the common, fast case).
+        self.slots = None if self.variadic else spec.operands
+        self.n_results = None if spec.variadic_results else len(spec.results)
+        self.attr_types = {**{n: a.type for n, a in UNIVERSAL_ATTRIBUTES.items()},
+                           **{a.name: a.type for a in spec.attributes}}
+        self.required = tuple(a for a in spec.attributes if not a.optional)
+
+
 class _Checker:
     def __init__(self, version: int, strict: bool):
         self.version = version
@@ -63,93 +77,120 @@ class _Checker:
         self.problems: list[str] = []
         self.visible: set = set()  # values usable at the current point
         self.count = 0
+        self.plans: dict[str, _Plan | None] = {}
+        # (id(attr), spec type) -> (attr, mismatch): attributes are memoised objects, so most
+        # checks repeat; the attr is kept in the value so that its id stays unique.
+        self.kinds: dict[tuple[int, str], tuple] = {}
 
-    def report(self, where: str, message: str) -> None:
-        self.problems.append(f"{where}: {message}")
+    def report(self, op, index: int, message: str) -> None:
+        self.problems.append(f"op #{index} {op.name}: {message}")
 
     # -- scopes ---------------------------------------------------------------------------
 
     def block(self, block) -> None:
+        visible = self.visible
         added = list(block.args)
-        self.visible.update(added)
+        visible.update(added)
         for op in block.ops:
-            where = f"op #{self.count} {op.name}"
+            index = self.count
             self.count += 1
-            self.uses(op, where)
-            self.op(op, where)
+            for i, value in enumerate(op.operands):
+                if value not in visible and not is_null_value(value):
+                    self.report(op, index, f"operand {i} is used before its definition or "
+                                           "outside its scope")
+            self.op(op, index)
             for region in op.regions:
                 for inner in region.blocks:
                     self.block(inner)
-            self.visible.update(op.results)
-            added.extend(op.results)
+            results = op.results
+            if results:
+                visible.update(results)
+                added.extend(results)
         # Leaving the block: what it defined is out of scope for what follows its region.
-        self.visible.difference_update(added)
-
-    def uses(self, op, where: str) -> None:
-        for i, value in enumerate(op.operands):
-            if not is_null_value(value) and value not in self.visible:
-                self.report(where, f"operand {i} is used before its definition or outside "
-                                   "its scope")
+        visible.difference_update(added)
 
     # -- one op ---------------------------------------------------------------------------
 
-    def op(self, op, where: str) -> None:
-        if isinstance(op, ProgramModuleOp):
-            return
-        spec = get_spec(op.name, self.version)
-        if spec is None:
-            if self.strict:
-                self.report(where, f"unknown op {op.name} at PIR version {self.version}")
-            return
-        cls = type(op)
-        if isinstance(op, PirOp) and cls.spec is not None and cls.spec.since != spec.since:
-            self.report(where, f"built with the definition from PIR version {cls.pir_version}, "
-                               f"but at version {self.version} the op is defined as of "
-                               f"version {spec.since}")
-        operand_groups = self.operands(op, spec, where)
-        self.results(op, spec, where)
-        self.attributes(op, spec, where)
-        self.regions(op, spec, operand_groups, where)
+    def plan(self, name: str) -> _Plan | None:
+        try:
+            return self.plans[name]
+        except KeyError:
+            spec = get_spec(name, self.version)
+            plan = self.plans[name] = None if spec is None else _Plan(spec)
+            return plan
 
-    def operands(self, op, spec: OpSpec, where: str) -> dict[str, list] | None:
-        values = list(op.operands)
-        groups = _groups(spec.operands, len(values))
+    def op(self, op, index: int) -> None:
+        if type(op) is ProgramModuleOp:
+            return
+        plan = self.plan(op.name)
+        if plan is None:
+            if self.strict:
+                self.report(op, index, f"unknown op {op.name} at PIR version {self.version}")
+            return
+        spec = plan.spec
+        cls_spec = getattr(type(op), "spec", None)
+        if cls_spec is not None and cls_spec.since != spec.since:
+            self.report(op, index, f"built with the definition from PIR version "
+                                   f"{cls_spec.since}, but at version {self.version} the op "
+                                   f"is defined as of version {spec.since}")
+        operand_groups = self.operands(op, index, plan)
+        n_results = len(op.results)
+        if n_results != plan.n_results and _groups(spec.results, n_results) is None:
+            self.report(op, index, _count_message("result", spec.results, n_results))
+        self.attributes(op, index, plan)
+        if op.regions or spec.regions:
+            self.regions(op, index, spec, operand_groups)
+
+    def operands(self, op, index: int, plan: _Plan) -> dict[str, list] | None:
+        values = op.operands
+        slots = plan.slots
+        if slots is not None and len(values) == len(slots):
+            for i, value in enumerate(values):
+                if is_null_value(value) and not slots[i].optional:
+                    self.report(op, index, f"operand {i} ({slots[i].name}) is <<NULL VALUE>> "
+                                           "but not optional")
+            return None if not plan.spec.regions else {
+                item.name: [value] for item, value in zip(slots, values)}
+        groups = _groups(plan.spec.operands, len(values))
         if groups is None:
-            self.report(where, _count_message("operand", spec.operands, len(values)))
+            self.report(op, index, _count_message("operand", plan.spec.operands, len(values)))
             return None
         out = {}
         for item, indices in groups:
             out[item.name] = [values[i] for i in indices]
             for i in indices:
                 if is_null_value(values[i]) and not item.optional:
-                    self.report(where, f"operand {i} ({item.name}) is <<NULL VALUE>> "
-                                       "but not optional")
+                    self.report(op, index, f"operand {i} ({item.name}) is <<NULL VALUE>> "
+                                           "but not optional")
         return out
 
-    def results(self, op, spec: OpSpec, where: str) -> None:
-        if _groups(spec.results, len(op.results)) is None:
-            self.report(where, _count_message("result", spec.results, len(op.results)))
-
-    def attributes(self, op, spec: OpSpec, where: str) -> None:
+    def attributes(self, op, index: int, plan: _Plan) -> None:
         attributes = op.attributes
+        types = plan.attr_types
+        kinds = self.kinds
         for name, attr in attributes.items():
-            expected = spec.attribute(name) or UNIVERSAL_ATTRIBUTES.get(name)
+            expected = types.get(name)
             if expected is None:
-                self.report(where, f"unknown attribute {name}")
+                self.report(op, index, f"unknown attribute {name}")
                 continue
-            actual = _mismatch(attr, expected.type)
-            if actual is not None:
-                self.report(where, f"attribute {name} is {actual}, expects {expected.type}")
-        for expected in spec.attributes:
-            if not expected.optional and expected.name not in attributes:
-                self.report(where, f"missing attribute {expected.name} ({expected.type})")
+            key = (id(attr), expected)
+            known = kinds.get(key)
+            if known is None:
+                known = kinds[key] = (attr, _mismatch(attr, expected))
+            if known[1] is not None:
+                self.report(op, index, f"attribute {name} is {known[1]}, expects {expected}")
+        for expected in plan.required:
+            if expected.name not in attributes:
+                self.report(op, index, f"missing attribute {expected.name} ({expected.type})")
 
-    def regions(self, op, spec: OpSpec, operand_groups, where: str) -> None:
+    def regions(self, op, index: int, spec: OpSpec, operand_groups) -> None:
+        def report(message: str) -> None:
+            self.report(op, index, message)
+
         if len(op.regions) != len(spec.regions):
             names = ", ".join(r.name for r in spec.regions)
-            self.report(where, f"expects {len(spec.regions)} region"
-                               f"{'' if len(spec.regions) == 1 else 's'}"
-                               f"{f' ({names})' if names else ''}, got {len(op.regions)}")
+            report(f"expects {_n(len(spec.regions), 'region')}"
+                   f"{f' ({names})' if names else ''}, got {len(op.regions)}")
             return
         n_results = len(op.results)
         for region, rspec in zip(op.regions, spec.regions):
@@ -157,30 +198,29 @@ class _Checker:
             if len(blocks) != 1:
                 if not blocks and n_results == 0:
                     continue  # Paddle leaves an unused branch of a result-less if empty
-                self.report(where, f"region {rspec.name} has {len(blocks)} blocks, expects 1")
+                report(f"region {rspec.name} has {_n(len(blocks), 'block')}, expects 1")
                 continue
             block = blocks[0]
             if rspec.block_args and operand_groups is not None:
                 want = len(operand_groups.get(rspec.block_args, ()))
                 if len(block.args) != want:
-                    self.report(where, f"region {rspec.name} has {len(block.args)} block "
-                                       f"arguments, expects {want} (one per {rspec.block_args})")
+                    report(f"region {rspec.name} has {_n(len(block.args), 'block argument')}, "
+                           f"expects {want} (one per {rspec.block_args})")
             if rspec.terminator is None:
                 continue
             last = block.last_op
             if last is None:
                 if n_results:
-                    self.report(where, f"region {rspec.name} is empty, expects it to end "
-                                       f"in {rspec.terminator}")
+                    report(f"region {rspec.name} is empty, expects it to end in "
+                           f"{rspec.terminator}")
                 continue
             if last.name != rspec.terminator:
-                self.report(where, f"region {rspec.name} ends in {last.name}, expects "
-                                   f"{rspec.terminator}")
+                report(f"region {rspec.name} ends in {last.name}, expects {rspec.terminator}")
                 continue
             want = _yield_count(rspec.yields, n_results, operand_groups)
             if want is not None and len(last.operands) != want:
-                self.report(where, f"region {rspec.name}: {rspec.terminator} yields "
-                                   f"{len(last.operands)} values, expects {want}")
+                report(f"region {rspec.name}: {rspec.terminator} yields "
+                       f"{_n(len(last.operands), 'value')}, expects {want}")
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -203,12 +243,15 @@ def _groups(items, count: int):
     return out
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _count_message(noun: str, items, got: int) -> str:
     names = ", ".join(i.name + ("..." if i.variadic else "") for i in items)
     fixed = sum(1 for i in items if not i.variadic)
     at_least = "at least " if any(i.variadic for i in items) else ""
-    plural = "" if fixed == 1 else "s"
-    return f"expects {at_least}{fixed} {noun}{plural}{f' ({names})' if names else ''}, got {got}"
+    return f"expects {at_least}{_n(fixed, noun)}{f' ({names})' if names else ''}, got {got}"
 
 
 def _yield_count(yields, n_results: int, operand_groups) -> int | None:

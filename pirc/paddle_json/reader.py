@@ -15,10 +15,11 @@ Every failure raises `JsonError` with the JSON path of the offending element
 when something fails: the happy path pays for no bookkeeping.
 
 Speed: types and attributes repeat heavily (a 100k-op program has a few
-hundred distinct ones), so each decoded value is memoised on the `repr` of
-its JSON object, the fastest exact key CPython offers for parsed JSON (it is
-computed in C and distinguishes `1`, `1.0` and `true`).  Attribute lists are
-memoised whole for the same reason.
+hundred distinct ones), so each decoded value is memoised on a key built from
+its JSON object (`_attr_key`, `_type_key`).  The keys are tuples of the
+JSON's scalars, cheaper than `repr` (which runs at ~20 MB/s and cost more
+than json.loads itself) while still telling apart what must differ (`true`
+from `1`, `-0.0` from `0.0`).  Anything unusual falls back to `repr`.
 """
 
 from __future__ import annotations
@@ -83,6 +84,15 @@ def _is_number(x) -> bool:
 
 def read_program(text_or_obj, filename: str = "<input>") -> Program:
     """Read a Paddle saved program (JSON text, bytes, or the parsed object)."""
+    # One GC pause around parsing and building: both allocate millions of
+    # containers, and with the cyclic GC running every generation-2 pass
+    # rescans all of them (5x slower at 100k ops).  The parsed JSON is freed
+    # before the pause ends so the collector never scans it.
+    with gc_paused():
+        return _read(text_or_obj, filename)
+
+
+def _read(text_or_obj, filename: str) -> Program:
     if isinstance(text_or_obj, (bytes, bytearray)):
         try:
             text_or_obj = text_or_obj.decode("utf-8")
@@ -91,10 +101,7 @@ def read_program(text_or_obj, filename: str = "<input>") -> Program:
                             filename=filename) from None
     if isinstance(text_or_obj, str):
         try:
-            # Parsing allocates millions of containers; with the cyclic GC
-            # running, json.loads of a 30 MB program takes 5x longer.
-            with gc_paused():
-                obj = json.loads(text_or_obj)
+            obj = json.loads(text_or_obj)
         except json.JSONDecodeError as e:
             raise JsonError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}",
                             filename=filename) from None
@@ -117,7 +124,6 @@ class _Reader:
         self.values: dict = {0: None}
         self.types: dict[str, object] = {}
         self.attrs: dict[str, object] = {}
-        self.attr_lists: dict[str, dict] = {}
         self.names: dict[str, tuple[str, type]] = {}  # JSON op code -> (name, class)
 
     # -- top level -----------------------------------------------------------
@@ -138,8 +144,7 @@ class _Reader:
         if C.PROGRAM not in obj:
             raise _Bad("missing \"program\"")
         module = new_module()
-        with gc_paused():
-            self.top(obj[C.PROGRAM], module.body.block, extra)
+        self.top(obj[C.PROGRAM], module.body.block, extra)
         return Program(module=module, version=version, graph_tags=tags, trainable=trainable,
                        extra=extra)
 
@@ -325,25 +330,15 @@ class _Reader:
 
         # results
         outs = oj.get(C.RESULTS)
-        if type(outs) is not list:
-            raise _Bad(f"expected a list of results, got {_show(outs)}", "." + C.RESULTS)
-        types_cache = self.types
-        result_types, result_ids = [], []
-        for i, rj in enumerate(outs):
-            try:
-                rid = rj[C.VALUE_ID]
-                t = types_cache.get(repr(rj[C.TYPE]))
-                if t is None:
-                    t = self.type(rj[C.TYPE], "." + C.TYPE)
-            except (KeyError, TypeError):
-                raise _Bad(f"a result is {{\"%\": id, \"TT\": type}}, got {_show(rj)}",
-                           f".{C.RESULTS}[{i}]") from None
-            except _Bad as e:
-                raise e.under(f".{C.RESULTS}[{i}]") from None
-            if not _is_int(rid) or rid <= 0 or rid in values:
+        try:
+            result_ids = [r[C.VALUE_ID] for r in outs]
+            types_cache = self.types
+            result_types = [types_cache[_type_key(r[C.TYPE])] for r in outs]
+        except _KEY_ERRORS:
+            result_ids, result_types = self.results_carefully(outs)
+        for i, rid in enumerate(result_ids):
+            if type(rid) is not int or rid <= 0 or rid in values:
                 raise _Bad(self.bad_result_id(rid), f".{C.RESULTS}[{i}].%")
-            result_types.append(t)
-            result_ids.append(rid)
 
         # regions (read before the op is made: like Paddle, an op's own
         # results are not visible inside its regions)
@@ -361,13 +356,14 @@ class _Reader:
 
         # attributes: A then OA, in file order
         a_attrs = self.attr_list(oj.get(C.ATTRS), C.ATTRS)
-        attributes = a_attrs.copy()
+        attributes = a_attrs
         oa = oj.get(C.RESULT_ATTRS)
         if oa:
             oa_attrs = self.attr_list(oa, C.RESULT_ATTRS)
+            n = len(attributes)
             attributes.update(oa_attrs)
-            if len(attributes) != len(a_attrs) + len(oa_attrs):
-                dup = next(k for k in oa_attrs if k in a_attrs)
+            if len(attributes) != n + len(oa_attrs):
+                dup = next(k for k in oa_attrs if k in self.attr_list(oj.get(C.ATTRS), C.ATTRS))
                 raise _Bad(f"attribute \"{dup}\" appears in both \"A\" and \"OA\"",
                            "." + C.RESULT_ATTRS)
 
@@ -378,6 +374,18 @@ class _Reader:
         op = append_op(entry[1], operands, result_types, attributes, block, regions, properties)
         for rid, r in zip(result_ids, op.results):
             values[rid] = r
+
+    def results_carefully(self, outs) -> tuple[list, list]:
+        if type(outs) is not list:
+            raise _Bad(f"expected a list of results, got {_show(outs)}", "." + C.RESULTS)
+        ids, types = [], []
+        for i, rj in enumerate(outs):
+            where = f".{C.RESULTS}[{i}]"
+            if type(rj) is not dict or C.VALUE_ID not in rj or C.TYPE not in rj:
+                raise _Bad(f"a result is {{\"%\": id, \"TT\": type}}, got {_show(rj)}", where)
+            ids.append(rj[C.VALUE_ID])
+            types.append(self.type(rj[C.TYPE], f"{where}.{C.TYPE}"))
+        return ids, types
 
     def operands_slowly(self, refs) -> list:
         """The operand list again, checking each entry, to say what is wrong."""
@@ -421,12 +429,10 @@ class _Reader:
         rid = rj[C.VALUE_ID]
         if rid <= 0 or rid in self.values:
             raise _Bad(self.bad_result_id(rid), f".{C.RESULTS}.%")
-        t = self.types.get(repr(rj[C.TYPE]))
-        if t is None:
-            try:
-                t = self.type(rj[C.TYPE], "")
-            except _Bad as e:
-                raise e.under(f".{C.RESULTS}.{C.TYPE}") from None
+        try:
+            t = self.type(rj[C.TYPE], "")
+        except _Bad as e:
+            raise e.under(f".{C.RESULTS}.{C.TYPE}") from None
         attributes = {}
         for (name, _), flag in zip(C.PARAMETER_A_FLAGS, a):
             attributes[name] = _FLAG_ARRAYS[flag != 0]
@@ -464,13 +470,34 @@ class _Reader:
     # -- attributes --------------------------------------------------------------
 
     def attr_list(self, entries, key: str) -> dict:
-        """An `A`-shaped list as a name -> attribute dict (memoised; copy before changing)."""
-        k = repr(entries)
-        got = self.attr_lists.get(k)
-        if got is not None:
-            return got
-        if entries is None:
-            entries = []
+        """An `A`-shaped list [{"AT": attribute, "N": name}, ...] as a new name -> attribute dict."""
+        out: dict = {}
+        if not entries:
+            if entries is None or entries == []:
+                return out
+        cache = self.attrs
+        try:
+            for e in entries:
+                name = e["N"]
+                at = e["AT"]
+                # _attr_key inlined for the common scalar case (same key)
+                d = at["D"]
+                td = type(d)
+                if td is bool or td is int or td is str:
+                    attr = cache.get((at["#"], d, td))
+                else:
+                    attr = cache.get(_attr_key(at))
+                if attr is None or type(name) is not str:
+                    break  # not seen yet, or malformed: the careful loop below
+                out[name] = attr
+            else:
+                if len(out) == len(entries):
+                    return out
+        except (KeyError, TypeError, IndexError, AttributeError):
+            pass
+        return self.attr_list_carefully(entries, key)
+
+    def attr_list_carefully(self, entries, key: str) -> dict:
         if type(entries) is not list:
             raise _Bad(f"expected a list of {{\"AT\": attribute, \"N\": name}}, got "
                        f"{_show(entries)}", "." + key)
@@ -484,11 +511,10 @@ class _Reader:
             if name in out:
                 raise _Bad(f"attribute \"{name}\" appears twice", where)
             out[name] = self.attr(e[C.ATTR], f"{where}.{C.ATTR}")
-        self.attr_lists[k] = out
         return out
 
     def attr(self, obj, where: str):
-        k = repr(obj)
+        k = _safe_key(_attr_key, obj)
         got = self.attrs.get(k)
         if got is None:
             try:
@@ -585,7 +611,7 @@ class _Reader:
     # -- types -------------------------------------------------------------------
 
     def type(self, obj, where: str):
-        k = repr(obj)
+        k = _safe_key(_type_key, obj)
         got = self.types.get(k)
         if got is None:
             try:
@@ -645,6 +671,63 @@ class _Reader:
         if code is None:
             return f"missing \"#\" (the {what} kind)"
         return (f"unknown {what} kind {_show(code)}; expected one of {', '.join(known)}")
+
+
+_KEY_ERRORS = (KeyError, TypeError, IndexError, AttributeError)
+_LIST_KEYED_ATTRS = frozenset(("1.a_intarray", "1.a_place"))
+
+
+def _attr_key(at):
+    """A memo key for an attribute's JSON: equal keys mean the same attribute.
+
+    Raises on shapes it does not know (the caller then falls back to repr).
+    """
+    code = at[C.ID]
+    if C.DATA not in at:
+        return (code, None, at.get(C.VOID_DATA))
+    d = at[C.DATA]
+    td = type(d)
+    if td is list:
+        if code == "0.a_array":
+            parts = []
+            for x in d:
+                xd = x.get(C.DATA)
+                tx = type(xd)
+                # scalars inline (the key _attr_key would give), the rest recursively
+                parts.append((x[C.ID], xd, tx) if tx is bool or tx is int or tx is str
+                             else _attr_key(x))
+            return (code, tuple(parts))
+        if code in _LIST_KEYED_ATTRS:
+            return (code, tuple(d), tuple(map(type, d)))
+        return repr(at)
+    if td is float:
+        return (code, repr(d))  # -0.0 == 0.0 would share an entry
+    if td is dict:
+        return (code, _type_key(d))
+    return (code, d, td)  # td: true is not 1
+
+
+def _type_key(tt):
+    """A memo key for a type's JSON (see `_attr_key`)."""
+    if C.DATA not in tt:
+        return tt[C.ID]
+    d = tt[C.DATA]
+    code = tt[C.ID]
+    if code == C.T_DENSE_TENSOR and len(d) == 5:
+        lod = d[3]
+        elt = d[0]
+        return (code, elt[C.ID] if C.DATA not in elt else _type_key(elt), tuple(d[1]), d[2],
+                repr(lod) if lod else (), d[4])
+    return repr(tt)
+
+
+def _safe_key(key, obj):
+    try:
+        k = key(obj)
+        hash(k)
+        return k
+    except _KEY_ERRORS:
+        return repr(obj)
 
 
 _FLAG_ARRAYS = {

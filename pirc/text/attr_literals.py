@@ -154,16 +154,22 @@ def _int_item(node) -> int:
     return int(node[1])
 
 
+def _float(text: str) -> float:
+    # float("-0") keeps the sign that int("-0") would drop.
+    special = _SPECIAL_FLOATS.get(text)
+    return special if special is not None else float(text)
+
+
 def _number(text: str, kind: str | None):
     value = number_value(text)
     if kind in (None, "scalar"):
         # Paddle stores a Scalar attribute (full.value) as a Double whatever
         # the tensor dtype; an unknown attribute gets the widest exact kind.
         if isinstance(value, float) or kind == "scalar":
-            return A.float_attr(float(value), double=True)
+            return A.float_attr(_float(text), double=True)
         return A.int32_attr(value) if value in _INT32_RANGE else A.int64_attr(value)
     if kind in ("float", "double"):
-        return A.float_attr(float(value), double=(kind == "double"))
+        return A.float_attr(_float(text), double=(kind == "double"))
     if kind in ("int32", "int64", "index"):
         if isinstance(value, float):
             raise LiteralError(f"expected an integer ({kind}), got {text}")

@@ -17,6 +17,10 @@ from .floats import paddle_g
 from .printer_base import PrinterBase
 from .types_text import type_text
 
+# Ops Paddle prints like pd_op.if: no operand types, ` -> RESULTS {`, and
+# `} else {` between regions (pylayer has one region).
+_IF_LIKE = frozenset({"pd_op.if", "pd_op.pylayer"})
+
 # Attributes Paddle's printer leaves out (ir_printer.cc).
 HIDDEN_ATTRS = frozenset({"op_callstack", "sym_shape_str"})
 
@@ -51,7 +55,7 @@ class PaddlePrinter(PrinterBase):
         results = self.name_results(op)
         operands = self.operand_list(op)
         attrs = self.attr_dict(op)
-        if name == "pd_op.if":
+        if name in _IF_LIKE:
             out.append(f'{indent}{results} = "{name}" {operands} {attrs} -> '
                        f"{self.type_list(r.type for r in op.results)} {{\n")
             for i, region in enumerate(op.regions[:2]):

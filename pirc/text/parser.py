@@ -187,7 +187,8 @@ def parse_text(text: str, filename: str = "<input>", from_version: int | None = 
     try:
         tree = parser.parse(text, start="start")
     except (UnexpectedCharacters, UnexpectedToken) as e:
-        raise (_explain_composite(parser, e, text, filename, line_offset)
+        raise (_explain_op_line(e, text, filename, line_offset)
+               or _explain_composite(parser, e, text, filename, line_offset)
                or _syntax_error(e, text, filename, line_offset)) from None
     except UnexpectedInput as e:
         raise _syntax_error(e, text, filename, line_offset) from None
@@ -202,10 +203,10 @@ def _syntax_error(e: UnexpectedInput, text: str, filename: str, line_offset: int
         line = max(len(lines), 1)
         col = len(lines[-1]) + 1 if lines else 1
         message = "unexpected end of input; expected " + expected_text(e.expected)
+    elif isinstance(e, UnexpectedToken) and e.token.type == "$END":
+        message = "unexpected end of input; expected " + expected_text(e.expected)
     elif isinstance(e, UnexpectedToken):
-        tok = e.token
-        shown = str(tok) if tok.type != "$END" else "end of input"
-        message = f"unexpected '{_clip(shown)}'; expected {expected_text(e.expected)}"
+        message = f"unexpected '{_clip(str(e.token).strip())}'; expected {expected_text(e.expected)}"
     elif isinstance(e, UnexpectedCharacters):
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else ""
         allowed = e.allowed or set()
@@ -254,6 +255,37 @@ def _explain_composite(parser, e, text: str, filename: str, line_offset: int):
             return SourceError(err.message, filename, e.line + line_offset, col, source)
         except Exception:  # noqa: BLE001 - fall back to the plain message
             return None
+    return None
+
+
+# The parts of an op head, in order, with what to say when one is missing.
+_HEAD_PARTS = (
+    (re.compile(r"\((?:\s*(?:%[A-Za-z0-9_]+|<<NULL VALUE>>)\s*,?)*\)"), "a result list like (%0, %1)"),
+    (re.compile(r"\s*=\s*"), "'=' after the result list"),
+    (re.compile(r'(?:"[^"\n]+"|[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.]+)'), 'an op name like "pd_op.relu"'),
+    (re.compile(r"\s*(?:\[id:-?\d+\]\s*)?"), "[id:N]"),
+    (re.compile(r"\((?:cond=[^()\n]*|(?:\s*(?:%[A-Za-z0-9_]+|<<NULL VALUE>>)\s*,?)*)\)"),
+     "an operand list like (%0, <<NULL VALUE>>) or (cond=%c, inputs=%a, ...)"),
+)
+
+
+def _explain_op_line(e, text: str, filename: str, line_offset: int):
+    """An op line whose head `(%r) = "name" (%a)` is malformed: say which part."""
+    line_no = e.line
+    lines = text.splitlines()
+    if not line_no or not 0 < line_no <= len(lines):
+        return None
+    line = lines[line_no - 1]
+    start = len(line) - len(line.lstrip())
+    if not line[start:].startswith("("):
+        return None
+    pos = start
+    for pattern, what in _HEAD_PARTS:
+        m = pattern.match(line, pos)
+        if m is None:
+            return SourceError(f"malformed op: expected {what}", filename, line_no + line_offset,
+                               pos + 1, line)
+        pos = m.end()
     return None
 
 
@@ -442,7 +474,7 @@ class _Builder:
                 per_block = self.build_region_items(items, region, name_tok)
                 ir_regions.append(region)
                 arg_attrs.append(per_block)
-            if form == "if" and len(ir_regions) == 1:
+            if name == "pd_op.if" and len(ir_regions) == 1:
                 # Paddle prints no `else` for an empty false branch.
                 ir_regions.append(Region(Block()))
                 arg_attrs.append([None])

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 TOKEN_NAMES = {
-    "VALUE_LIST": "a value list like (%0, %1)",
-    "WHILE_OPERANDS": "while operands (cond=%c, inputs=...)",
+    "OP_HEAD": "an op like (%0) = \"pd_op.relu\" (%1)",
+    "WHILE_HEAD": "a while op",
     "ATTR_DICT": "an attribute dictionary {...}",
     "SIGNATURE": "a type signature ': (TYPES) -> TYPES'",
     "RESULT_TYPES": "'-> TYPES'",

@@ -26,8 +26,11 @@ from ..ir.types import (
 # Printed names of the tensor-like types (Paddle 3.3 prints `tensor<...>` with no
 # dialect prefix; 2.6 prints `pd_op.tensor<...>`, older docs `builtin.tensor<...>`).
 TENSOR_PREFIXES = ("tensor<", "builtin.tensor<", "pd_op.tensor<")
-SELECTED_ROWS_NAME = "selected_rows"
-TENSOR_ARRAY_NAME = "tensor_array"
+# Paddle 3.x prints these with their dialect prefix (tools/paddle_oracle/FINDINGS.md):
+# `pd_op.selectedrows<4x3xf32>`, and `pd_op.tensor_array<f32>` without the dims
+# its JSON stores (pirc's canonical text adds them: `pd_op.tensor_array<2x3xf32>`).
+SELECTED_ROWS_NAME = "pd_op.selectedrows"
+TENSOR_ARRAY_NAME = "pd_op.tensor_array"
 _OTHER_NAMES = {
     "selected_rows": SELECTED_ROWS_NAME, "selectedrows": SELECTED_ROWS_NAME,
     "tensor_array": TENSOR_ARRAY_NAME,
@@ -144,7 +147,8 @@ def _type_text(t, lossless: bool) -> str:
                 s += f",offset:{t.offset.data}"
         return s + ">"
     if cls is DenseTensorArrayType:
-        s = f"{TENSOR_ARRAY_NAME}<{_shape_prefix(t.shape)}{type_text(t.dtype, lossless)}"
+        dims = _shape_prefix(t.shape) if lossless else ""
+        s = f"{TENSOR_ARRAY_NAME}<{dims}{type_text(t.dtype, lossless)}"
         if lossless and not t.has_default_layout():
             s += f",layout:{t.layout_name}"
         return s + ">"

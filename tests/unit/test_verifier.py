@@ -297,7 +297,7 @@ def test_while_body_args_mirror_inputs():
     body = Block(arg_types=[T])  # one argument for two loop inputs
     b.op("cf.yield", [cond, body.args[0], body.args[0]], [], block=body)
     b.op("pd_op.while", [cond, x, y], [T, T], regions=[new_region([body])])
-    assert only_problem(b) == ("op #3 pd_op.while: region body has 1 block arguments, "
+    assert only_problem(b) == ("op #3 pd_op.while: region body has 1 block argument, "
                                "expects 2 (one per inputs)")
 
 
@@ -308,7 +308,7 @@ def test_while_yield_carries_condition_and_inputs():
     body = Block(arg_types=[T])
     b.op("cf.yield", [body.args[0]], [], block=body)  # forgot the next condition
     b.op("pd_op.while", [cond, x], [T], regions=[new_region([body])])
-    assert only_problem(b) == "op #2 pd_op.while: region body: cf.yield yields 1 values, " \
+    assert only_problem(b) == "op #2 pd_op.while: region body: cf.yield yields 1 value, " \
                               "expects 2"
 
 

@@ -6,8 +6,8 @@
 
 Needs the fixtures from gen_fixtures.py for the same Paddle version (nan_attr, nan_f32, floats,
 negzero, vecops). Every variant is loaded in a child process through check_json_loads.py (a bad
-variant may crash Paddle). Writes FIXTURES/probes/probe_formats.VER.json and, per variant,
-the loaded program's print (FIXTURES/probes/*.loaded.pir.txt) where Paddle printed one.
+variant may crash Paddle). Writes FIXTURES/probes/probe_formats.VER.json (verdict, error,
+first output values, and for place/layout variants the printed line, per variant).
 """
 import argparse
 import importlib.metadata

@@ -3,7 +3,7 @@
 // text they take the generic region form with typed block arguments.
 // RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s --check-prefix=PADDLE
 // RUN: pirc-opt %s --from-version=4 | filecheck %s --check-prefix=PIR
-// RUN: pirc-opt %s --from-version=4 | pirc-opt - --emit=paddle | diff - %S/Inputs/control_flow.expected.txt
+// RUN: pirc-opt %s --from-version=4 | pirc-opt - --emit=paddle | cmp - %S/Inputs/control_flow.expected.txt
 
 {
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>

@@ -1,0 +1,4 @@
+pir.version 4
+pir.graph_tags []
+{
+}

@@ -1,0 +1,4 @@
+pir.version 9
+pir.graph_tags []
+{
+}
