@@ -78,8 +78,21 @@ def _is_int(x) -> bool:
     return type(x) is int
 
 
+def _is_flag(x) -> bool:
+    return type(x) is int or type(x) is bool
+
+
 def _is_number(x) -> bool:
     return type(x) is int or type(x) is float
+
+
+class _NonStandard(Exception):
+    pass
+
+
+def _reject_constant(name: str):
+    # Python's json accepts NaN / Infinity literals; Paddle's parser does not.
+    raise _NonStandard(name)
 
 
 def read_program(text_or_obj, filename: str = "<input>") -> Program:
@@ -101,7 +114,11 @@ def _read(text_or_obj, filename: str) -> Program:
                             filename=filename) from None
     if isinstance(text_or_obj, str):
         try:
-            obj = json.loads(text_or_obj)
+            obj = json.loads(text_or_obj, parse_constant=_reject_constant)
+        except _NonStandard as e:
+            raise JsonError(f"{e.args[0]} is not JSON (Paddle writes a non-finite float as "
+                            "{\"#\": \"0.a_f64\", \"VD\": \"INF\"})",
+                            filename=filename) from None
         except json.JSONDecodeError as e:
             raise JsonError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}",
                             filename=filename) from None
@@ -308,72 +325,106 @@ class _Reader:
         return entry
 
     def op(self, oj, block: Block) -> None:
+        # The hot path of the reader: literal keys (codes.py names them), no
+        # per-entry validation beyond what a memo hit implies; anything
+        # unexpected drops to the careful helpers, which say what is wrong.
         if type(oj) is not dict:
             raise _Bad(f"an op is a JSON object, got {_show(oj)}")
-        code = oj.get(C.ID)
-        if code == C.PARAMETER_CODE:
+        code = oj.get("#")
+        if code == "p":
             return self.parameter(oj, block)
         entry = self.names.get(code)
         if entry is None:
             entry = self.op_name(code)
+        values = self.values
 
         # operands
-        refs = oj.get(C.OPERANDS)
-        values = self.values
+        refs = oj.get("I")
         try:
-            operands = [values[r[C.VALUE_ID]] for r in refs]
-        except (KeyError, TypeError, IndexError):
+            operands = [values[r["%"]] for r in refs]
+        except _KEY_ERRORS:
             operands = self.operands_slowly(refs)
         else:
-            if None in operands:
+            if None in operands:  # id 0
                 operands = [null_value() if v is None else v for v in operands]
 
         # results
-        outs = oj.get(C.RESULTS)
+        outs = oj.get("O")
         try:
-            result_ids = [r[C.VALUE_ID] for r in outs]
+            result_ids = [r["%"] for r in outs]
             types_cache = self.types
-            result_types = [types_cache[_type_key(r[C.TYPE])] for r in outs]
+            result_types = [types_cache[_type_key(r["TT"])] for r in outs]
         except _KEY_ERRORS:
             result_ids, result_types = self.results_carefully(outs)
-        for i, rid in enumerate(result_ids):
+        for rid in result_ids:
             if type(rid) is not int or rid <= 0 or rid in values:
+                i = result_ids.index(rid)
                 raise _Bad(self.bad_result_id(rid), f".{C.RESULTS}[{i}].%")
 
         # regions (read before the op is made: like Paddle, an op's own
         # results are not visible inside its regions)
         regions = ()
-        rjs = oj.get(C.REGIONS)
+        rjs = oj.get("regions")
         if rjs is not None:
-            if type(rjs) is not list:
-                raise _Bad(f"expected a list of regions, got {_show(rjs)}", "." + C.REGIONS)
-            regions = []
-            for i, rj in enumerate(rjs):
-                try:
-                    regions.append(self.region(rj))
-                except _Bad as e:
-                    raise e.under(f".{C.REGIONS}[{i}]") from None
+            regions = self.regions(rjs)
 
         # attributes: A then OA, in file order
-        a_attrs = self.attr_list(oj.get(C.ATTRS), C.ATTRS)
-        attributes = a_attrs
-        oa = oj.get(C.RESULT_ATTRS)
-        if oa:
-            oa_attrs = self.attr_list(oa, C.RESULT_ATTRS)
-            n = len(attributes)
-            attributes.update(oa_attrs)
-            if len(attributes) != n + len(oa_attrs):
-                dup = next(k for k in oa_attrs if k in self.attr_list(oj.get(C.ATTRS), C.ATTRS))
-                raise _Bad(f"attribute \"{dup}\" appears in both \"A\" and \"OA\"",
-                           "." + C.RESULT_ATTRS)
+        a = oj.get("A")
+        oa = oj.get("OA")
+        attributes = {}
+        cache = self.attrs
+        try:
+            for e in a:
+                at = e["AT"]
+                d = at["D"]
+                td = type(d)
+                name = e["N"]
+                if type(name) is not str:
+                    raise TypeError
+                # _attr_key inlined for scalars (the key it would return)
+                attributes[name] = cache[(at["#"], d, td) if td is bool or td is int or td is str
+                                         else _attr_key(at)]
+            if oa:
+                for e in oa:
+                    at = e["AT"]
+                    name = e["N"]
+                    if type(name) is not str:
+                        raise TypeError
+                    attributes[name] = cache[_attr_key(at)]
+            if len(attributes) != len(a) + (len(oa) if oa else 0):
+                raise KeyError
+        except _KEY_ERRORS:
+            attributes = self.attributes_carefully(a, oa)
 
         properties = None
-        if C.DIST_ATTRS in oj or C.QUANT_ATTRS in oj:
+        if "DA" in oj or "QA" in oj:
             properties = self.side_attrs(oj, default_present=False)
 
         op = append_op(entry[1], operands, result_types, attributes, block, regions, properties)
         for rid, r in zip(result_ids, op.results):
             values[rid] = r
+
+    def regions(self, rjs) -> list:
+        if type(rjs) is not list:
+            raise _Bad(f"expected a list of regions, got {_show(rjs)}", "." + C.REGIONS)
+        regions = []
+        for i, rj in enumerate(rjs):
+            try:
+                regions.append(self.region(rj))
+            except _Bad as e:
+                raise e.under(f".{C.REGIONS}[{i}]") from None
+        return regions
+
+    def attributes_carefully(self, a, oa) -> dict:
+        attributes = self.attr_list(a, C.ATTRS)
+        if oa is not None:
+            oa_attrs = self.attr_list(oa, C.RESULT_ATTRS)
+            for k in oa_attrs:
+                if k in attributes:
+                    raise _Bad(f"attribute \"{k}\" appears in both \"A\" and \"OA\"",
+                               "." + C.RESULT_ATTRS)
+            attributes.update(oa_attrs)
+        return attributes
 
     def results_carefully(self, outs) -> tuple[list, list]:
         if type(outs) is not list:
@@ -414,41 +465,52 @@ class _Reader:
         return f"value id {rid} is defined twice"
 
     def parameter(self, oj, block: Block) -> None:
-        """The compact `"#":"p"` form of builtin.parameter."""
-        a = oj.get(C.ATTRS)
-        if type(a) is not list or len(a) != 4 or type(a[3]) is not str \
-                or not all(_is_int(f) for f in a[:3]):
+        """The compact `"#":"p"` form of builtin.parameter.
+
+        Flags are 0/1 (Paddle reads any non-zero integer, or a JSON boolean,
+        as true).  DA/QA are written by Paddle as [] on every parameter; only
+        a departure from that is recorded (see codes.DA_PROPERTY).
+        """
+        a = oj.get("A")
+        if (type(a) is not list or len(a) != 4 or type(a[3]) is not str
+                or not (_is_flag(a[0]) and _is_flag(a[1]) and _is_flag(a[2]))):
             raise _Bad("builtin.parameter's compact \"A\" is [is_distributed, is_parameter, "
                        f"need_clip, \"name\"] with 0/1 flags, got {_show(a)}", "." + C.ATTRS)
-        if oj.get(C.OPERANDS) or C.REGIONS in oj:
+        if oj.get("I") or "regions" in oj:
             raise _Bad("builtin.parameter (\"p\") takes no operands and has no regions")
-        rj = oj.get(C.RESULTS)
-        if type(rj) is not dict or not _is_int(rj.get(C.VALUE_ID)) or C.TYPE not in rj:
+        rj = oj.get("O")
+        if type(rj) is not dict or type(rj.get("%")) is not int or "TT" not in rj:
             raise _Bad("builtin.parameter's \"O\" is one object {\"%\": id, \"TT\": type}, "
                        f"got {_show(rj)}", "." + C.RESULTS)
-        rid = rj[C.VALUE_ID]
+        rid = rj["%"]
         if rid <= 0 or rid in self.values:
             raise _Bad(self.bad_result_id(rid), f".{C.RESULTS}.%")
         try:
-            t = self.type(rj[C.TYPE], "")
-        except _Bad as e:
-            raise e.under(f".{C.RESULTS}.{C.TYPE}") from None
-        attributes = {}
-        for (name, _), flag in zip(C.PARAMETER_A_FLAGS, a):
-            attributes[name] = _FLAG_ARRAYS[flag != 0]
-        attributes[C.PARAMETER_NAME] = A.str_attr(a[3])
-        oa = oj.get(C.RESULT_ATTRS)
+            t = self.types[_type_key(rj["TT"])]
+        except _KEY_ERRORS:
+            try:
+                t = self.type(rj["TT"], "")
+            except _Bad as e:
+                raise e.under(f".{C.RESULTS}.{C.TYPE}") from None
+        flags = _FLAG_ARRAYS
+        attributes = {_IS_DISTRIBUTED: flags[a[0] != 0], _IS_PARAMETER: flags[a[1] != 0],
+                      _NEED_CLIP: flags[a[2] != 0], C.PARAMETER_NAME: A.str_attr(a[3])}
+        oa = oj.get("OA")
         if oa is not None:
-            if type(oa) is not list or len(oa) != 3 or not all(_is_int(f) for f in oa):
+            if (type(oa) is not list or len(oa) != 3
+                    or not (_is_flag(oa[0]) and _is_flag(oa[1]) and _is_flag(oa[2]))):
                 raise _Bad("builtin.parameter's compact \"OA\" is [persistable, stop_gradient, "
                            f"trainable] as 0/1 flags, got {_show(oa)}", "." + C.RESULT_ATTRS)
-            for (name, _), flag in zip(C.PARAMETER_OA_FLAGS, oa):
-                attributes[name] = _FLAG_ARRAYS[flag != 0]
-        properties = self.side_attrs(oj, default_present=True)
-        cls = self.names.get(C.PARAMETER_CODE)
+            attributes[_PERSISTABLE] = flags[oa[0] != 0]
+            attributes[_STOP_GRADIENT] = flags[oa[1] != 0]
+            attributes[_TRAINABLE] = flags[oa[2] != 0]
+        properties = None
+        if oj.get("DA") != [] or oj.get("QA") != []:
+            properties = self.side_attrs(oj, default_present=True)
+        cls = self.names.get("p")
         if cls is None:
             cls = op_class(C.PARAMETER_OP, self.version)
-            self.names[C.PARAMETER_CODE] = cls
+            self.names["p"] = cls
         op = append_op(cls, [], [t], attributes, block, (), properties)
         self.values[rid] = op.results[0]
 
@@ -470,34 +532,9 @@ class _Reader:
     # -- attributes --------------------------------------------------------------
 
     def attr_list(self, entries, key: str) -> dict:
-        """An `A`-shaped list [{"AT": attribute, "N": name}, ...] as a new name -> attribute dict."""
-        out: dict = {}
-        if not entries:
-            if entries is None or entries == []:
-                return out
-        cache = self.attrs
-        try:
-            for e in entries:
-                name = e["N"]
-                at = e["AT"]
-                # _attr_key inlined for the common scalar case (same key)
-                d = at["D"]
-                td = type(d)
-                if td is bool or td is int or td is str:
-                    attr = cache.get((at["#"], d, td))
-                else:
-                    attr = cache.get(_attr_key(at))
-                if attr is None or type(name) is not str:
-                    break  # not seen yet, or malformed: the careful loop below
-                out[name] = attr
-            else:
-                if len(out) == len(entries):
-                    return out
-        except (KeyError, TypeError, IndexError, AttributeError):
-            pass
-        return self.attr_list_carefully(entries, key)
-
-    def attr_list_carefully(self, entries, key: str) -> dict:
+        """An `A`-shaped list [{"AT": attribute, "N": name}, ...] as a new dict, checked."""
+        if entries is None:
+            return {}
         if type(entries) is not list:
             raise _Bad(f"expected a list of {{\"AT\": attribute, \"N\": name}}, got "
                        f"{_show(entries)}", "." + key)
@@ -729,6 +766,9 @@ def _safe_key(key, obj):
     except _KEY_ERRORS:
         return repr(obj)
 
+
+(_IS_DISTRIBUTED, _), (_IS_PARAMETER, _), (_NEED_CLIP, _) = C.PARAMETER_A_FLAGS
+(_PERSISTABLE, _), (_STOP_GRADIENT, _), (_TRAINABLE, _) = C.PARAMETER_OA_FLAGS
 
 _FLAG_ARRAYS = {
     False: A.array_attr((A.bool_attr(False),)),

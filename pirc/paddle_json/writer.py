@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
 
 from ..errors import JsonError
 from ..ir import attrs as A
+from ..ir.builder import gc_paused
 from ..ir.ops import RESULT_ATTR_NAMES, NullValueOp
 from ..ir.program import Program
 from ..ir.types import (
@@ -66,6 +67,9 @@ def json_attribute_names(op) -> list[str]:
     TODO(specs): the lead wires this to the op spec's attribute order for ops
     whose attributes did not come from JSON (attributes the spec does not
     name keep their dict order, after the spec's).
+
+    The writer calls this once per (op class, attribute names, attribute
+    objects): an override must depend on nothing else.
     """
     return [n for n in op.attributes if n not in _RESULT_ATTRS]
 
@@ -75,7 +79,10 @@ def write_program(program: Program, readable: bool = False, attribute_names=None
 
     `attribute_names(op) -> list[str]` overrides `json_attribute_names`.
     """
-    text = _Writer(program, attribute_names or json_attribute_names).document()
+    # The writer allocates a few lists per op; with the cyclic GC running,
+    # each collection would rescan the whole program.
+    with gc_paused():
+        text = _Writer(program, attribute_names or json_attribute_names).document()
     if readable:
         # Same key order and number spelling; only the layout changes.
         return json.dumps(json.loads(text), indent=4, ensure_ascii=False)
@@ -107,6 +114,7 @@ class _Writer:
         self.attr_frags: dict[int, str] = {}
         self.entry_frags: dict[tuple, str] = {}
         self.codes: dict[type, str] = {}
+        self.attr_sets: dict[tuple, tuple] = {}
 
     # -- document ------------------------------------------------------------
 
@@ -180,10 +188,20 @@ class _Writer:
         return code
 
     def op(self, op, block_path: str, index: int) -> str:
-        if op.name == C.PARAMETER_OP:
-            frag = self.parameter(op)
+        cls = type(op)
+        attrs = op.attributes
+        # Ops of one class with the same attribute objects share their A/OA
+        # fragments; ids are stable while the program is alive.
+        sig = (cls, tuple(attrs), tuple(map(id, attrs.values())))
+        frags = self.attr_sets.get(sig)
+        if frags is None:
+            frags = self.attribute_fragments(op)
+            self.attr_sets[sig] = frags
+        if frags[2] is not None:
+            frag = self.parameter(op, frags)
             if frag is not None:
                 return frag
+
         values = self.values
         operands = []
         for v in op.operands:
@@ -197,29 +215,25 @@ class _Writer:
             operands.append(ref)
         results = []
         type_frag = self.type
+        n = self.next_value
         for r in op.results:
-            n = str(self.next_value)
-            self.next_value += 1
-            values[id(r)] = '{"%":' + n + "}"
-            results.append('{"%":' + n + ',"TT":' + type_frag(r.type) + "}")
+            sn = str(n)
+            n += 1
+            values[id(r)] = '{"%":' + sn + "}"
+            results.append('{"%":' + sn + ',"TT":' + type_frag(r.type) + "}")
+        self.next_value = n
         regions = None
         if op.regions:
             where = f"{block_path}.ops[{index}].regions"
             regions = [self.region(r, f"{where}[{i}]") for i, r in enumerate(op.regions)]
 
-        attrs = op.attributes
-        entry = self.entry
-        a = [entry(n, attrs[n]) for n in self.attribute_names(op)]
-        out = ['{"#":', self.code(op), ',"A":[', ",".join(a), "]"]
+        out = [frags[0]]
         props = op.properties
         if props:
             da = props.get(C.DA_PROPERTY)
             if type(da) is ArrayAttr:
                 out += [',"DA":', self.side_list(da)]
-        out += [',"I":[', ",".join(operands), '],"O":[', ",".join(results), "]"]
-        if self.trainable:
-            oa = [entry(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]
-            out += [',"OA":[', ",".join(oa), "]"]
+        out += [',"I":[', ",".join(operands), '],"O":[', ",".join(results), "]", frags[1]]
         if props:
             qa = props.get(C.QA_PROPERTY)
             if type(qa) is ArrayAttr:
@@ -229,16 +243,32 @@ class _Writer:
         out.append("}")
         return "".join(out)
 
-    def parameter(self, op) -> str | None:
-        """The compact `"#":"p"` form, or None when the op does not fit it.
+    def attribute_fragments(self, op) -> tuple:
+        """(`{"#":..,"A":[..]`, `,"OA":[..]` or "", compact-parameter parts or None)."""
+        attrs = op.attributes
+        entry = self.entry
+        names = self.attribute_names(op)
+        missing = [n for n in names if n not in attrs]
+        if missing:
+            raise _Unwritable(f"the attribute order names {missing}, which {op.name} lacks")
+        head = ('{"#":' + self.code(op) + ',"A":['
+                + ",".join([entry(n, attrs[n]) for n in names]) + "]")
+        oa = ""
+        if self.trainable:
+            oa = ',"OA":[' + ",".join(
+                [entry(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]) + "]"
+        compact = self.compact_parameter(op) if op.name == C.PARAMETER_OP else None
+        return head, oa, compact
+
+    def compact_parameter(self, op) -> tuple[str, str] | None:
+        """The compact `"p"` A and OA fragments, or None when the attributes do not fit.
 
         Paddle's compact form holds only the seven known attributes as one-bool
         arrays and a string name; anything else is written in the generic
-        form `"0.parameter"`, which Paddle's reader also accepts.
+        form `"0.parameter"`, which Paddle's reader also accepts.  Absent
+        flags take the defaults Paddle's writer uses.
         """
         attrs = op.attributes
-        if op.operands or len(op.results) != 1 or op.regions:
-            return None
         if not _PARAMETER_ATTRS.issuperset(attrs):
             return None
         pname = attrs.get(C.PARAMETER_NAME)
@@ -255,20 +285,28 @@ class _Writer:
                         or type(v.data[0]) is not IntegerAttr or v.data[0].type != A.i1):
                     return None
                 flags.append("1" if v.data[0].value.data else "0")
+        a = '{"#":"p","A":[' + ",".join(a_flags) + "," + _dumps(pname.data) + "]"
+        oa = ',"OA":[' + ",".join(oa_flags) + "]" if self.trainable else ""
+        return a, oa
+
+    def parameter(self, op, frags) -> str | None:
+        """builtin.parameter in the compact `"#":"p"` form, if its structure fits."""
+        if op.operands or len(op.results) != 1 or op.regions:
+            return None
+        a, oa = frags[2]
         r = op.results[0]
         n = str(self.next_value)
         self.next_value += 1
         self.values[id(r)] = '{"%":' + n + "}"
-        out = ['{"#":"p","A":[', ",".join(a_flags), ",", _dumps(pname.data), "]"]
-        da = op.properties.get(C.DA_PROPERTY)
-        qa = op.properties.get(C.QA_PROPERTY)
+        out = [a]
+        props = op.properties
+        da = props.get(C.DA_PROPERTY)
+        qa = props.get(C.QA_PROPERTY)
         if type(da) is ArrayAttr:
             out += [',"DA":', self.side_list(da)]
         elif da is None:
             out.append(',"DA":[]')
-        out += [',"O":{"%":', n, ',"TT":', self.type(r.type), "}"]
-        if self.trainable:
-            out += [',"OA":[', ",".join(oa_flags), "]"]
+        out += [',"O":{"%":', n, ',"TT":', self.type(r.type), "}", oa]
         if type(qa) is ArrayAttr:
             out += [',"QA":', self.side_list(qa)]
         elif qa is None:

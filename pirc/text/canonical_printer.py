@@ -63,14 +63,17 @@ class CanonicalPrinter(PrinterBase):
         self.out.append(line + " (")
         for ri, region in enumerate(op.regions):
             self.out.append("{\n" if ri == 0 else ", {\n")
+            many = region.blocks[0] is not region.blocks[-1] if region.blocks else False
             for bi, block in enumerate(region.blocks):
-                self.print_block_header(op, ri, bi, block, depth + 1)
+                self.print_block_header(op, ri, bi, block, depth + 1, many)
                 self.print_block_ops(block, depth + 1)
             self.out.append(f"{indent}}}")
         self.out.append(")\n")
 
-    def print_block_header(self, op, ri: int, bi: int, block, depth: int):
-        if not block.args and bi == 0:
+    def print_block_header(self, op, ri: int, bi: int, block, depth: int, many: bool):
+        # A `^` line opens a block; the first block of a one-block region
+        # needs none unless it has arguments.
+        if not block.args and bi == 0 and not many:
             return
         names = self.name_block_args(block)
         arg_attrs = self.block_arg_attrs(op, ri, bi)

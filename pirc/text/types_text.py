@@ -10,6 +10,7 @@ selected rows and tensor arrays.
 from __future__ import annotations
 
 import json
+import re
 
 from ..ir.types import (
     DEFAULT_LAYOUT,
@@ -37,6 +38,7 @@ _OTHER_NAMES = {
 }
 
 _decode_cache: dict[str, object] = {}
+_DIMS = re.compile(r"(?:-?\d+x)*")
 
 
 class TypeSyntaxError(ValueError):
@@ -61,7 +63,8 @@ def _decode(text: str):
     kind = text[:open_at].rsplit(".", 1)[-1]
     body = text[open_at + 1:-1]
     main, *extras = _split_top(body)
-    parts = main.split("x")
+    m = _DIMS.match(main)
+    parts = m.group(0).split("x")[:-1] + [main[m.end():]]  # `2x-1x` + `f32`; `index` has an x
     elt_name = parts[-1]
     element = ELEMENT_TYPES.get(elt_name)
     if element is None:
