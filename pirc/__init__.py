@@ -1,0 +1,8 @@
+"""pirc: an MLIR-style compiler toolkit for Paddle PIR programs (see README.md)."""
+
+from .api import load, parse, save, to_text, verify
+from .errors import PircError
+from .ir.program import Program
+
+__all__ = ["load", "parse", "save", "to_text", "verify", "Program", "PircError"]
+__version__ = "0.1.0"

@@ -270,7 +270,7 @@ class _Reader:
                 if not _is_int(aid) or aid >= 0:
                     raise _Bad(f"a block argument id is a negative integer, got {_show(aid)}",
                                "." + C.ID)
-                if aid in self.values:
+                if aid in self.values or aid in ids:
                     raise _Bad(f"value id {aid} is defined twice", "." + C.ID)
                 if C.TYPE not in aj:
                     raise _Bad("missing \"TT\" (the argument's type)")

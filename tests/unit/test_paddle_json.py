@@ -679,3 +679,35 @@ def test_documents_equal_on_malformed_input_reports_instead_of_raising():
     assert documents_equal("{", "{}")[0].startswith("expected: malformed JSON")
     diffs = documents_equal({"base_code": {}, "program": {}}, {"base_code": {}, "program": {}})
     assert diffs and "malformed document" in diffs[0]
+
+
+def test_nan_literals_are_not_json():
+    text = json.dumps(doc([full_op(1, {"#": "0.a_f64", "D": 1.0})])).replace("1.0", "NaN")
+    e = error_of(text)
+    assert "NaN is not JSON" in e.message and '"VD"' in e.message
+
+
+def test_duplicate_block_argument_ids_are_refused():
+    op = {"#": "1.while", "A": [], "I": [], "O": [], "OA": [],
+          "regions": [_region([{"#": -1, "TT": F32}, {"#": -1, "TT": F32}], [])]}
+    e = error_of(doc([op]))
+    assert e.path == "program.regions[0].blocks[0].ops[0].regions[0].blocks[0].args[1].#"
+
+
+def test_attribute_order_hook_orders_a():
+    program = read_program(corpus("3.0.0/mlp.3.0.0.json"))
+
+    def reverse_order(op):
+        return [n for n in reversed(op.attributes) if n not in ("stop_gradient", "persistable")]
+
+    out = json.loads(write_program(program, attribute_names=reverse_order))
+    data = next(o for o in out["program"]["regions"][0]["blocks"][0]["ops"] if o["#"] == "1.data")
+    assert [e["N"] for e in data["A"]] == ["place", "dtype", "shape", "name"]
+    assert documents_equal(corpus("3.0.0/mlp.3.0.0.json"), out) == []
+
+    def bad_order(op):
+        return ["no_such_attribute"]
+
+    with pytest.raises(PircError) as e:
+        write_program(program, attribute_names=bad_order)
+    assert "no_such_attribute" in str(e.value)

@@ -1,0 +1,43 @@
+"""pirc's Python API: one call per job.
+
+    import pirc
+    program = pirc.load("model.json")                 # Paddle JSON, any PIR text form
+    program = pirc.load("model.pir.txt", from_version=4)  # Paddle's printed text
+    pirc.verify(program)
+    text = pirc.to_text(program, "paddle")            # "pir" (canonical), "paddle", "json"
+    pirc.save(program, "out.json")                    # format by extension, atomic
+"""
+
+from __future__ import annotations
+
+from .formats import format_program, input_format_for, output_format_for, parse_program, read_input, write_output
+from .ir.program import Program
+
+
+def load(path: str, *, format: str | None = None, from_version: int | None = None) -> Program:
+    """Read a program from a file: `.json` is Paddle JSON, anything else PIR text."""
+    fmt = input_format_for(path, format)
+    return parse_program(read_input(path), fmt, path, from_version)
+
+
+def parse(text: str, *, format: str = "pir", from_version: int | None = None,
+          filename: str = "<string>") -> Program:
+    """Read a program from a string (`format` is "pir" for any text form, or "json")."""
+    return parse_program(text, format, filename, from_version)
+
+
+def to_text(program: Program, form: str = "pir") -> str:
+    """The program as canonical text ("pir"), Paddle's print ("paddle") or Paddle JSON ("json")."""
+    return format_program(program, form)
+
+
+def save(program: Program, path: str, *, form: str | None = None) -> None:
+    """Write the program to `path` atomically; the form follows the extension unless given."""
+    write_output(path, format_program(program, output_format_for("pir", path, form)))
+
+
+def verify(program: Program, *, strict: bool = False) -> None:
+    """Check the program against its PIR version's op specs; raises VerifyError."""
+    from .ir.verifier import verify_program
+
+    verify_program(program, strict=strict)
