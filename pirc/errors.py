@@ -54,4 +54,19 @@ class VersionError(PircError):
 
 
 class VerifyError(PircError):
-    """A program that does not satisfy its version's op specs."""
+    """A program that does not satisfy its version's op specs; `problems` lists them."""
+
+    def __init__(self, message: str, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+class ErrorList(PircError):
+    """Several located errors reported together (verification of a text input)."""
+
+    def __init__(self, errors: list[SourceError]):
+        super().__init__("\n".join(e.render() for e in errors))
+        self.errors = errors
+
+    def render(self) -> str:
+        return "\n".join(e.render() for e in self.errors)

@@ -81,9 +81,9 @@ def _id_span(ops) -> tuple[int, int]:
     return pos, neg
 
 
-def make_program(n_ops: int) -> dict:
+def make_program(n_ops: int, models=MODELS) -> dict:
     units = []
-    for m in MODELS:
+    for m in models:
         doc = json.loads((CORPUS / f"{m}.3.3.1.json").read_text())
         ops = doc["program"]["regions"][0]["blocks"][0]["ops"]
         units.append((ops, _count(ops), *_id_span(ops)))
@@ -105,10 +105,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ops", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="corpus models to repeat (default: %(default)s)")
     ap.add_argument("--save", help="also write the generated JSON here")
     args = ap.parse_args()
 
-    text = json.dumps(make_program(args.ops), separators=(",", ":"))
+    text = json.dumps(make_program(args.ops, args.models.split(",")), separators=(",", ":"))
     if args.save:
         pathlib.Path(args.save).write_text(text)
     print(f"program: {len(text) / 1e6:.1f} MB")

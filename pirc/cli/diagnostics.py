@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ..errors import PircError, SourceError
+from ..errors import ErrorList, PircError, SourceError
 
 _EXPECTED = re.compile(r"//\s*expected-error(?:@([+-]\d+))?\s*\{\{(.*?)\}\}")
 
@@ -49,6 +49,8 @@ def check_expected_diagnostics(text: str, filename: str, args, process) -> int:
             process(chunk, args, filename, offset)
         except SourceError as e:
             reported.append((e.line, e.message))
+        except ErrorList as e:
+            reported.extend((x.line, x.message) for x in e.errors)
         except PircError as e:
             reported.append((None, str(e)))
         for line, message in reported:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import PircError
+from ..errors import ErrorList, PircError, SourceError, VerifyError
+from ..ir.verifier import MAX_REPORTED
 from ..formats import (
     INPUT_FORMATS,
     OUTPUT_FORMATS,
@@ -57,9 +58,27 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
     program = parse_program(text, fmt, filename, args.from_version, line_offset)
     if args.verify:
         from ..ir.verifier import verify_program
-        verify_program(program, strict=args.strict)
+        try:
+            verify_program(program, strict=args.strict)
+        except VerifyError as e:
+            raise located_problems(e, program, text, filename, line_offset) from None
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program(program, out_fmt)
+
+
+def located_problems(error: VerifyError, program, text: str, filename: str,
+                     line_offset: int = 0) -> PircError:
+    """Point each verification problem at its op's source line, when the input was text."""
+    if not program.locations or not error.problems:
+        return error
+    lines = text.splitlines()
+    located = []
+    for problem in error.problems[:MAX_REPORTED]:
+        line, col = program.locations.get(problem.op, (0, 0))
+        at = line - line_offset
+        source = lines[at - 1] if 0 < at <= len(lines) else None
+        located.append(SourceError(f"{problem.op.name}: {problem.message}", filename, line, col, source))
+    return ErrorList(located)
 
 
 def run(argv=None) -> int:

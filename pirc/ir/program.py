@@ -40,6 +40,9 @@ class Program:
     graph_tags: list[GraphTag] = field(default_factory=list)
     trainable: bool = True
     extra: dict = field(default_factory=dict)
+    # Where each op came from in a text input: op -> (line, column).  Filled by
+    # the text parser so that verification problems point at source lines.
+    locations: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def block(self) -> Block:

@@ -36,21 +36,41 @@ MAX_REPORTED = 20
 _SCALAR_LIKE = frozenset(SCALAR_KINDS) | {"complex64", "complex128", "scalar"}
 
 
+class Problem:
+    """One verification problem: the op, its position in print order, and what is wrong."""
+
+    __slots__ = ("op", "index", "message")
+
+    def __init__(self, op, index: int, message: str):
+        self.op = op
+        self.index = index
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"op #{self.index} {self.op.name}: {self.message}"
+
+    def __eq__(self, other) -> bool:
+        return str(self) == str(other)
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
 def verify_program(program, strict: bool = False) -> None:
     """Raise VerifyError listing the program's problems (the first MAX_REPORTED); else None."""
     problems = collect_problems(program, strict)
     if not problems:
         return
-    lines = problems[:MAX_REPORTED]
+    lines = [str(p) for p in problems[:MAX_REPORTED]]
     if len(problems) > MAX_REPORTED:
         lines.append(f"... and {len(problems) - MAX_REPORTED} more")
     noun = "problem" if len(problems) == 1 else "problems"
     raise VerifyError(f"program does not verify at PIR version {program.version} "
-                      f"({len(problems)} {noun}):\n  " + "\n  ".join(lines))
+                      f"({len(problems)} {noun}):\n  " + "\n  ".join(lines), problems)
 
 
-def collect_problems(program, strict: bool = False) -> list[str]:
-    """Every problem found, one line each, in op order."""
+def collect_problems(program, strict: bool = False) -> list[Problem]:
+    """Every problem found, in op order (`str(problem)` is its one-line description)."""
     checker = _Checker(program.version, strict)
     checker.block(program.block)
     return checker.problems
@@ -74,7 +94,7 @@ class _Checker:
     def __init__(self, version: int, strict: bool):
         self.version = version
         self.strict = strict
-        self.problems: list[str] = []
+        self.problems: list[Problem] = []
         self.visible: set = set()  # values usable at the current point
         self.count = 0
         self.plans: dict[str, _Plan | None] = {}
@@ -83,7 +103,7 @@ class _Checker:
         self.kinds: dict[tuple[int, str], tuple] = {}
 
     def report(self, op, index: int, message: str) -> None:
-        self.problems.append(f"op #{index} {op.name}: {message}")
+        self.problems.append(Problem(op, index, message))
 
     # -- scopes ---------------------------------------------------------------------------
 

@@ -707,7 +707,9 @@ class _Reader:
                     "programs), which pirc does not support")
         if code is None:
             return f"missing \"#\" (the {what} kind)"
-        return (f"unknown {what} kind {_show(code)}; expected one of {', '.join(known)}")
+        return (f"unknown {what} kind {_show(code)}; expected one of {', '.join(known)} "
+                "(a file from a newer Paddle may use kinds this pirc does not know: "
+                "upgrade pirc, or report the kind)")
 
 
 _KEY_ERRORS = (KeyError, TypeError, IndexError, AttributeError)

@@ -113,7 +113,7 @@ class _Writer:
         self.type_frags: dict[int, str] = {}
         self.attr_frags: dict[int, str] = {}
         self.entry_frags: dict[tuple, str] = {}
-        self.codes: dict[type, str] = {}
+        self.codes: dict[str, str] = {}
         self.attr_sets: dict[tuple, tuple] = {}
 
     # -- document ------------------------------------------------------------
@@ -177,14 +177,14 @@ class _Writer:
     # -- ops -------------------------------------------------------------------
 
     def code(self, op) -> str:
-        cls = type(op)
-        code = self.codes.get(cls)
+        name = op.name
+        code = self.codes.get(name)
         if code is None:
-            dialect, dot, short = op.name.partition(".")
+            dialect, dot, short = name.partition(".")
             did = C.DIALECT_IDS.get(dialect) if dot else None
             # Paddle keeps the name of a dialect it has no id for.
-            code = _dumps(f"{did}.{short}" if did is not None else op.name)
-            self.codes[cls] = code
+            code = _dumps(f"{did}.{short}" if did is not None else name)
+            self.codes[name] = code
         return code
 
     def op(self, op, block_path: str, index: int) -> str:
@@ -201,6 +201,7 @@ class _Writer:
             frag = self.parameter(op, frags)
             if frag is not None:
                 return frag
+            frags = self.attribute_fragments(op, compact=False)  # operands or regions: generic
 
         values = self.values
         operands = []
@@ -243,8 +244,17 @@ class _Writer:
         out.append("}")
         return "".join(out)
 
-    def attribute_fragments(self, op) -> tuple:
-        """(`{"#":..,"A":[..]`, `,"OA":[..]` or "", compact-parameter parts or None)."""
+    def attribute_fragments(self, op, compact: bool = True) -> tuple:
+        """(`{"#":..,"A":[..]`, `,"OA":[..]` or "", compact-parameter parts or None).
+
+        For a builtin.parameter whose attributes fit the compact form, the
+        generic parts are not built (None): each parameter has its own name,
+        so nothing would share them.
+        """
+        if compact and op.name == C.PARAMETER_OP:
+            parts = self.compact_parameter(op)
+            if parts is not None:
+                return None, None, parts
         attrs = op.attributes
         entry = self.entry
         names = self.attribute_names(op)
@@ -257,8 +267,7 @@ class _Writer:
         if self.trainable:
             oa = ',"OA":[' + ",".join(
                 [entry(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]) + "]"
-        compact = self.compact_parameter(op) if op.name == C.PARAMETER_OP else None
-        return head, oa, compact
+        return head, oa, None
 
     def compact_parameter(self, op) -> tuple[str, str] | None:
         """The compact `"p"` A and OA fragments, or None when the attributes do not fit.

@@ -56,8 +56,11 @@ class _Tree(Transformer):
     # -- ops
     def plain_op(self, c):
         head, *rest = c
-        attrs = rest.pop(0) if rest[0].type == "ATTR_DICT" else None
-        sig = rest.pop(0)
+        if head.type == "OP_LINE":
+            head, attrs, sig = _split_line(head)
+        else:
+            attrs = rest.pop(0) if rest[0].type == "ATTR_DICT" else None
+            sig = rest.pop(0)
         regions = rest[0] if rest else []
         return ("plain", head, attrs, sig, regions)
 
@@ -352,6 +355,7 @@ class _Builder:
             self.check_version(version, None)
         self.version = version
         program = Program(version=version, graph_tags=tags)
+        self.locations = program.locations
         with gc_paused():
             self.build_region_items(items, program.module.body, None)
         return program
@@ -486,6 +490,7 @@ class _Builder:
         if any_arg_attrs:
             properties = {BLOCK_ARG_ATTRS: _arg_attrs_property(arg_attrs, ir_regions)}
         op = append_op(cls, operands, result_types, dict(attributes), block, ir_regions, properties)
+        self.locations[op] = (head_tok.line + self.line_offset, head_tok.column)
         for n, r in zip(result_names, op.results):
             self.define(n, r, results_tok, defined)
         return op
@@ -564,6 +569,37 @@ def _arg_attrs_property(arg_attrs, regions):
                 DictionaryAttr(a if a is not None else {}) for a in attrs_list))
         per_region.append(A.array_attr(blocks))
     return A.array_attr(per_region)
+
+
+_LINE = re.compile(
+    r'(\((?:[ \t]*(?:%[A-Za-z0-9_]+|<<NULL VALUE>>)[ \t]*,?)*\)[ \t]*=[^(]*\((?:[^()]*)\)[ \t]*)'
+    r'(\{(?:[^{}"\n]|"(?:[^"\\\n]|\\.)*")*\}[ \t]*)?'
+    r'(:.*)$', re.S)
+
+
+class _Piece:
+    """A part of an OP_LINE token, with its position (a light stand-in for a lark Token)."""
+
+    __slots__ = ("text", "type", "line", "column")
+
+    def __init__(self, text: str, type_: str, line: int, column: int):
+        self.text = text
+        self.type = type_
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _split_line(tok: Token):
+    """Split an OP_LINE token into its OP_HEAD, ATTR_DICT (or None) and SIGNATURE parts."""
+    m = _LINE.match(tok)
+    line, col = tok.line, tok.column
+    attrs = m.group(2)
+    return (_Piece(m.group(1), "OP_HEAD", line, col),
+            None if attrs is None else _Piece(attrs, "ATTR_DICT", line, col + m.start(2)),
+            _Piece(m.group(3), "SIGNATURE", line, col + m.start(3)))
 
 
 _HEAD = re.compile(r'\(([^()]*)\)\s*=\s*"?([^"\s\[(]+)"?\s*(?:\[id:-?\d+\]\s*)?(\(.*\))\s*$', re.S)

@@ -711,3 +711,13 @@ def test_attribute_order_hook_orders_a():
     with pytest.raises(PircError) as e:
         write_program(program, attribute_names=bad_order)
     assert "no_such_attribute" in str(e.value)
+
+
+def test_generic_parameter_with_an_operand_stays_generic():
+    original = doc([
+        full_op(1, {"#": "0.a_f64", "D": 1.0}),
+        {"#": "0.parameter", "A": [{"AT": {"#": "0.a_str", "D": "w"}, "N": "parameter_name"}],
+         "I": [{"%": 1}], "O": [{"%": 2, "TT": F32}], "OA": []},
+    ])
+    out = json.loads(write_program(read_program(original)))
+    assert out == original

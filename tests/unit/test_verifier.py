@@ -54,7 +54,7 @@ class Builder:
 
 
 def problems(b: Builder, strict=False) -> list[str]:
-    return collect_problems(b.program, strict)
+    return [str(p) for p in collect_problems(b.program, strict)]
 
 
 def only_problem(b: Builder, strict=False) -> str:
