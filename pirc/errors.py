@@ -6,8 +6,18 @@ from __future__ import annotations
 class PircError(Exception):
     """Base of every error pirc reports to a user."""
 
+    filename: str | None = None
+
     def render(self) -> str:
+        if self.filename:
+            return f"{self.filename}: error: {self}"
         return f"error: {self}"
+
+    def in_file(self, filename: str) -> "PircError":
+        """Name the input file this error is about (for errors raised without it)."""
+        if not self.filename:
+            self.filename = filename
+        return self
 
 
 class SourceError(PircError):

@@ -30,7 +30,7 @@ import math
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Block, Region
 
-from ..errors import JsonError, VersionError
+from ..errors import JsonError, SourceError, VersionError
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import new_module, null_value
@@ -120,14 +120,16 @@ def _read(text_or_obj, filename: str) -> Program:
                             "{\"#\": \"0.a_f64\", \"VD\": \"INF\"})",
                             filename=filename) from None
         except json.JSONDecodeError as e:
-            raise JsonError(f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}",
-                            filename=filename) from None
+            # Saved programs are one line of many megabytes: no source line is shown.
+            raise SourceError(f"malformed JSON: {e.msg}", filename, e.lineno, e.colno) from None
         except RecursionError:
             raise JsonError("malformed JSON: nested too deeply", filename=filename) from None
     else:
         obj = text_or_obj
     try:
         return _Reader().program(obj)
+    except VersionError as e:
+        raise e.in_file(filename) from None
     except _Bad as e:
         raise JsonError(e.message, path=e.path.lstrip("."), filename=filename) from None
     except RecursionError:

@@ -12,7 +12,7 @@ import re
 import pytest
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
 
-from pirc.errors import JsonError, PircError, VersionError
+from pirc.errors import SourceError, JsonError, PircError, VersionError
 from pirc.ir import attrs as A
 from pirc.ir.ops import is_null_value
 from pirc.ir.program import LATEST_VERSION, GraphTag
@@ -460,9 +460,11 @@ def error_of(document) -> JsonError:
 
 
 def test_malformed_json_reports_line_and_column():
-    e = error_of('{"base_code": {"magic": "pir",\n  "version": 1,, }}')
-    assert "line 2, column 16" in e.message
-    assert e.render().startswith("model.json: error: malformed JSON")
+    with pytest.raises(SourceError) as raised:
+        read_program('{"base_code": {"magic": "pir",\n  "version": 1,, }}', "model.json")
+    e = raised.value
+    assert (e.line, e.column) == (2, 16)
+    assert e.render().startswith("model.json:2:16: error: malformed JSON: Expecting property name")
 
 
 def test_unknown_attribute_kind_names_path_and_known_kinds():

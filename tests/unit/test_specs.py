@@ -218,7 +218,7 @@ def test_class_per_revision():
     assert registry.op_class("pd_op.rms_norm", 1) is not registry.op_class("pd_op.rms_norm", 4)
     assert issubclass(v1, PirOp)
     assert v1.name == "pd_op.leaky_relu" and v1.pir_version == 1
-    assert v1.spec is specs.get_spec("pd_op.leaky_relu", 1)
+    assert v1.spec == specs.get_spec("pd_op.leaky_relu", 1)
     assert registry.op_class("pd_op.leaky_relu", 4).pir_version == 4
 
 
