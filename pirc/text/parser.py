@@ -40,9 +40,15 @@ class _Tree(Transformer):
         return c[0]
 
     def program(self, c):
-        if c and isinstance(c[0], tuple) and c[0][0] == "header":
-            return ("program", c[0], c[1:])
-        return ("program", None, c)
+        if len(c) == 2:
+            return ("program", c[0], c[1])
+        return ("program", None, c[0])
+
+    def items(self, c):
+        if not c:
+            return []
+        c[0].append(c[1])
+        return c[0]
 
     def header(self, c):
         return ("header", c[0], c[1] if len(c) > 1 else [])
@@ -77,7 +83,7 @@ class _Tree(Transformer):
         return c
 
     def region(self, c):
-        return c
+        return c[0]
 
     def else_region(self, c):
         return c[0]
@@ -312,6 +318,7 @@ class _Builder:
         self.sig_memo: dict = {}
         self.kinds_memo: dict = {}
         self.values: dict = {}
+        self.classes: dict = {}
 
     # -- errors
     def error(self, message: str, tok: Token, col_shift: int = 0) -> SourceError:
@@ -430,9 +437,11 @@ class _Builder:
     # -- ops
     def build_op(self, item, block: Block, defined: list):
         form, head_tok, attrs_tok, sig_tok, regions = item
-        results_text, name, operands_text = _split_head(str(head_tok))
+        results_text, name, operands_text = getattr(head_tok, "parts", None) or _split_head(str(head_tok))
         results_tok = operands_tok = name_tok = head_tok
-        cls = op_class(name, self.version)
+        cls = self.classes.get(name)
+        if cls is None:
+            cls = self.classes[name] = op_class(name, self.version)
         # operands
         if form == "while":
             cond, inputs = _while_operands(operands_text)
@@ -572,21 +581,22 @@ def _arg_attrs_property(arg_attrs, regions):
 
 
 _LINE = re.compile(
-    r'(\((?:[ \t]*(?:%[A-Za-z0-9_]+|<<NULL VALUE>>)[ \t]*,?)*\)[ \t]*=[^(]*\((?:[^()]*)\)[ \t]*)'
-    r'(\{(?:[^{}"\n]|"(?:[^"\\\n]|\\.)*")*\}[ \t]*)?'
+    r'(\(([^()]*)\)[ \t]*=[ \t]*"?([^"\s\[(]+)"?[ \t]*(?:\[id:-?\d+\][ \t]*)?\(([^()]*)\)[ \t]*)'
+    r'(\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}[ \t]*)?'
     r'(:.*)$', re.S)
 
 
 class _Piece:
     """A part of an OP_LINE token, with its position (a light stand-in for a lark Token)."""
 
-    __slots__ = ("text", "type", "line", "column")
+    __slots__ = ("text", "type", "line", "column", "parts")
 
-    def __init__(self, text: str, type_: str, line: int, column: int):
+    def __init__(self, text: str, type_: str, line: int, column: int, parts=None):
         self.text = text
         self.type = type_
         self.line = line
         self.column = column
+        self.parts = parts  # for an op head: (results text, op name, operands text)
 
     def __str__(self) -> str:
         return self.text
@@ -596,33 +606,27 @@ def _split_line(tok: Token):
     """Split an OP_LINE token into its OP_HEAD, ATTR_DICT (or None) and SIGNATURE parts."""
     m = _LINE.match(tok)
     line, col = tok.line, tok.column
-    attrs = m.group(2)
-    return (_Piece(m.group(1), "OP_HEAD", line, col),
-            None if attrs is None else _Piece(attrs, "ATTR_DICT", line, col + m.start(2)),
-            _Piece(m.group(3), "SIGNATURE", line, col + m.start(3)))
+    head, results, name, operands, attrs, sig = m.groups()
+    return (_Piece(head, "OP_HEAD", line, col, (results, name, operands)),
+            None if attrs is None else _Piece(attrs, "ATTR_DICT", line, col + m.start(5)),
+            _Piece(sig, "SIGNATURE", line, col + m.start(6)))
 
 
 _HEAD = re.compile(r'\(([^()]*)\)\s*=\s*"?([^"\s\[(]+)"?\s*(?:\[id:-?\d+\]\s*)?(\(.*\))\s*$', re.S)
 
 
 def _split_head(text: str) -> tuple[str, str, str]:
-    """`(%r) = "pd_op.x" [id:3] (%a, %b)` -> ("(%r)", "pd_op.x", "(%a, %b)")."""
+    """`(%r) = "pd_op.x" [id:3] (%a, %b)` -> ("%r", "pd_op.x", "(%a, %b)")."""
     m = _HEAD.match(text)
-    return "(" + m.group(1) + ")", m.group(2), m.group(3)
+    return m.group(1), m.group(2), m.group(3)
 
 
-_names_memo: dict[str, list[str]] = {}
+_VALUE_NAME = re.compile(r"%[A-Za-z0-9_]+|<<NULL VALUE>>")
 
 
 def _value_names(text: str) -> list[str]:
-    names = _names_memo.get(text)
-    if names is None:
-        inner = text[1:-1].strip()
-        names = [n.strip() for n in inner.split(",")] if inner else []
-        names = [n for n in names if n]
-        if len(_names_memo) < 100000:
-            _names_memo[text] = names
-    return names
+    """`(%0, <<NULL VALUE>>, %arg_1)` -> ["%0", "<<NULL VALUE>>", "%arg_1"]."""
+    return _VALUE_NAME.findall(text)
 
 
 def _while_operands(text: str) -> tuple[str, list[str]]:
