@@ -61,26 +61,62 @@ def generate(n_ops: int) -> str:
     return "\n".join(out) + "\n"
 
 
-_TENSOR = re.compile(r"tensor<([^>]*)>")
+def to_generic_mlir(program) -> str:
+    """The same program as generic MLIR (unregistered ops) for xdsl-opt / mlir-opt.
 
+    Attributes keep their kinds (`-1 : i32`, `1.0e-05 : f32`, strings, arrays);
+    pd_op's DataType / Place / IntArray become strings or integer arrays.
+    """
+    from pirc.text.paddle_printer import paddle_attr_text
 
-def to_generic_mlir(paddle_text: str) -> str:
-    """The same program as generic MLIR (unregistered ops) for xdsl-opt / mlir-opt."""
+    names: dict = {}
     out = ['"builtin.module"() ({']
-    for line in paddle_text.splitlines()[1:-1]:
-        m = re.match(r'\s*\(([^)]*)\) = ("[^"]+") \(([^)]*)\) (\{.*\}) : \(([^)]*)\) -> (.*)$', line)
-        if not m:
-            continue
-        results, name, operands, attrs, in_types, out_types = m.groups()
-        ty = lambda s: _TENSOR.sub(lambda t: "tensor<" + t.group(1).replace("-1", "?") + ">", s).replace("<<NULL TYPE>>", "none")
-        operands = ", ".join(o.strip() for o in operands.split(",") if o.strip() and "NULL" not in o)
-        in_types = ", ".join(t for t in ty(in_types).split(", ") if t and t != "none")
-        keys = [kv.split(":", 1)[0] for kv in re.findall(r'(?:^|,)([a-z_]+:)', attrs[1:-1])]
-        attr_dict = "{" + ", ".join(f'{k[:-1]} = "v"' for k in keys) + "}" if keys else ""
-        lhs = f"{results} = " if results.strip() else ""
-        out.append(f"  {lhs}{name}({operands}) {attr_dict} : ({in_types}) -> ({ty(out_types)})")
+    for op in program.block.ops:
+        for r in op.results:
+            names[r] = f"%v{len(names)}"
+        operands = ", ".join(names[v] for v in op.operands if v in names)
+        in_types = ", ".join(_mlir_type(v.type) for v in op.operands if v in names)
+        out_types = ", ".join(_mlir_type(r.type) for r in op.results)
+        attrs = ", ".join(f"{k} = {_mlir_attr(v, paddle_attr_text)}" for k, v in sorted(op.attributes.items()))
+        lhs = ", ".join(names[r] for r in op.results)
+        lhs = f"{lhs} = " if lhs else ""
+        # MLIR's builtin dialect rejects unknown ops: rename PIR's builtin.* ops.
+        name = "pir_" + op.name if op.name.startswith("builtin.") else op.name
+        out.append(f'  {lhs}"{name}"({operands}) {{{attrs}}} : ({in_types}) -> ({out_types})')
     out.append("}) : () -> ()")
     return "\n".join(out) + "\n"
+
+
+def _mlir_type(t) -> str:
+    from pirc.ir.types import DenseTensorType, VectorType
+    from pirc.text.types_text import type_text
+
+    if isinstance(t, DenseTensorType):
+        elt = type_text(t.dtype, False).replace("b", "i1") if type_text(t.dtype, False) == "b" else type_text(t.dtype, False)
+        elt = {"u8": "ui8", "c64": "complex<f32>", "c128": "complex<f64>"}.get(elt, elt)
+        return "tensor<" + "".join(("?" if d == -1 else str(d)) + "x" for d in t.shape) + elt + ">"
+    if isinstance(t, VectorType):
+        return "tuple<" + ", ".join(_mlir_type(e) for e in t.types) + ">"
+    return "none"
+
+
+def _mlir_attr(a, paddle_text) -> str:
+    import math
+    from pirc.ir import attrs as A
+    from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
+
+    if isinstance(a, IntegerAttr):
+        if a.type == A.i1:
+            return "true" if a.value.data else "false"
+        return f"{a.value.data} : {'i32' if a.type == A.i32 else 'i64'}"
+    if isinstance(a, FloatAttr) and math.isfinite(a.value.data):
+        return f"{a.value.data!r} : {'f64' if A.attr_kind(a) == 'double' else 'f32'}"
+    if isinstance(a, ArrayAttr):
+        return "[" + ", ".join(_mlir_attr(x, paddle_text) for x in a.data) + "]"
+    if isinstance(a, A.IntArrayAttr):
+        return "[" + ", ".join(f"{v} : i64" for v in a.data) + "]"
+    text = a.data if isinstance(a, StringAttr) else paddle_text(a)
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def timed(fn, runs: int):
@@ -157,7 +193,7 @@ def main() -> None:
             "peak_rss_mb": child_peak_rss(str(path)),
         }
         mlir = tmp / f"p{n}.mlir"
-        mlir.write_text(to_generic_mlir(text))
+        mlir.write_text(to_generic_mlir(program))
         if mlir_opt:
             row["mlir_opt_roundtrip_s"] = external(
                 [mlir_opt, "--allow-unregistered-dialect", "--mlir-print-op-generic", str(mlir), "-o", os.devnull],
