@@ -3,9 +3,9 @@
 The programs repeat the top-level ops of real corpus programs (Paddle 3.3.1's
 transformer, cnn and mlp) with their values renumbered, so op shapes,
 attribute dictionaries and signatures repeat as they do in real models.
-Each figure is the median of several runs of one phase in this process;
-peak memory is the whole process's max RSS for one parse+print+JSON cycle,
-measured in a child process.  Beside pirc: `xdsl-opt` and `mlir-opt-19`
+Each figure is the median of several runs of one phase, each in a fresh
+process (as pirc-opt runs one job per process); peak memory is that
+process's max RSS, input text and the phase's own input included.  Beside pirc: `xdsl-opt` and `mlir-opt-19`
 round-tripping the same program as generic MLIR (if installed).
 
     python tools/bench_frontend.py [--sizes 1000,10000,100000] [--runs 3] [--out DIR]
@@ -119,29 +119,42 @@ def _mlir_attr(a, paddle_text) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def timed(fn, runs: int):
-    times = []
-    result = None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
+# One phase per child process: a pirc-opt run does one job per process, and a
+# heap grown by earlier phases slows later ones (the GC has more to scan).
+PHASES = {  # name: (input file, untimed setup building x, timed expression)
+    "parse_paddle_text": ("text", "None", "parse_text(src, 'bench', 4)"),
+    "parse_canonical": ("canonical", "None", "parse_text(src, 'bench')"),
+    "print_canonical": ("text", "parse_text(src, 'bench', 4)", "print_canonical(x)"),
+    "print_paddle": ("text", "parse_text(src, 'bench', 4)", "print_paddle(x)"),
+    "json_read": ("json", "None", "read_program(src)"),
+    "json_write": ("json", "read_program(src)", "write_program(x)"),
+    "verify": ("json", "read_program(src)", "verify_program(x)"),
+}
+CHILD = """
+import resource, sys, time
+sys.path.insert(0, {root!r})
+from pirc.text.parser import parse_text
+from pirc.text.canonical_printer import print_canonical
+from pirc.text.paddle_printer import print_paddle
+from pirc.paddle_json.reader import read_program
+from pirc.paddle_json.writer import write_program
+from pirc.ir.verifier import verify_program
+src = open({path!r}).read()
+x = {setup}
+t0 = time.perf_counter()
+y = {timed}
+t = time.perf_counter() - t0
+print(t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
 
 
-def child_peak_rss(path: str) -> float:
-    code = (
-        "import sys, resource; sys.path.insert(0, %r)\n"
-        "from pirc.text.parser import parse_text\n"
-        "from pirc.text.canonical_printer import print_canonical\n"
-        "from pirc.paddle_json.writer import write_program\n"
-        "from pirc.paddle_json.reader import read_program\n"
-        "p = parse_text(open(%r).read(), 'x', 4)\n"
-        "c = print_canonical(p); j = write_program(p); del p\n"
-        "q = read_program(j)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n" % (str(ROOT), path))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.strip())
+def child(path: str, setup: str, timed: str) -> tuple[float, float]:
+    code = CHILD.format(root=str(ROOT), path=path, setup=setup, timed=timed)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr)
+    t, rss = out.stdout.split()
+    return float(t), float(rss)
 
 
 def external(cmd, runs: int):
@@ -160,14 +173,12 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--external-max", type=int, default=100000,
-                    help="largest size to run xdsl-opt on (it takes ~50 s at 100k)")
+                    help="largest size to run xdsl-opt on (it takes ~90 s at 100k)")
     ap.add_argument("--json", dest="json_out", help="write the results here as JSON")
     args = ap.parse_args()
 
-    from pirc.paddle_json.reader import read_program
     from pirc.paddle_json.writer import write_program
     from pirc.text.canonical_printer import print_canonical
-    from pirc.text.paddle_printer import print_paddle
     from pirc.text.parser import parse_text
 
     rows = []
@@ -176,22 +187,19 @@ def main() -> None:
     mlir_opt = shutil.which("mlir-opt-19")
     for n in (int(s) for s in args.sizes.split(",")):
         text = generate(n)
-        path = tmp / f"p{n}.pir"
-        path.write_text(text)
-        parse_s, program = timed(lambda: parse_text(text, "bench", 4), args.runs)
-        canon_s, canon = timed(lambda: print_canonical(program), args.runs)
-        paddle_s, _ = timed(lambda: print_paddle(program), args.runs)
-        canon_parse_s, _ = timed(lambda: parse_text(canon, "bench"), args.runs)
-        jwrite_s, jtext = timed(lambda: write_program(program), args.runs)
-        jread_s, _ = timed(lambda: read_program(jtext), args.runs)
-        row = {
-            "ops": program.op_count(), "text_mb": round(len(text) / 1e6, 1),
-            "json_mb": round(len(jtext) / 1e6, 1),
-            "parse_paddle_text_s": parse_s, "parse_canonical_s": canon_parse_s,
-            "print_canonical_s": canon_s, "print_paddle_s": paddle_s,
-            "json_read_s": jread_s, "json_write_s": jwrite_s,
-            "peak_rss_mb": child_peak_rss(str(path)),
-        }
+        program = parse_text(text, "bench", 4)
+        files = {"text": tmp / f"p{n}.pir.txt", "canonical": tmp / f"p{n}.pir", "json": tmp / f"p{n}.json"}
+        files["text"].write_text(text)
+        files["canonical"].write_text(print_canonical(program))
+        files["json"].write_text(write_program(program))
+        row = {"ops": program.op_count(), "text_mb": round(len(text) / 1e6, 1),
+               "json_mb": round(files["json"].stat().st_size / 1e6, 1)}
+        peak = {}
+        for phase, (kind, setup, timed) in PHASES.items():
+            results = [child(str(files[kind]), setup, timed) for _ in range(args.runs)]
+            row[phase + "_s"] = round(statistics.median(r[0] for r in results), 3)
+            peak[phase] = round(max(r[1] for r in results))
+        row["peak_rss_mb"] = peak
         mlir = tmp / f"p{n}.mlir"
         mlir.write_text(to_generic_mlir(program))
         if mlir_opt:
@@ -201,6 +209,10 @@ def main() -> None:
         if xdsl_opt and n <= args.external_max:
             row["xdsl_opt_roundtrip_s"] = external(
                 [xdsl_opt, "--allow-unregistered-dialect", "--print-op-generic", str(mlir), "-o", os.devnull], 1)
+        pirc_cmd = [sys.executable, "-m", "pirc", str(files["json"]), "-o", os.devnull]
+        row["pirc_opt_json_to_json_s"] = external(pirc_cmd, 1)
+        row["pirc_opt_text_to_canonical_s"] = external(
+            [sys.executable, "-m", "pirc", str(files["text"]), "--from-version=4", "-o", os.devnull], 1)
         rows.append(row)
         print(json.dumps(row), flush=True)
     shutil.rmtree(tmp)
