@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from .formats import format_program, input_format_for, output_format_for, parse_program, read_input, write_output
+from .formats import (format_program, format_program_chunks, input_format_for, output_format_for,
+                      parse_program, read_input, write_output)
 from .ir.program import Program
 
 
@@ -33,7 +34,7 @@ def to_text(program: Program, form: str = "pir") -> str:
 
 def save(program: Program, path: str, *, form: str | None = None) -> None:
     """Write the program to `path` atomically; the form follows the extension unless given."""
-    write_output(path, format_program(program, output_format_for("pir", path, form)))
+    write_output(path, format_program_chunks(program, output_format_for("pir", path, form)))
 
 
 def verify(program: Program, *, strict: bool = False) -> None:

@@ -60,27 +60,40 @@ def parse_program(text: str, fmt: str, filename: str = "<input>", from_version: 
 
 
 def format_program(program: Program, fmt: str) -> str:
+    return "".join(format_program_chunks(program, fmt))
+
+
+def format_program_chunks(program: Program, fmt: str):
+    """The program in format `fmt`, as an iterable of text pieces."""
     if fmt == "json":
-        from .paddle_json.writer import write_program
-        return write_program(program)
+        from .ir.builder import gc_paused
+        from .paddle_json.writer import write_program_chunks
+        with gc_paused():
+            yield from write_program_chunks(program)
+        return
     if fmt == "paddle":
         from .text.paddle_printer import print_paddle
-        return print_paddle(program)
+        yield print_paddle(program)
+        return
     from .text.canonical_printer import print_canonical
-    return print_canonical(program)
+    yield print_canonical(program)
 
 
-def write_output(path: str | None, text: str) -> None:
-    """Write `text` to `path` atomically (temp file + rename), or to stdout."""
+def write_output(path: str | None, text) -> None:
+    """Write `text` (a string or an iterable of pieces) to `path` atomically
+    (temp file + rename), or to stdout."""
+    pieces = (text,) if isinstance(text, str) else text
     if path is None or path == "-":
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         sys.stdout.flush()
         return
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".pirc-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            for piece in pieces:
+                f.write(piece)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -157,6 +157,20 @@ def child(path: str, setup: str, timed: str) -> tuple[float, float]:
     return float(t), float(rss)
 
 
+_RSS_WRAPPER = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+                "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024); sys.exit(r.returncode)")
+
+
+def whole_process(cmd) -> tuple[float, float] | None:
+    """Wall time and peak RSS (MB) of one run of `cmd`."""
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", _RSS_WRAPPER, *cmd], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if r.returncode != 0:
+        return None
+    return round(wall, 3), round(float(r.stdout.split()[-1]))
+
+
 def external(cmd, runs: int):
     times = []
     for _ in range(runs):
@@ -209,10 +223,14 @@ def main() -> None:
         if xdsl_opt and n <= args.external_max:
             row["xdsl_opt_roundtrip_s"] = external(
                 [xdsl_opt, "--allow-unregistered-dialect", "--print-op-generic", str(mlir), "-o", os.devnull], 1)
-        pirc_cmd = [sys.executable, "-m", "pirc", str(files["json"]), "-o", os.devnull]
-        row["pirc_opt_json_to_json_s"] = external(pirc_cmd, 1)
-        row["pirc_opt_text_to_canonical_s"] = external(
-            [sys.executable, "-m", "pirc", str(files["text"]), "--from-version=4", "-o", os.devnull], 1)
+        out = tmp / "out"
+        # Whole pirc-opt runs (verification included): (wall s, peak RSS MB).
+        row["pirc_opt_json_to_json"] = whole_process(
+            [sys.executable, "-m", "pirc", str(files["json"]), "-o", str(out) + ".json"])
+        row["pirc_opt_text_to_canonical"] = whole_process(
+            [sys.executable, "-m", "pirc", str(files["text"]), "--from-version=4", "-o", str(out) + ".pir"])
+        row["pirc_opt_canonical_to_paddle"] = whole_process(
+            [sys.executable, "-m", "pirc", str(files["canonical"]), "--emit=paddle", "-o", str(out) + ".txt"])
         rows.append(row)
         print(json.dumps(row), flush=True)
     shutil.rmtree(tmp)

@@ -15,7 +15,7 @@ from ..ir.verifier import MAX_REPORTED
 from ..formats import (
     INPUT_FORMATS,
     OUTPUT_FORMATS,
-    format_program,
+    format_program_chunks,
     input_format_for,
     output_format_for,
     parse_program,
@@ -63,7 +63,7 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
         except VerifyError as e:
             raise located_problems(e, program, text, filename, line_offset) from None
     out_fmt = output_format_for(fmt, args.output, args.emit)
-    return format_program(program, out_fmt)
+    return format_program_chunks(program, out_fmt)
 
 
 def located_problems(error: VerifyError, program, text: str, filename: str,
@@ -92,7 +92,7 @@ def run(argv=None) -> int:
             outputs, failed = [], False
             for chunk, offset in split_input(text, SPLIT_MARKER):
                 try:
-                    outputs.append(process_text(chunk, args, filename, offset))
+                    outputs.append("".join(process_text(chunk, args, filename, offset)))
                 except PircError as e:
                     print(e.render() if hasattr(e, "render") else f"error: {e}", file=sys.stderr)
                     failed = True

@@ -82,11 +82,28 @@ def write_program(program: Program, readable: bool = False, attribute_names=None
     # The writer allocates a few lists per op; with the cyclic GC running,
     # each collection would rescan the whole program.
     with gc_paused():
-        text = _Writer(program, attribute_names or json_attribute_names).document()
+        text = "".join(write_program_chunks(program, attribute_names))
     if readable:
         # Same key order and number spelling; only the layout changes.
         return json.dumps(json.loads(text), indent=4, ensure_ascii=False)
     return text
+
+
+def write_program_chunks(program: Program, attribute_names=None):
+    """The compact JSON text of `program` in pieces, one per top-level op.
+
+    Writing a 100k-op program to a file piece by piece never holds the
+    whole 30 MB text (and the list of its parts) in memory at once.
+    """
+    writer = _Writer(program, attribute_names or json_attribute_names)
+    head, tail = writer.document().split(_TOP_OPS, 1)
+    yield head
+    yield from writer.top_ops()
+    yield tail
+
+
+# Stands for the top-level block's op list in the document skeleton.
+_TOP_OPS = "\x00pirc-top-level-ops\x00"
 
 
 def _dumps(value) -> str:
@@ -115,6 +132,8 @@ class _Writer:
         self.entry_frags: dict[tuple, str] = {}
         self.codes: dict[str, str] = {}
         self.attr_sets: dict[tuple, tuple] = {}
+        self.top_block = program.module.body.blocks[0] if program.module.body.blocks else None
+        self.top_path = "program.regions[0].blocks[0]"
 
     # -- document ------------------------------------------------------------
 
@@ -160,19 +179,34 @@ class _Writer:
             self.next_arg -= 1
             self.values[id(arg)] = '{"%":' + str(n) + "}"
             args.append('{"#":' + str(n) + ',"TT":' + self.type(arg.type) + "}")
-        ops = []
+        if block is self.top_block:
+            ops_text = _TOP_OPS  # streamed by top_ops()
+        else:
+            ops_text = ",".join(self.ops(block, path))
+        return ('{"#":"' + name + '","args":[' + ",".join(args) + '],"ops":['
+                + ops_text + "]}")
+
+    def ops(self, block, path: str):
+        """The JSON of each op of `block`, in order."""
         op_frag = self.op
         for i, op in enumerate(block.ops):
             try:
-                ops.append(op_frag(op, path, i))
+                yield op_frag(op, path, i)
             except _Unwritable as e:
                 raise JsonError(e.args[0], path=f"{path}.ops[{i}]") from None
             except JsonError as e:
                 if not e.path:
                     e.path = f"{path}.ops[{i}]"
                 raise
-        return ('{"#":"' + name + '","args":[' + ",".join(args) + '],"ops":['
-                + ",".join(ops) + "]}")
+
+    def top_ops(self):
+        """The top-level block's ops, comma-separated, piece by piece."""
+        if self.top_block is None:
+            return
+        first = True
+        for frag in self.ops(self.top_block, self.top_path):
+            yield frag if first else "," + frag
+            first = False
 
     # -- ops -------------------------------------------------------------------
 
