@@ -74,9 +74,34 @@ class VerifyError(PircError):
 class ErrorList(PircError):
     """Several located errors reported together (verification of a text input)."""
 
-    def __init__(self, errors: list[SourceError]):
+    def __init__(self, errors: list):  # SourceError or PatchError: anything with render()
         super().__init__("\n".join(e.render() for e in errors))
         self.errors = errors
 
     def render(self) -> str:
         return "\n".join(e.render() for e in self.errors)
+
+
+class PatchError(PircError):
+    """A mistake in a migration patch file or patch folder: `FILE:LINE: error: ...`.
+
+    Several are reported together as an ErrorList (`pirc-patch validate` shows them all).
+    """
+
+    def __init__(self, message: str, filename: str = "<patch>", line: int = 0, column: int = 0):
+        super().__init__(message)
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.column = column
+
+    def render(self) -> str:
+        where = self.filename
+        if self.line:
+            where += f":{self.line}"
+            if self.column:
+                where += f":{self.column}"
+        return f"{where}: error: {self.message}"
+
+    def __str__(self) -> str:
+        return self.render()
