@@ -90,8 +90,20 @@ class _TensorLike:
         return self.layout.data == DEFAULT_LAYOUT
 
 
+class _LodTensorLike(_TensorLike):
+    """Types with Paddle's five dense-tensor fields: dtype, dims, layout, lod, offset."""
+
+    @classmethod
+    def make(cls, dtype: Attribute, dims, layout: str = DEFAULT_LAYOUT, lod=(), offset: int = 0):
+        return cls(dtype, _ints(dims), StringAttr(layout), _lod(lod), IntAttr(offset))
+
+    @property
+    def lod_levels(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(i.data for i in level.data) for level in self.lod.data)
+
+
 @irdl_attr_definition
-class DenseTensorType(_TensorLike, ParametrizedAttribute, TypeAttribute):
+class DenseTensorType(_LodTensorLike, ParametrizedAttribute, TypeAttribute):
     """`tensor<2x-1xf32>`: Paddle's DenseTensorType (JSON `0.t_dtensor`).
 
     dims use -1 for a dynamic size, as Paddle does; a 0-d tensor has no dims.
@@ -104,21 +116,13 @@ class DenseTensorType(_TensorLike, ParametrizedAttribute, TypeAttribute):
     lod: ArrayAttr[ArrayAttr[IntAttr]]
     offset: IntAttr
 
-    @staticmethod
-    def make(dtype: Attribute, dims, layout: str = DEFAULT_LAYOUT, lod=(), offset: int = 0):
-        return DenseTensorType(dtype, _ints(dims), StringAttr(layout), _lod(lod), IntAttr(offset))
-
-    @property
-    def lod_levels(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(i.data for i in level.data) for level in self.lod.data)
-
     def is_plain(self) -> bool:
         """True when Paddle's text shows everything this type holds."""
         return self.layout.data == DEFAULT_LAYOUT and not self.lod.data and self.offset.data == 0
 
 
 @irdl_attr_definition
-class SelectedRowsType(_TensorLike, ParametrizedAttribute, TypeAttribute):
+class SelectedRowsType(_LodTensorLike, ParametrizedAttribute, TypeAttribute):
     """Paddle's SelectedRowsType (JSON `1.t_selected_rows`), same fields as a dense tensor."""
 
     name = "pir.selected_rows"
@@ -127,14 +131,6 @@ class SelectedRowsType(_TensorLike, ParametrizedAttribute, TypeAttribute):
     layout: StringAttr
     lod: ArrayAttr[ArrayAttr[IntAttr]]
     offset: IntAttr
-
-    @staticmethod
-    def make(dtype: Attribute, dims, layout: str = DEFAULT_LAYOUT, lod=(), offset: int = 0):
-        return SelectedRowsType(dtype, _ints(dims), StringAttr(layout), _lod(lod), IntAttr(offset))
-
-    @property
-    def lod_levels(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(i.data for i in level.data) for level in self.lod.data)
 
 
 @irdl_attr_definition

@@ -28,15 +28,13 @@ from .types_text import type_text
 
 
 def print_canonical(program) -> str:
-    p = CanonicalPrinter()
-    p.print_program(program)
-    return "".join(p.out)
+    return CanonicalPrinter.print(program)
 
 
 class CanonicalPrinter(PrinterBase):
-    def __init__(self):
-        super().__init__()
-        self.attr_text_memo: dict = {}
+    @staticmethod
+    def spell_attr(attr) -> str:
+        return canonical_attr_text(attr)
 
     def print_program(self, program):
         tags = ", ".join(f"({json.dumps(t.pass_name)}, {t.pass_version}, {json.dumps(t.rollout)})"
@@ -89,15 +87,6 @@ class CanonicalPrinter(PrinterBase):
         items = sorted(attributes.items())
         return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
 
-    def attr_text(self, attr) -> str:
-        # Keyed by identity: xDSL attributes hash recursively, and the
-        # program keeps every attribute alive while it is printed.
-        memo = self.attr_text_memo
-        text = memo.get(id(attr))
-        if text is None:
-            text = canonical_attr_text(attr)
-            memo[id(attr)] = text
-        return text
 
 
 _INT_TAGS = {A.i32: "(Int32)", A.i64: "(Int64)", A.index: "(Index)"}

@@ -26,15 +26,13 @@ HIDDEN_ATTRS = frozenset({"op_callstack", "sym_shape_str"})
 
 
 def print_paddle(program) -> str:
-    p = PaddlePrinter()
-    p.print_program(program)
-    return "".join(p.out)
+    return PaddlePrinter.print(program)
 
 
 class PaddlePrinter(PrinterBase):
-    def __init__(self):
-        super().__init__()
-        self.attr_text_memo: dict = {}
+    @staticmethod
+    def spell_attr(attr) -> str:
+        return paddle_attr_text(attr)
 
     def print_program(self, program):
         self.out.append("{\n")
@@ -103,15 +101,6 @@ class PaddlePrinter(PrinterBase):
         items = sorted((k, v) for k, v in attributes.items() if k not in HIDDEN_ATTRS)
         return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
 
-    def attr_text(self, attr) -> str:
-        # Keyed by identity: xDSL attributes hash recursively, and the
-        # program keeps every attribute alive while it is printed.
-        memo = self.attr_text_memo
-        text = memo.get(id(attr))
-        if text is None:
-            text = paddle_attr_text(attr)
-            memo[id(attr)] = text
-        return text
 
 
 def paddle_attr_text(attr) -> str:

@@ -18,12 +18,33 @@ NULL_VALUE_TEXT = "<<NULL VALUE>>"
 class PrinterBase:
     INDENT = "    "
 
+    @staticmethod
+    def spell_attr(attr) -> str:
+        """The text of one attribute value in this printer's form."""
+        raise NotImplementedError
+
+    @classmethod
+    def print(cls, program) -> str:
+        printer = cls()
+        printer.print_program(program)
+        return "".join(printer.out)
+
     def __init__(self):
+        self.attr_memo: dict[int, str] = {}
         self.names: dict = {}
         self.next_result = 0
         self.next_arg = 0
         self.out: list[str] = []
         self.type_memo: dict[int, str] = {}
+
+    def attr_text(self, attr) -> str:
+        """spell_attr() memoised by identity (the program keeps every attribute
+        alive while it is printed, and xDSL attributes hash recursively)."""
+        text = self.attr_memo.get(id(attr))
+        if text is None:
+            text = self.spell_attr(attr)
+            self.attr_memo[id(attr)] = text
+        return text
 
     def type_text(self, t, lossless: bool) -> str:
         """type_text() memoised by identity (types hash recursively)."""
