@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Block, Region
 
 from ..errors import JsonError, SourceError, VersionError
+from .stream import NotStreamable, OpStream, StreamSyntaxError, skeleton
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import new_module, null_value
@@ -113,6 +114,9 @@ def _read(text_or_obj, filename: str) -> Program:
             raise JsonError(f"the file is not UTF-8 text (byte {e.start}): {e.reason}",
                             filename=filename) from None
     if isinstance(text_or_obj, str):
+        program = _read_streamed(text_or_obj, filename)
+        if program is not None:
+            return program
         try:
             obj = json.loads(text_or_obj, parse_constant=_reject_constant)
         except _NonStandard as e:
@@ -126,6 +130,29 @@ def _read(text_or_obj, filename: str) -> Program:
             raise JsonError("malformed JSON: nested too deeply", filename=filename) from None
     else:
         obj = text_or_obj
+    return _build(obj, filename)
+
+
+def _read_streamed(text: str, filename: str) -> Program | None:
+    """Read with the top-level ops decoded one at a time (stream.py), or None
+    when the document's layout needs the whole-document reader."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    try:
+        doc = skeleton(text, decoder)
+        if doc is None:
+            return None
+        return _build(doc, filename)
+    except NotStreamable:
+        return None
+    except StreamSyntaxError as e:
+        err = e.error
+        raise SourceError(f"malformed JSON: {err.msg}", filename, err.lineno, err.colno) from None
+    except _NonStandard as e:
+        raise JsonError(f"{e.args[0]} is not JSON (Paddle writes a non-finite float as "
+                        "{\"#\": \"0.a_f64\", \"VD\": \"INF\"})", filename=filename) from None
+
+
+def _build(obj, filename: str) -> Program:
     try:
         return _Reader().program(obj)
     except VersionError as e:
@@ -288,7 +315,7 @@ class _Reader:
         for aid, arg in zip(ids, block.args):
             self.values[aid] = arg
         ops = bj.get(C.OPS)
-        if type(ops) is not list:
+        if type(ops) is not list and type(ops) is not OpStream:
             raise _Bad(f"expected a list of ops, got {_show(ops)}", "." + C.OPS)
         op = self.op
         for i, oj in enumerate(ops):
