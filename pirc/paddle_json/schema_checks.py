@@ -1,0 +1,39 @@
+"""Shape checks shared by the JSON reader's parts, and the error they raise."""
+
+from __future__ import annotations
+
+import json
+
+
+class SchemaViolation(Exception):
+    """A schema violation; `path` grows as the exception unwinds."""
+
+    def __init__(self, message: str, path: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def under(self, prefix: str) -> "SchemaViolation":
+        self.path = prefix + self.path
+        return self
+
+
+def show(value, limit: int = 60) -> str:
+    """A short rendering of a JSON value for a message."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def is_int(x) -> bool:
+    return type(x) is int
+
+
+def is_flag(x) -> bool:
+    return type(x) is int or type(x) is bool
+
+
+def is_number(x) -> bool:
+    return type(x) is int or type(x) is float
