@@ -6,14 +6,15 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Block
 
+from ..versioning import policy as _policy
 from .ops import ProgramModuleOp, new_module
 
 # PIR versions pirc knows.  1 = Paddle 3.0, 2 = 3.1, 3 = 3.2, 4 = 3.3;
-# 0 = an unreleased develop build.  The release/develop policy for patches
-# lives with the patches (a later issue); this is what the IR can represent.
-KNOWN_VERSIONS = (1, 2, 3, 4)
-LATEST_VERSION = max(KNOWN_VERSIONS)
-DEVELOP_VERSION = 0
+# 0 = an unreleased develop build.  The numbers come from the version policy
+# (patches/versions.yaml, read by pirc.versioning.policy): 1 .. its release.
+KNOWN_VERSIONS = _policy.KNOWN_VERSIONS
+LATEST_VERSION = _policy.RELEASE_VERSION
+DEVELOP_VERSION = _policy.DEVELOP_VERSION
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Versioning: migration patches, version plans, upgrade and downgrade."""

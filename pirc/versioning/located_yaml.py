@@ -1,0 +1,137 @@
+"""YAML read as nodes that know their line, with errors collected, not raised one by one.
+
+Patch files and `versions.yaml` are checked strictly and every mistake is reported with
+its line (`FILE:LINE: error: ...`), so they are read with yaml's compose API (nodes carry
+marks) rather than `yaml.safe_load` (plain dicts, no lines, duplicate keys silently
+merged).  Scalars are converted the way PyYAML's safe loader would, and keep their source
+text: Paddle reads patch values with yaml-cpp, which converts a scalar by its text
+(`data: "-1"` and `data: -1` mean the same there), and pirc does the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from ..errors import PatchError
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_TAG = "tag:yaml.org,2002:"
+
+
+def line_of(node: Node) -> int:
+    return node.start_mark.line + 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One `key: value` of a mapping, with the key's node (for its line)."""
+
+    key: str
+    key_node: Node
+    value: Node
+
+
+class LocatedYaml:
+    """One YAML text, its nodes, and the errors found in it so far."""
+
+    def __init__(self, text: str, filename: str):
+        self.text = text
+        self.filename = filename
+        self.errors: list[PatchError] = []
+        self._constructor = SafeConstructor()
+
+    # -- reporting --------------------------------------------------------------
+
+    def error(self, at: Node | int, message: str) -> None:
+        line = at if isinstance(at, int) else line_of(at)
+        self.errors.append(PatchError(message, self.filename, line))
+
+    # -- reading -----------------------------------------------------------------
+
+    def compose(self) -> Node | None:
+        """The document's root node; None for an empty file or a syntax error (reported)."""
+        try:
+            return yaml.compose(self.text, Loader=_LOADER)
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            problem = e.problem or e.context or "invalid YAML"
+            if e.context and e.problem:
+                problem = f"{e.context}: {e.problem}" if "while" not in e.context else e.problem
+            line = mark.line + 1 if mark else 0
+            column = mark.column + 1 if mark else 0
+            self.errors.append(PatchError(f"invalid YAML: {problem}", self.filename, line, column))
+        except yaml.YAMLError as e:
+            self.errors.append(PatchError(f"invalid YAML: {e}", self.filename))
+        return None
+
+    def mapping(self, node: Node, what: str) -> list[Entry] | None:
+        """The entries of a mapping node, in order; reports non-mappings and repeated keys."""
+        if not isinstance(node, MappingNode):
+            self.error(node, f"{what} must be a mapping (`key: value` lines), got {describe(node)}")
+            return None
+        entries: list[Entry] = []
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, ScalarNode):
+                self.error(key_node, f"{what}: a key must be a plain name, got {describe(key_node)}")
+                continue
+            key = key_node.value
+            if key in seen:
+                self.error(key_node, f"{what}: key `{key}` appears twice (first at line {seen[key]})")
+                continue
+            seen[key] = line_of(key_node)
+            entries.append(Entry(key, key_node, value_node))
+        return entries
+
+    def sequence(self, node: Node, what: str) -> list[Node] | None:
+        if not isinstance(node, SequenceNode):
+            self.error(node, f"{what} must be a list (`- ...` items), got {describe(node)}")
+            return None
+        return list(node.value)
+
+    def value(self, node: Node):
+        """The Python value PyYAML's safe loader gives a node (lists and dicts included)."""
+        if isinstance(node, ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, SequenceNode):
+            return [self.value(n) for n in node.value]
+        return {k.value if isinstance(k, ScalarNode) else str(k.value): self.value(v)
+                for k, v in node.value}
+
+    def scalar(self, node: ScalarNode):
+        tag = node.tag
+        if tag == _TAG + "str":
+            return node.value
+        if tag == _TAG + "int":
+            return self._constructor.construct_yaml_int(node)
+        if tag == _TAG + "float":
+            return self._constructor.construct_yaml_float(node)
+        if tag == _TAG + "bool":
+            return self._constructor.construct_yaml_bool(node)
+        if tag == _TAG + "null":
+            return None
+        return node.value
+
+
+def is_scalar(node: Node) -> bool:
+    return isinstance(node, ScalarNode)
+
+
+def is_null(node: Node) -> bool:
+    return isinstance(node, ScalarNode) and node.tag == _TAG + "null"
+
+
+def describe(node: Node) -> str:
+    """A few words naming what a node is, for messages ("a list", "the text `abc`")."""
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    if is_null(node):
+        return "nothing"
+    return f"`{node.value}`"

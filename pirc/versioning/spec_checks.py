@@ -1,0 +1,157 @@
+"""Checks of an op patch against the op specs of the version it upgrades from.
+
+Used by pirc.versioning.schema when the step a patch makes is known: attribute names,
+operand and result indices (counted as an entry's actions apply), and whether a
+value-keeping kind change can convert the old kind.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from . import paddle_kinds as K
+from .model import Action
+
+# Dialects whose ops pirc has specs for: a name no version of them knows is a mistake.
+SPEC_DIALECTS = ("pd_op", "builtin", "cf")
+
+
+def show_subject(subject) -> str:
+    """An entry's subject for messages: `pd_op.pool2d`, `[pd_op.full, pd_op.scale]`."""
+    return f"[{subject[0]}, {subject[1]}]" if isinstance(subject, tuple) else subject
+
+
+class SpecCheck:
+    """Checks an op patch against the op specs of the version it upgrades from.
+
+    Only ops a spec knows at that version are checked: test dialects, onednn_op and
+    ops new at this step pass unchecked (the structure checks still apply).
+    """
+
+    def __init__(self, version: int | None):
+        self.version = version
+
+    @classmethod
+    def for_version(cls, version: int | None) -> "SpecCheck":
+        from ..ir.program import KNOWN_VERSIONS
+        return cls(version if version in KNOWN_VERSIONS else None)
+
+    @staticmethod
+    def ops_named(short: str) -> list[str]:
+        from ..ir import specs
+        return sorted(n for n in specs.all_op_names() if n.split(".", 1)[1] == short)[:3]
+
+    @staticmethod
+    def unknown_op(name: str) -> list[str] | None:
+        """None if the op is known or its dialect has no specs; else close names (maybe [])."""
+        from ..ir import specs
+        if name.split(".", 1)[0] not in SPEC_DIALECTS:
+            return None
+        known = specs.all_op_names()
+        if name in known:
+            return None
+        return difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.8)
+
+    def spec(self, op: str):
+        if self.version is None:
+            return None
+        from ..ir import specs
+        return specs.get_spec(op, self.version)
+
+    def counts(self, section: str, subject) -> dict:
+        """Operand / result counts the entry's actions change as they go (None: variadic/unknown)."""
+        ops = subject if section == "op_pair_patches" else (subject,) if section == "op_patches" else ()
+        out = {}
+        for op in ops:
+            spec = self.spec(op)
+            if spec is None:
+                out[op] = (None, None)
+                continue
+            out[op] = (None if spec.variadic_operands else len(spec.operands),
+                       None if spec.variadic_results else len(spec.results))
+        return out
+
+    def check_action(self, reader, section: str, subject, action: Action, counts) -> None:
+        if self.version is None or section not in ("op_patches", "op_pair_patches"):
+            return
+        name = action.action
+        label = f"{show_subject(subject)}: {name}"
+        at = f"at PIR version {self.version}"
+        if section == "op_pair_patches":
+            producer, consumer = subject
+            out_index, in_index = action.object
+            results = counts[producer][1]
+            operands = counts[consumer][0]
+            adding = name == "add_value"
+            if results is not None:
+                limit = results if adding else results - 1
+                if out_index > limit:
+                    reader.error(action.line, f"{label}: producer result index {out_index} is out of "
+                                              f"range: {producer} has {results} result(s) {at}"
+                                              + (" (a new result goes at 0..count)" if adding else ""))
+                counts[producer] = (counts[producer][0], results + (1 if adding else -1))
+            if operands is not None:
+                limit = operands if adding else operands - 1
+                if in_index > limit:
+                    reader.error(action.line, f"{label}: consumer operand index {in_index} is out of "
+                                              f"range: {consumer} has {operands} operand(s) {at}"
+                                              + (" (a new operand goes at 0..count)" if adding else ""))
+                counts[consumer] = (operands + (1 if adding else -1), counts[consumer][1])
+            return
+        op = subject
+        spec = self.spec(op)
+        if spec is None:
+            return
+        operands, results = counts[op]
+        if name == "delete_input" and operands is not None:
+            if action.object >= operands:
+                reader.error(action.line, f"{label}: operand index {action.object} is out of range: "
+                                          f"{op} has {operands} operand(s) {at}")
+            counts[op] = (operands - 1, results)
+        elif name in ("add_output", "modify_output_type") and results is not None:
+            adding = name == "add_output"
+            if action.object > (results if adding else results - 1):
+                reader.error(action.line, f"{label}: result index {action.object} is out of range: "
+                                          f"{op} has {results} result(s) {at}")
+            if adding:
+                counts[op] = (operands, results + 1)
+        elif name in ("modify_attr", "delete_attr", "modify_attr_name"):
+            self.check_attribute(reader, label, spec, action, at)
+
+    def check_attribute(self, reader, label: str, spec, action: Action, at: str) -> None:
+        from ..ir.specs import UNIVERSAL_ATTRIBUTES
+        attr = spec.attribute(action.object) or UNIVERSAL_ATTRIBUTES.get(action.object)
+        if attr is None:
+            names = [a.name for a in spec.attributes]
+            close = K.close_names(action.object, names)
+            reader.error(action.line, f"{label}: {spec.name} has no attribute `{action.object}` {at}"
+                                      + (f" (did you mean {', '.join(close)}?)" if close else
+                                         f" (it has {', '.join(names) or 'none'})"))
+            return
+        value = action.value
+        if action.action != "modify_attr" or value is None or value.has_data:
+            return
+        old = _spec_kind(attr.type)
+        if old is None:
+            return
+        new = K.attribute_kind(value.type)
+        if new == "array" and old[0] == "array" and old[1] is not None:
+            target = value.element_type or (value.elements[0].type if value.elements else None)
+            if target is not None and not K.can_convert(old[1], K.attribute_kind(target)):
+                reader.error(action.line, f"{label}: the elements of `{action.object}` are {old[1]} "
+                                          f"{at}; they cannot become {K.short_name(target)} keeping "
+                                          f"their values: give the new array in `data`")
+        elif not K.can_convert(old[0], new):
+            reader.error(action.line, f"{label}: `{action.object}` is {old[0]} {at}; it cannot "
+                                      f"become {K.short_name(value.type)} keeping its value: give "
+                                      f"the new value in `data`")
+
+
+def _spec_kind(spec_type: str) -> tuple[str, str | None] | None:
+    """(kind, element kind) of a spec attribute type ("array<int32>"), None if not a plain kind."""
+    if spec_type.startswith("array<") and spec_type.endswith(">"):
+        inner = spec_type[6:-1]
+        return ("array", inner if inner in K.ATTRIBUTE_BY_KIND else None)
+    if spec_type in K.ATTRIBUTE_BY_KIND:
+        return (spec_type, None)
+    return None
