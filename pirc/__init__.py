@@ -1,8 +1,8 @@
 """pirc: an MLIR-style compiler toolkit for Paddle PIR programs (see README.md)."""
 
-from .api import load, parse, save, to_text, verify
+from .api import downgrade, load, parse, save, to_text, upgrade, verify
 from .errors import PircError
 from .ir.program import Program
 
-__all__ = ["load", "parse", "save", "to_text", "verify", "Program", "PircError"]
+__all__ = ["load", "parse", "save", "to_text", "verify", "upgrade", "downgrade", "Program", "PircError"]
 __version__ = "0.1.0"

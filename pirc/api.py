@@ -6,6 +6,8 @@
     pirc.verify(program)
     text = pirc.to_text(program, "paddle")            # "pir" (canonical), "paddle", "json"
     pirc.save(program, "out.json")                    # format by extension, atomic
+    pirc.upgrade(program)                             # to the version this pirc writes
+    pirc.downgrade(program, 1)                        # back to PIR version 1 (Paddle 3.0)
 """
 
 from __future__ import annotations
@@ -42,3 +44,27 @@ def verify(program: Program, *, strict: bool = False) -> None:
     from .ir.verifier import verify_program
 
     verify_program(program, strict=strict)
+
+
+def upgrade(program: Program, target: int | None = None, patch_dir: str | None = None) -> Program:
+    """Upgrade `program` in place with the migration patches and return it.
+
+    `target` defaults to the version this pirc writes (patches/versions.yaml); `patch_dir`
+    uses another patch folder.  Refuses (PircError, naming versions and ops) a target older
+    than the program, a missing step, or an op a patch cannot change.  Verify the result
+    with `verify(program)`.
+    """
+    from .versioning.upgrade import upgrade as _upgrade
+
+    return _upgrade(program, target, patch_dir)
+
+
+def downgrade(program: Program, target: int, patch_dir: str | None = None) -> Program:
+    """Take `program` back to the older PIR version `target` in place and return it.
+
+    Applies the inverse patch steps; refuses, listing every op and action, what cannot be
+    undone (a deleted attribute, a value that does not fit the old kind, ...).
+    """
+    from .versioning.upgrade import downgrade as _downgrade
+
+    return _downgrade(program, target, patch_dir)

@@ -1,7 +1,8 @@
 """`pirc-opt`: read a PIR program, verify it, print it in the form asked for.
 
     pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
-             [--from-version=N] [--verify|--no-verify] [--strict]
+             [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
+             [--verify|--no-verify] [--strict]
              [--split-input-file] [--verify-diagnostics] [--debug]
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import ErrorList, PircError, SourceError, VerifyError
+from ..errors import ErrorList, PircError, SourceError, VersionError, VerifyError
 from ..ir.verifier import MAX_REPORTED
 from ..formats import (
     INPUT_FORMATS,
@@ -41,6 +42,15 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--from-version", type=int, metavar="N",
                    help="PIR version of input that carries none (Paddle's printed text): "
                         "1 = Paddle 3.0, 2 = 3.1, 3 = 3.2, 4 = 3.3")
+    p.add_argument("--upgrade", action="store_true",
+                   help="upgrade the program to the version this pirc writes, with the patches "
+                        "(patches/N.yaml, or --patch-dir)")
+    p.add_argument("--target-version", type=int, metavar="N",
+                   help="bring the program to PIR version N: upgrade if N is newer than the "
+                        "program, downgrade (inverse patches) if older; 0 = develop")
+    p.add_argument("--patch-dir", metavar="DIR",
+                   help="use the patches in DIR (N.yaml, optional versions.yaml) instead of "
+                        "pirc's own; with --upgrade or --target-version")
     p.add_argument("--verify", dest="verify", action="store_true", default=True,
                    help="verify against the program version's op specs (default)")
     p.add_argument("--no-verify", dest="verify", action="store_false", help="skip verification")
@@ -53,9 +63,22 @@ def build_arg_parser() -> argparse.ArgumentParser:
     return p
 
 
+def changes_version(args) -> bool:
+    return args.upgrade or args.target_version is not None
+
+
 def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
     fmt = input_format_for(filename, args.input_format)
-    program = parse_program(text, fmt, filename, args.from_version, line_offset)
+    if changes_version(args):
+        program = read_for_version_change(text, fmt, filename, args, line_offset)
+        from ..versioning.upgrade import change_version, upgrade
+        # --upgrade never goes back: with an older --target-version it is refused.
+        try:
+            (upgrade if args.upgrade else change_version)(program, args.target_version, args.patch_dir)
+        except PircError as e:
+            raise e.in_file(filename) from None
+    else:
+        program = parse_program(text, fmt, filename, args.from_version, line_offset)
     if args.verify:
         from ..ir.verifier import verify_program
         try:
@@ -64,6 +87,22 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
             raise located_problems(e, program, text, filename, line_offset) from None
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
+
+
+def read_for_version_change(text: str, fmt: str, filename: str, args, line_offset: int):
+    """Parse; a program newer than pirc is refused naming the first op that blocks."""
+    try:
+        return parse_program(text, fmt, filename, args.from_version, line_offset)
+    except VersionError as e:
+        from ..ir.program import LATEST_VERSION
+        from ..versioning.planner import describe_newer_program
+        stated = args.from_version if args.from_version is not None else None
+        if stated is not None and stated <= LATEST_VERSION:
+            raise
+        newer = describe_newer_program(text, fmt, filename, stated, LATEST_VERSION)
+        if "newer than" not in str(e) and "reads versions" not in str(e):
+            raise
+        raise newer from None
 
 
 def located_problems(error: VerifyError, program, text: str, filename: str,
@@ -82,7 +121,10 @@ def located_problems(error: VerifyError, program, text: str, filename: str,
 
 
 def run(argv=None) -> int:
-    args = build_arg_parser().parse_args(argv)
+    parser = build_arg_parser()
+    args = parser.parse_args(argv)
+    if args.patch_dir is not None and not changes_version(args):
+        parser.error("--patch-dir needs --upgrade or --target-version")
     filename = "<stdin>" if args.input == "-" else args.input
     try:
         text = read_input(args.input)

@@ -228,7 +228,14 @@ def attr_kind(attr: Attribute) -> str:
     """The PIR attribute kind of `attr` (see the module docstring)."""
     cls = type(attr)
     if cls is IntegerAttr:
-        kind = _INT_KINDS.get(attr.type)
+        t = attr.type
+        # Identity first: hashing an xDSL type is recursive and costs ~20 us, and the
+        # memoised constructors above share these four type objects.
+        if t is i32:
+            return "int32"
+        if t is i64:
+            return "int64"
+        kind = _INT_KINDS.get(t)
         if kind is None:
             raise TypeError(f"integer attribute of type {attr.type} has no PIR kind")
         return kind
@@ -281,7 +288,10 @@ def scalar_value(attr):
     cls = type(attr)
     if cls is IntegerAttr:
         v = attr.value.data
-        return bool(v) if attr.type == i1 else v
+        t = attr.type
+        if t is i32 or t is i64:  # identity first: comparing xDSL types is slow
+            return v
+        return bool(v) if t == i1 else v
     if cls is FloatAttr:
         return attr.value.data
     raise TypeError(f"{attr} is not a scalar attribute")

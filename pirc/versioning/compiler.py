@@ -1,0 +1,496 @@
+"""Compile a patch file into xDSL rewrite patterns, and run them.
+
+A validated `PatchFile` (pirc.versioning.model) compiles into a `CompiledStep`:
+
+* one `OpPatchPattern` per `op_patches` entry, holding its actions as small
+  objects (pirc.versioning.op_actions) applied in file order;
+* one `OpPairPattern` per `op_pair_patches` entry (pirc.versioning.pair_actions);
+* one `AttrKindPattern` per `attr_patches` entry and one `TypeKindPattern` per
+  `type_patches` entry (pirc.versioning.kind_actions).
+
+Everything a patch writes (attribute values, types, kinds) is built once, at
+compile time, so applying a step builds nothing per op but what changes.
+Problems a patch could only show at run time (an existing value that does not
+fit the new kind, a consumer with no producer) are collected per op in the
+step's context and raised together (`StepRefused`); problems with the patch
+itself are `PatchError`s naming its file and line.
+
+The patterns are real `RewritePattern`s: `CompiledStep.run_with_walker` runs
+them with xDSL's `PatternRewriteWalker` (pairs first, then op patches, then
+attribute kinds, then type kinds; a walker per group, so one op can take
+several patterns).  `CompiledStep.run` is the fast path the upgrade uses: one
+walk of the program that looks up the op's name in a table of the same action
+objects; the two give the same program (tests/unit/test_upgrade.py).
+
+An op a step changes takes the op class of its (possibly new) name at the
+step's target version, so `type(op)` always matches the program's version.
+The class is swapped in place (`op.__class__ = ...`): generated op classes
+add only properties to `PirOp`, so the object is valid as either class, and
+in-place keeps operands, results, uses and regions untouched (rebuilding with
+`Operation.create` costs ~18 us per op and rewires every use).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from ..errors import PatchError
+from ..ir.registry import op_class
+from . import paddle_kinds as PK
+from .kind_actions import AttrKindPresent, AttrKindRename, TypeKindPresent, TypeKindRename
+from .model import Action, AttrValue, PatchFile
+from .op_actions import (
+    AddAttr,
+    AddOutput,
+    ConvertAttr,
+    DeleteAttr,
+    DeleteInput,
+    OpAction,
+    RenameAttr,
+    RenameOp,
+    RetypeArray,
+    SetAttr,
+    SetOutputType,
+)
+from .pair_actions import AddValue, DeleteValue
+from .step_context import StepContext, StepRefused
+
+MODULE_OP = "builtin.module"
+
+
+# -- patterns ------------------------------------------------------------------------------
+
+
+class StepPattern(RewritePattern):
+    """Applies a list of actions to the ops whose name is in `names` (None: every op)."""
+
+    def __init__(self, step: "CompiledStep", actions: list[OpAction], names=None, label: str = ""):
+        self.step = step
+        self.actions = tuple(actions)
+        self.names = None if names is None else frozenset(names)
+        self.label = label
+
+    def match_and_rewrite(self, op, rewriter: PatternRewriter) -> None:
+        if op.name == MODULE_OP or (self.names is not None and op.name not in self.names):
+            return
+        ctx = self.step.context
+        changed = False
+        for action in self.actions:
+            changed |= action.apply(op, ctx)
+        if changed:
+            settle_class(op, self.step.to_version)
+            rewriter.notify_op_modified(op)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.label}>"
+
+
+class OpPatchPattern(StepPattern):
+    """The actions of one `op_patches` entry, on ops of that name."""
+
+
+class OpPairPattern(StepPattern):
+    """The actions of one `op_pair_patches` entry, on ops of either name."""
+
+
+class AttrKindPattern(StepPattern):
+    """One `attr_patches` entry, on every op."""
+
+
+class TypeKindPattern(StepPattern):
+    """One `type_patches` entry, on every op."""
+
+
+def settle_class(op, version: int) -> None:
+    """Give `op` the op class of its name at `version` (in place; see the module docstring)."""
+    cls = op_class(op.name, version)
+    if type(op) is not cls:
+        op.__class__ = cls
+
+
+def settle_classes(program, version: int) -> None:
+    """Every op of the program takes its class at `version`: ops no patch touched may still
+    have a new definition there (an op whose spec changed without a patch)."""
+    _walk(program, None, version, names=())
+
+
+# -- the compiled step ---------------------------------------------------------------------
+
+
+@dataclass
+class CompiledStep:
+    """A patch file compiled for one direction: `from_version` -> `to_version`."""
+
+    patch: PatchFile
+    from_version: int
+    to_version: int
+    label: str
+    pair_patterns: list = field(default_factory=list)
+    op_patterns: list = field(default_factory=list)
+    attr_kind_patterns: list = field(default_factory=list)
+    type_kind_patterns: list = field(default_factory=list)
+    # An inverse step (a downgrade) runs its groups in the opposite order: type kinds,
+    # attribute kinds, op patches, op pairs (each group's own lists are already reversed).
+    inverse: bool = False
+    context: StepContext | None = None
+
+    def groups(self) -> list[list]:
+        """The pattern groups in the order they run."""
+        groups = [self.pair_patterns, self.op_patterns, self.attr_kind_patterns,
+                  self.type_kind_patterns]
+        return groups[::-1] if self.inverse else groups
+
+    def patterns(self) -> list[RewritePattern]:
+        return [p for group in self.groups() for p in group]
+
+    def is_empty(self) -> bool:
+        return not self.patterns()
+
+    # Fast path: one walk, actions looked up by op name (see run_steps).
+    def run(self, program) -> StepContext:
+        return run_steps(program, [self])[0]
+
+    def dispatch(self):
+        """(actions for every op before the named ones, {op name: actions}, actions for every
+        op after them), in the order of groups(): per op, the order the walker route uses."""
+        table: dict[str, list] = {}
+        first, last = [], []
+        seen_named = False
+        for group in self.groups():
+            for pattern in group:
+                if pattern.names is None:
+                    (last if seen_named else first).extend(pattern.actions)
+                else:
+                    seen_named = True
+                    for name in pattern.names:
+                        table.setdefault(name, []).extend(pattern.actions)
+        return first, table, last
+
+    def has_pairs(self) -> bool:
+        return bool(self.pair_patterns)
+
+    # The xDSL route: the same actions as RewritePatterns under PatternRewriteWalker.
+    def run_with_walker(self, program) -> StepContext:
+        ctx = self.context = self._new_context()
+        walks = []
+        for group in self.groups():
+            if group is self.op_patterns:
+                if group:
+                    walks.append(group)  # one name each: they never compete for an op
+            else:
+                walks += [[p] for p in group]
+        for group in walks:
+            walker = PatternRewriteWalker(
+                GreedyRewritePatternApplier(list(group), dce_enabled=False),
+                apply_recursively=False)
+            walker.rewrite_region(program.module.body)
+        self._raise_problems(program)
+        return ctx
+
+    def _new_context(self) -> StepContext:
+        return StepContext(self.from_version, self.to_version, self.label)
+
+    def _raise_problems(self, program) -> None:
+        problems = self.context.problems
+        if problems:
+            n = len({id(p.op) for p in problems})
+            raise StepRefused(f"{self.label} (version {self.from_version} -> {self.to_version}) "
+                              f"cannot be applied: {n} op{'s block' if n != 1 else ' blocks'} it", problems,
+                              program)
+
+
+def run_steps(program, steps: list[CompiledStep], settle_version: int | None = None):
+    """Run several steps in one walk of the program; returns their contexts.
+
+    Steps whose actions are all local to one op (op patches, kind renames) give the same
+    program whether run one after the other or op by op, so consecutive such steps share
+    a walk.  A step with op-pair patches (which connect two ops) must run alone.  With
+    `settle_version`, every op takes its class at that version in the same walk.
+    """
+    if len(steps) > 1 and any(s.has_pairs() for s in steps):
+        raise ValueError("a step with op_pair_patches runs alone")
+    plans = []
+    for step in steps:
+        step.context = step._new_context()
+        if not step.is_empty():
+            plans.append((step.context, step.to_version) + step.dispatch())
+    if not plans and settle_version is None:
+        pass
+    elif any(first or last for _, _, first, _, last in plans):
+        _walk(program, lambda op: _apply_all(op, plans, settle_version), settle_version)
+    else:
+        # Only op-name dispatch: merge the steps' tables, so an op no step names costs one
+        # dictionary lookup.
+        merged: dict[str, list] = {}
+        for ctx, to_version, _, table, _ in plans:
+            for name, actions in table.items():
+                merged.setdefault(name, []).append((ctx, to_version, actions))
+        get = merged.get
+
+        def visit(op):
+            for ctx, to_version, actions in get(op.name, ()):
+                changed = False
+                for action in actions:
+                    changed |= action.apply(op, ctx)
+                if changed and settle_version is None:
+                    settle_class(op, to_version)
+        _walk(program, visit, settle_version, names=merged)
+    for step in steps:
+        step._raise_problems(program)
+    return [s.context for s in steps]
+
+
+def _apply_all(op, plans, settle_version) -> None:
+    for ctx, to_version, first, table, last in plans:
+        changed = False
+        for action in first:
+            changed |= action.apply(op, ctx)
+        for action in table.get(op.name, ()):
+            changed |= action.apply(op, ctx)
+        for action in last:
+            changed |= action.apply(op, ctx)
+        if changed and settle_version is None:
+            settle_class(op, to_version)
+
+
+def _walk(program, visit, settle_version: int | None, names=None) -> None:
+    """Call `visit` on every op (or, with `names`, on the ops whose name is in it), in
+    program order, nested ops after their parent; with `settle_version`, then give each op
+    its class at that version.  An explicit stack: half the cost of Operation.walk."""
+    classes: dict = {}
+    stack = [program.module.body.block._first_op]
+    while stack:
+        op = stack.pop()
+        while op is not None:
+            if names is None or op.name in names:
+                visit(op)
+            if settle_version is not None:
+                name = op.name
+                cls = classes.get(name)
+                if cls is None:
+                    cls = classes[name] = op_class(name, settle_version)
+                if type(op) is not cls:
+                    op.__class__ = cls
+            if op.regions:
+                stack.append(op._next_op)
+                for block in reversed([b for r in op.regions for b in r.blocks]):
+                    stack.append(block._first_op)
+                break
+            op = op._next_op
+
+
+# -- compiling ----------------------------------------------------------------------------
+
+
+def compile_patch(patch: PatchFile, from_version: int | None = None,
+                  to_version: int | None = None) -> CompiledStep:
+    """Compile `patch` (the step to its version) into rewrite patterns."""
+    to_version = patch.version if to_version is None else to_version
+    from_version = (to_version - 1) if from_version is None else from_version
+    step = CompiledStep(patch, from_version, to_version, f"patch {_file_label(patch)}")
+    c = _Compiler(patch)
+    for pair in patch.op_pair_patches:
+        actions = [c.pair_action(pair.producer, pair.consumer, a) for a in pair.actions]
+        step.pair_patterns.append(OpPairPattern(step, actions, {pair.producer, pair.consumer},
+                                                f"{pair.producer} -> {pair.consumer}"))
+    for entry in patch.op_patches:
+        actions = [c.op_action(entry.op_name, a) for a in entry.actions]
+        step.op_patterns.append(OpPatchPattern(step, actions, {entry.op_name}, entry.op_name))
+    for entry in patch.attr_patches:
+        actions = [c.attr_kind_action(entry.attr_type, a) for a in entry.actions]
+        step.attr_kind_patterns.append(AttrKindPattern(step, actions, None, entry.attr_type))
+    for entry in patch.type_patches:
+        actions = [c.type_kind_action(entry.type_name, a) for a in entry.actions]
+        step.type_kind_patterns.append(TypeKindPattern(step, actions, None, entry.type_name))
+    c.raise_errors()
+    return step
+
+
+def _file_label(patch: PatchFile) -> str:
+    import os
+    return os.path.basename(patch.path) if patch.path else f"{patch.version}.yaml"
+
+
+class _Compiler:
+    def __init__(self, patch: PatchFile):
+        self.patch = patch
+        self.errors: list[PatchError] = []
+
+    def source(self, action: Action) -> str:
+        return f"{self.patch.path}:{action.line}"
+
+    def error(self, action: Action, message: str) -> OpAction:
+        self.errors.append(PatchError(f"{action.action}: {message}", self.patch.path, action.line))
+        return OpAction(self.source(action))  # a placeholder; compiling fails at the end
+
+    def raise_errors(self) -> None:
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            from ..errors import ErrorList
+            raise ErrorList(self.errors)
+
+    # -- op_patches
+    def op_action(self, op_name: str, a: Action) -> OpAction:
+        src = self.source(a)
+        kind = a.action
+        try:
+            if kind in ("add_attr", "add_output_attr"):
+                return AddAttr(a.object, PK.make_attr(a.value), src, kind)
+            if kind in ("modify_attr", "modify_output_attr"):
+                return self.modify_attr(a, kind, src)
+            if kind in ("delete_attr", "delete_output_attr"):
+                return DeleteAttr(a.object, src, kind)
+            if kind in ("modify_attr_name", "modify_output_attr_name"):
+                return RenameAttr(a.object, _new_name(a), src, kind)
+            if kind == "add_output":
+                return AddOutput(int(a.object), _type_of(a), src)
+            if kind == "delete_input":
+                return DeleteInput(int(a.object), src)
+            if kind == "modify_output_type":
+                return SetOutputType(int(a.object), _type_of(a), src)
+            if kind == "modify_name":
+                return RenameOp(_new_name(a), src)
+        except (ValueError, TypeError, KeyError) as e:
+            return self.error(a, f"{op_name}: {_reason(e)}")
+        return self.error(a, f"{op_name}: not an op_patches action")
+
+    def modify_attr(self, a: Action, kind: str, src: str) -> OpAction:
+        v: AttrValue = a.value
+        element = v.element_type or PK.array_shorthand(v.type)
+        if element and not v.has_data and not v.elements:
+            return RetypeArray(a.object, _kind(element), src, kind)
+        value_kind = _kind(v.type) if not PK.array_shorthand(v.type) else "array"
+        if value_kind == "array":
+            if v.elements and not v.elements[0].has_data:
+                if any(e.has_data for e in v.elements):
+                    raise ValueError("array elements must all carry data (a new value) or none "
+                                     "(a new element kind, values kept)")
+                return RetypeArray(a.object, _kind(v.elements[0].type), src, kind)
+            if not v.elements and not v.has_data:
+                raise ValueError(f"{v.type} without data or element types changes nothing")
+            return SetAttr(a.object, PK.make_attr(v), src, kind)
+        if v.has_data:
+            return SetAttr(a.object, PK.make_attr(v), src, kind)
+        return ConvertAttr(a.object, value_kind, src, kind)
+
+    # -- op_pair_patches
+    def pair_action(self, producer: str, consumer: str, a: Action) -> OpAction:
+        src = self.source(a)
+        try:
+            out_index, in_index = (int(i) for i in a.object)
+            if a.action == "add_value":
+                return AddValue(producer, consumer, out_index, in_index, _type_of(a), src)
+            if a.action == "delete_value":
+                return DeleteValue(producer, consumer, out_index, in_index, src)
+        except (ValueError, TypeError, KeyError) as e:
+            return self.error(a, f"[{producer}, {consumer}]: {_reason(e)}")
+        return self.error(a, f"[{producer}, {consumer}]: not an op_pair_patches action")
+
+    # -- attr_patches
+    def attr_kind_action(self, attr_type: str, a: Action) -> OpAction:
+        src = self.source(a)
+        try:
+            old = _kind(attr_type)
+            if a.action == "modify_name":
+                new_type = _rename_target(a)
+                return AttrKindRename(old, _kind(new_type), src, f"{attr_type} -> {new_type}")
+            if a.action in ("delete_attr", "delete_type"):
+                return AttrKindPresent(old, f"{attr_type} no longer exists after this patch "
+                                            f"(Paddle fails to load such a file)", src, attr_type)
+        except (ValueError, TypeError, KeyError) as e:
+            return self.error(a, f"{attr_type}: {_reason(e)}")
+        return self.error(a, f"{attr_type}: not an attr_patches action")
+
+    # -- type_patches
+    def type_kind_action(self, type_name: str, a: Action) -> OpAction:
+        src = self.source(a)
+        try:
+            if a.action == "modify_name":
+                new_type = _rename_target(a)
+                return type_rename(type_name, new_type, src)
+            if a.action == "delete_type":
+                probe = type_rename(type_name, None, src)
+                return TypeKindPresent(probe, f"{type_name} no longer exists after this patch "
+                                              f"(Paddle fails to load such a file)", src, type_name)
+            if a.action in ("add_type_attr", "delete_type_attr"):
+                raise ValueError(
+                    "not supported: Paddle never implemented it (its patch reader ignores it), "
+                    "and a DenseTensorType has exactly dtype, dims, layout, lod and offset; "
+                    "change a tensor's layout, lod or offset with modify_output_type instead")
+        except (ValueError, TypeError, KeyError) as e:
+            return self.error(a, f"{type_name}: {_reason(e)}")
+        return self.error(a, f"{type_name}: not a type_patches action")
+
+
+_CONTAINER_CLASSES = {
+    "pir::DenseTensorType": "DenseTensorType",
+    "paddle::dialect::SelectedRowsType": "SelectedRowsType",
+}
+
+
+def type_rename(old: str, new: str | None, src: str = "") -> TypeKindRename:
+    """A TypeKindRename from C++ type `old` to `new` (None: a probe that only detects `old`)."""
+    from ..ir import types as T
+    label = f"{old} -> {new}" if new else old
+    if old in PK.ELEMENT_TYPES:
+        to = PK.make_type(new) if new else T.NULL_TYPE
+        if new and new not in PK.ELEMENT_TYPES:
+            raise ValueError(f"an element type ({old}) can only become another element type, not {new}")
+        return TypeKindRename(element_from=PK.make_type(old), element_to=to, source=src, label=label)
+    if old in _CONTAINER_CLASSES:
+        if new and new not in _CONTAINER_CLASSES:
+            raise ValueError(f"{old} can only become {' or '.join(_CONTAINER_CLASSES)} "
+                             f"(same parameters), not {new}")
+        to = getattr(T, _CONTAINER_CLASSES[new]) if new else _NoSuchContainer
+        return TypeKindRename(container_from=getattr(T, _CONTAINER_CLASSES[old]), container_to=to,
+                              source=src, label=label)
+    raise ValueError(f"pirc renames element types and {' / '.join(_CONTAINER_CLASSES)}, not {old}")
+
+
+class _NoSuchContainer:
+    """Target of a detection-only container rename: never built, since only `is` is compared."""
+
+    def __new__(cls, *args):
+        return object.__new__(cls)
+
+
+def _kind(cpp_name: str) -> str:
+    if PK.array_shorthand(cpp_name):
+        return "array"
+    kind = PK.attribute_kind(cpp_name)
+    if kind is None:
+        raise ValueError(f"unknown attribute kind {cpp_name}")
+    return kind
+
+
+def _type_of(a: Action):
+    if not a.type_name:
+        raise ValueError("needs `type:` (the type of the value)")
+    return PK.make_type(a.type_name, a.type_data)
+
+
+def _new_name(a: Action) -> str:
+    if a.new_name:
+        return a.new_name
+    if a.value is not None and a.value.has_data and isinstance(a.value.data, str):
+        return a.value.data
+    raise ValueError("needs the new name (`data:`)")
+
+
+def _rename_target(a: Action) -> str:
+    for candidate in (a.new_name, a.type_name, a.value.type if a.value is not None else None):
+        if candidate:
+            return candidate
+    raise ValueError("needs the new kind (`type:`)")
+
+
+def _reason(e: Exception) -> str:
+    return e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
