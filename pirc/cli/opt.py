@@ -126,6 +126,10 @@ def run(argv=None) -> int:
     if args.patch_dir is not None and not changes_version(args):
         parser.error("--patch-dir needs --upgrade or --target-version")
     filename = "<stdin>" if args.input == "-" else args.input
+    if args.split_input_file and output_format_for(
+            input_format_for(filename, args.input_format), args.output, args.emit) == "json":
+        parser.error("--split-input-file writes text (its parts joined by '// -----'); "
+                     "use --emit=pir or --emit=paddle")
     try:
         text = read_input(args.input)
         if args.verify_diagnostics:

@@ -22,3 +22,7 @@
 // CHECK-NEXT:     (%1) = "pd_op.relu" (%0)
 // CHECK-NEXT: }
 
+
+// Split output is text: JSON output is refused as a usage error.
+// RUN: not pirc-opt %s --from-version=4 --split-input-file --emit=json 2>&1 | filecheck %s --check-prefix=NOJSON
+// NOJSON: error: --split-input-file writes text
