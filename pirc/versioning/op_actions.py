@@ -76,7 +76,29 @@ class AddAttr(_Named):
         return True
 
 
-class ConvertAttr(_Named):
+class _ConvertInPlace(_Named):
+    """An attribute, when present, replaced by `convert(old)`; a conversion that
+    cannot keep the value refuses the op."""
+
+    def convert(self, old):
+        raise NotImplementedError
+
+    def apply(self, op, ctx) -> bool:
+        old = op.attributes.get(self.name)
+        if old is None:
+            return False
+        try:
+            new = self.convert(old)
+        except (ValueError, TypeError) as e:
+            ctx.refuse(op, self, str(e))
+            return False
+        if new is old:
+            return False
+        op.attributes[self.name] = new
+        return True
+
+
+class ConvertAttr(_ConvertInPlace):
     """modify_attr with a scalar type and no data: same value, new kind."""
 
     def __init__(self, name: str, kind: str, source: str = "", action: str = "modify_attr"):
@@ -87,22 +109,11 @@ class ConvertAttr(_Named):
     def describe(self) -> str:
         return f"{self.action} {self.name} -> {self.kind}"
 
-    def apply(self, op, ctx) -> bool:
-        old = op.attributes.get(self.name)
-        if old is None:
-            return False
-        try:
-            new = convert_attr(old, self.kind)
-        except (ValueError, TypeError) as e:
-            ctx.refuse(op, self, str(e))
-            return False
-        if new is old:
-            return False
-        op.attributes[self.name] = new
-        return True
+    def convert(self, old):
+        return convert_attr(old, self.kind)
 
 
-class RetypeArray(_Named):
+class RetypeArray(_ConvertInPlace):
     """modify_attr with an ArrayAttribute whose elements have types but no data: every
     element takes the new kind, values kept (Paddle takes the first listed element's type
     for all elements, whatever the array's length)."""
@@ -115,19 +126,8 @@ class RetypeArray(_Named):
     def describe(self) -> str:
         return f"{self.action} {self.name} -> array<{self.element_kind}>"
 
-    def apply(self, op, ctx) -> bool:
-        old = op.attributes.get(self.name)
-        if old is None:
-            return False
-        try:
-            new = retype_array(old, self.element_kind)
-        except (ValueError, TypeError) as e:
-            ctx.refuse(op, self, str(e))
-            return False
-        if new is old:
-            return False
-        op.attributes[self.name] = new
-        return True
+    def convert(self, old):
+        return retype_array(old, self.element_kind)
 
 
 class SetAttr(_Named):
