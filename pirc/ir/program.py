@@ -45,6 +45,16 @@ class Program:
     # the text parser so that verification problems point at source lines.
     locations: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __repr__(self) -> str:
+        # The dataclass repr would print the whole xDSL module, recursively: unbounded for a
+        # real model (and hypothesis pretty-prints failing examples through it).
+        return f"<Program version {self.version}, {self.op_count()} ops>"
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # hypothesis / IPython pretty printers
+        from ..text.canonical_printer import print_canonical
+
+        printer.text(repr(self) + "\n" + print_canonical(self))
+
     @property
     def block(self) -> Block:
         return self.module.body.block

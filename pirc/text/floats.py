@@ -26,7 +26,7 @@ def to_f32(value: float) -> float:
 def paddle_g(value: float) -> str:
     """C++ `os << value` with default flags (printf `%g`), as Paddle prints."""
     if math.isnan(value):
-        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return nan_text(value)
     return "%g" % value
 
 
@@ -36,15 +36,20 @@ def _finish(text: str) -> str:
     return text + ".0"
 
 
+def nan_text(value: float) -> str:
+    """A NaN keeps its sign (`-nan`); its payload bits are not written (no PIR source has one)."""
+    return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+
+
 def shortest_f64(value: float) -> str:
     if math.isnan(value):
-        return "nan"
+        return nan_text(value)
     return _finish(repr(value))
 
 
 def shortest_f32(value: float) -> str:
     if math.isnan(value):
-        return "nan"
+        return nan_text(value)
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     for precision in range(1, 10):
