@@ -19,6 +19,8 @@ for var in ("HOME", "XDG_CACHE_HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.substitutions.append(("pirc-opt", f'"{python}" -m pirc'))
+config.substitutions.append(("pirc-run", f'"{python}" -m pirc.cli.run'))
+config.substitutions.append(("pirc-compat", f'"{python}" -m pirc.cli.compat'))
 config.substitutions.append(("pirc-patch", f'"{python}" -m pirc.cli.patch'))
 config.substitutions.append(("filecheck", f'"{python}" -m filecheck'))
 config.substitutions.append(("%fixtures", os.path.join(repo_root, "tests", "fixtures")))

@@ -68,3 +68,36 @@ def downgrade(program: Program, target: int, patch_dir: str | None = None) -> Pr
     from .versioning.upgrade import downgrade as _downgrade
 
     return _downgrade(program, target, patch_dir)
+
+
+def lower(program: Program, params=None, device: str = "cpu"):
+    """The program as a torch.fx.GraphModule running on `device` ("cpu", "npu", "cuda").
+
+    `params`: dict parameter name -> numpy array / torch tensor, or the path of the model's
+    `.pdiparams` file.  The module's forward takes the feeds (pd_op.data names, in program
+    order) and returns a tuple of the fetched values in fetch order.  Every op must have a
+    lowering at the program's PIR version; otherwise one LoweringError lists them all.
+    """
+    from .lower import lower as _lower
+
+    return _lower(program, params, device)
+
+
+def run(program: Program, inputs: dict, params=None, device: str = "cpu") -> dict:
+    """Run the program: feed name -> array in, fetch name (or out0, out1, ...) -> numpy array out.
+
+    Input keys may be the feed name (`x`) or the corpus spelling (`in__x`).
+    """
+    from .lower.execute import run_module
+    from .lower import lower as _lower
+
+    return run_module(_lower(program, params, device), inputs)
+
+
+def read_params(path: str, names=None) -> dict:
+    """A `.pdiparams` file as name -> numpy array; `names` (or a Program) supplies the names,
+    which Paddle stores in sorted order; without them the keys are "0", "1", ...
+    """
+    from .runtime.params import read_params as _read
+
+    return _read(path, names)

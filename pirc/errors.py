@@ -105,3 +105,11 @@ class PatchError(PircError):
 
     def __str__(self) -> str:
         return self.render()
+
+
+class LoweringError(PircError):
+    """A program pirc cannot turn into a torch module: ops with no lowering, missing parameters."""
+
+
+class ParamsError(PircError):
+    """A Paddle `.pdiparams` file pirc cannot read, or one that does not fit the program."""

@@ -1,0 +1,108 @@
+"""`pirc-run`: run a PIR program on numpy inputs through its torch lowering.
+
+    pirc-run PROGRAM [-x pir|json] [--from-version=N] [--params FILE.pdiparams]
+             --inputs IN.npz --outputs OUT.npz [--device cpu|npu|cuda] [--debug]
+
+Inputs are keyed by feed name (the pd_op.data name; the corpus's `in__<feed>` keys are
+accepted too); outputs are keyed by fetch name in fetch order, or out0, out1, ... for a
+program without fetch ops.  The output file is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+import tempfile
+import zipfile
+
+from ..errors import PircError
+from ..formats import INPUT_FORMATS, input_format_for, parse_program, read_input
+
+
+class RunError(PircError):
+    """A pirc-run problem outside the program itself (inputs file, outputs file)."""
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pirc-run",
+        description="Run a Paddle PIR program (saved JSON or PIR text) on the inputs of an "
+                    ".npz file through its torch lowering and write the fetched outputs.")
+    p.add_argument("program", help="program file; .json = Paddle JSON, else PIR text")
+    p.add_argument("-x", dest="input_format", choices=INPUT_FORMATS, help="program format (default: by extension)")
+    p.add_argument("--from-version", type=int, metavar="N",
+                   help="PIR version of a program that carries none (Paddle's printed text)")
+    p.add_argument("--params", metavar="FILE", help="the model's .pdiparams file")
+    p.add_argument("--inputs", required=True, metavar="IN.npz",
+                   help="inputs keyed by feed name (or in__<feed>)")
+    p.add_argument("--outputs", required=True, metavar="OUT.npz",
+                   help="where to write the outputs, keyed by fetch name (atomically)")
+    p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    return p
+
+
+def load_inputs(path: str) -> dict:
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise RunError(f"inputs file {path} does not exist") from None
+    except (OSError, ValueError, zipfile.BadZipFile) as e:
+        raise RunError(f"cannot read inputs file {path} as .npz: {e}") from None
+
+
+def save_outputs(path: str, outputs: dict) -> None:
+    """np.savez to a temp file in the target folder, then rename: never a half-written file."""
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez(buf, **outputs)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".pirc-run-", suffix=".npz", dir=directory)
+    except OSError as e:
+        raise RunError(f"cannot write outputs file {path}: {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(buf.getvalue())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def run(argv=None) -> int:
+    args = build_arg_parser().parse_args(argv)
+    try:
+        program = parse_program(read_input(args.program), input_format_for(args.program, args.input_format),
+                                args.program, args.from_version)
+        inputs = load_inputs(args.inputs)
+        from ..lower import lower
+        from ..lower.execute import run_module
+
+        gm = lower(program, args.params, args.device)
+        save_outputs(args.outputs, run_module(gm, inputs))
+        return 0
+    except PircError as e:
+        if args.debug:
+            raise
+        print(e.render(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

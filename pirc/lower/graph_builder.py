@@ -1,0 +1,226 @@
+"""Builds one torch.fx graph from one PIR block, node by node.
+
+Each PIR value maps to what stands for it in the graph (`env`): an fx Node for a tensor
+(or for a kernel's list result), a Python list of Nodes for a `builtin.combine` vec, None for
+a `<<NULL VALUE>>`.  Ordinary ops become `graph.call_function(kernel, operands, attributes)`
+with the kernel the versioned registry resolves for the program's PIR version, so
+`print(gm.code)` reads like the program.  Ops with regions go to `control_flow`.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+
+import torch
+import torch.fx as fx
+
+from ..errors import LoweringError
+from ..ir.ops import is_null_value
+from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
+from ..runtime.registry import REGISTRY
+from .values import python_value
+
+# Ops the lowering handles itself; every other op is a registry entry.
+STRUCTURAL_OPS = frozenset({
+    "pd_op.data", "builtin.parameter", "pd_op.fetch", "builtin.combine", "builtin.split",
+    "builtin.slice", "cf.yield", "pd_op.if", "pd_op.while", "pd_op.pylayer",
+})
+
+# Attributes that are never a kernel argument even for an op without a spec.
+_NOT_ARGUMENTS = frozenset(UNIVERSAL_ATTRIBUTES) | {"pir.block_arg_attrs"}
+
+
+def python_name(text: str, taken: set[str], fallback: str = "v") -> str:
+    """A Python identifier for `text` not yet in `taken` (then added to it)."""
+    base = re.sub(r"\W", "_", text) or fallback
+    if base[0].isdigit():
+        base = f"{fallback}_{base}"
+    name, i = base, 1
+    while name in taken:
+        name = f"{base}_{i}"
+        i += 1
+    taken.add(name)
+    return name
+
+
+class LoweringContext:
+    """What all graphs of one lowering share: the root module, the version, naming."""
+
+    def __init__(self, root: torch.nn.Module, version: int, registry=REGISTRY):
+        self.root = root
+        self.version = version
+        self.registry = registry
+        self.attr_names: set[str] = set()
+        self.param_nodes: dict[str, str] = {}  # Paddle parameter name -> root attribute name
+        self._kwargs_specs: dict[str, object] = {}
+        self._mutable: dict = {}
+
+    def spec_attribute_names(self, name: str):
+        """Names of the attributes kernels get for op `name` (None: every non-universal one)."""
+        if name not in self._kwargs_specs:
+            spec = get_spec(name, self.version)
+            self._kwargs_specs[name] = None if spec is None else frozenset(a.name for a in spec.attributes)
+        return self._kwargs_specs[name]
+
+    def mutable_attribute_operands(self, name: str, count: int) -> frozenset[int]:
+        """Positions of operands that stand for int_array / scalar attributes (spec `from_attr`)."""
+        key = (name, count)
+        if key not in self._mutable:
+            spec = get_spec(name, self.version)
+            positions = frozenset()
+            if spec is not None and not spec.variadic_operands and len(spec.operands) == count:
+                positions = frozenset(i for i, o in enumerate(spec.operands) if o.from_attr)
+            self._mutable[key] = positions
+        return self._mutable[key]
+
+    def inplace_pairs(self, name: str, n_operands: int, n_results: int) -> tuple:
+        """(result index, operand index) of each in-place pair of the op's spec."""
+        key = ("inplace", name, n_operands, n_results)
+        if key not in self._mutable:
+            spec = get_spec(name, self.version)
+            pairs = ()
+            if (spec is not None and spec.inplace and not spec.variadic_operands
+                    and not spec.variadic_results and len(spec.operands) == n_operands
+                    and len(spec.results) == n_results):
+                operands = [o.name for o in spec.operands]
+                results = [r.name for r in spec.results]
+                pairs = tuple((results.index(r), operands.index(o)) for r, o in spec.inplace
+                              if r in results and o in operands)
+            self._mutable[key] = pairs
+        return self._mutable[key]
+
+    def add_submodule(self, prefix: str, gm: fx.GraphModule) -> str:
+        name = python_name(prefix, self.attr_names)
+        self.root.add_module(name, gm)
+        return name
+
+
+class GraphBuilder:
+    """Lowers the ops of a block into `self.graph`."""
+
+    def __init__(self, ctx: LoweringContext, graph: fx.Graph | None = None):
+        self.ctx = ctx
+        self.graph = graph if graph is not None else fx.Graph()
+        self.env: dict = {}
+        self.placeholder_names: set[str] = set()
+        self.feeds: list[tuple[str, str]] = []  # (pd_op.data name, placeholder name)
+        self.fetches: list[tuple[int, str, object]] = []  # (col, fetch name, node)
+
+    # -- values --------------------------------------------------------------------------
+
+    def value(self, v):
+        if is_null_value(v):
+            return None
+        try:
+            return self.env[v]
+        except KeyError:
+            raise LoweringError(f"{v.owner.name if hasattr(v.owner, 'name') else 'a block argument'}"
+                                " result used before it is defined (internal lowering error)") from None
+
+    def placeholder(self, hint: str) -> fx.Node:
+        return self.graph.placeholder(python_name(hint, self.placeholder_names, "arg"))
+
+    def bind_results(self, op, produced) -> None:
+        """Map op's results to `produced` (a node for one result, else a node of a tuple)."""
+        results = list(op.results)
+        if len(results) == 1:
+            self.env[results[0]] = produced
+            return
+        for i, r in enumerate(results):
+            if r.uses:
+                self.env[r] = self.graph.call_function(operator.getitem, (produced, i))
+
+    # -- ops -----------------------------------------------------------------------------
+
+    def lower_ops(self, ops) -> list | None:
+        """Lower each op; returns the yielded values' nodes when the block ends in cf.yield."""
+        from . import control_flow
+
+        for op in ops:
+            name = op.name
+            if name == "cf.yield":
+                return [self.value(v) for v in op.operands]
+            if name == "pd_op.data":
+                feed = op.attributes["name"].data
+                node = self.placeholder(feed)
+                self.feeds.append((feed, node.name))
+                self.env[op.results[0]] = node
+            elif name == "builtin.parameter":
+                self.env[op.results[0]] = self.graph.get_attr(
+                    self.ctx.param_nodes[op.attributes["parameter_name"].data])
+            elif name == "pd_op.fetch":
+                node = self.value(op.operands[0])
+                col = op.attributes.get("col")
+                col = python_value(col) if col is not None else len(self.fetches)
+                self.fetches.append((col, op.attributes["name"].data, node))
+                self.env[op.results[0]] = node
+            elif name == "builtin.combine":
+                self.env[op.results[0]] = [self.value(v) for v in op.operands]
+            elif name in ("builtin.split", "builtin.slice"):
+                self._unpack(op)
+            elif name == "pd_op.if":
+                control_flow.lower_if(self, op)
+            elif name == "pd_op.while":
+                control_flow.lower_while(self, op)
+            elif name == "pd_op.pylayer":
+                control_flow.lower_pylayer(self, op)
+            else:
+                self._call_kernel(op)
+        return None
+
+    def _folded(self, v):
+        """A mutable-attribute operand: its Python value when a constant op makes it, else its node.
+
+        reshape's shape or scale's factor usually come from pd_op.full_int_array / pd_op.full;
+        passing the constant keeps shapes static (torch.export needs them as ints, not data).
+        """
+        owner = v.owner
+        name = getattr(owner, "name", None)
+        if name == "builtin.combine":
+            parts = [self._folded(p) for p in owner.operands]
+            if not any(isinstance(p, (fx.Node, list)) or p is None for p in parts):
+                return parts
+        elif name in ("pd_op.full_int_array", "pd_op.full") and not is_null_value(v):
+            value = python_value(owner.attributes["value"])
+            dtype = python_value(owner.attributes["dtype"]) if "dtype" in owner.attributes else None
+            if name == "pd_op.full":
+                if list(python_value(owner.attributes["shape"])) not in ([], [1]):
+                    return self.value(v)
+                if dtype is not None and not dtype.is_complex:
+                    # The value the tensor would hold: rounded to its dtype (f32 0.1, int 2).
+                    value = torch.tensor(value, dtype=dtype).item()
+            return value
+        return self.value(v)
+
+    def _unpack(self, op) -> None:
+        source = self.value(op.operands[0])
+        if op.name == "builtin.slice":
+            picks = [(op.results[0], python_value(op.attributes["index"]))]
+        else:
+            picks = list(zip(op.results, range(len(op.results))))
+        for result, i in picks:
+            if isinstance(source, list):
+                self.env[result] = source[i]
+            else:
+                self.env[result] = self.graph.call_function(operator.getitem, (source, i))
+
+    def _call_kernel(self, op) -> None:
+        entry = self.ctx.registry.resolve(op.name, self.ctx.version)
+        mutable = self.ctx.mutable_attribute_operands(op.name, len(op.operands))
+        args = tuple(self._folded(v) if i in mutable else self.value(v)
+                     for i, v in enumerate(op.operands))
+        wanted = self.ctx.spec_attribute_names(op.name)
+        kwargs = {}
+        for key, attr in op.attributes.items():
+            if (key in wanted) if wanted is not None else (key not in _NOT_ARGUMENTS):
+                kwargs[key] = python_value(attr)
+        node = self.graph.call_function(entry.fn, args, kwargs)
+        if not op.results:
+            return
+        self.bind_results(op, node)
+        for result_i, operand_i in self.ctx.inplace_pairs(op.name, len(op.operands), len(op.results)):
+            # Functional form of an in-place op (array_write_, assign_value_): later uses of
+            # the mutated operand in this block read the op's result instead.
+            if op.results[result_i] in self.env and not is_null_value(op.operands[operand_i]):
+                self.env[op.operands[operand_i]] = self.env[op.results[result_i]]

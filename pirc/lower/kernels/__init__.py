@@ -1,0 +1,23 @@
+"""Kernels: one module per op family; importing this package registers every kernel.
+
+Each kernel follows the calling convention of the lowering (operands positional in PIR
+order, spec attributes as keywords, a tensor or a tuple of tensors back) and implements
+Paddle's semantics for the PIR versions its registry entry covers.  Tensor arrays are
+Python lists; a SelectedRows value is its dense value tensor (selected_rows.py says why).
+"""
+
+from . import (  # noqa: F401 - imported for their registrations
+    activation,
+    compare,
+    creation,
+    elementwise,
+    interp,
+    linalg,
+    nn,
+    pool,
+    random,
+    reduce,
+    selected_rows,
+    shape,
+    tensor_array,
+)

@@ -1,0 +1,130 @@
+"""Shape and layout ops: reshape, flatten, (un)squeeze, transpose, concat, stack, split,
+unbind, tile, expand_as, slice, strided_slice, repeat_interleave.
+
+Paddle's conventions that torch lacks are written out here: reshape's 0 (copy the input's
+dim), slice's clamping and decrease_axis, negative strides in strided_slice, squeeze that
+ignores listed axes whose size is not 1.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ...runtime.registry import REGISTRY
+from .operands import axis_of, int_list
+
+
+@REGISTRY.register("pd_op.reshape", since=1)
+def reshape(x, shape=()):
+    dims = int_list(shape)
+    # 0 copies the input's dim at the same index; -1 is inferred.
+    dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    return torch.reshape(x, dims)
+
+
+@REGISTRY.register("pd_op.flatten", since=1)
+def flatten(x, *, start_axis=1, stop_axis=1):
+    if x.dim() == 0:
+        return x.reshape(1)
+    return torch.flatten(x, start_axis, stop_axis)
+
+
+@REGISTRY.register("pd_op.squeeze", since=1)
+def squeeze(x, axis=()):
+    axes = int_list(axis)
+    if not axes:
+        return torch.squeeze(x)
+    rank = x.dim()
+    # Paddle drops only the listed axes of size 1 and ignores the others.
+    drop = {a + rank if a < 0 else a for a in axes}
+    keep = [s for i, s in enumerate(x.shape) if not (i in drop and s == 1)]
+    return x.reshape(keep)
+
+
+@REGISTRY.register("pd_op.unsqueeze", since=1)
+def unsqueeze(x, axis=()):
+    out = x
+    for a in int_list(axis):  # inserted one after another, each against the current rank
+        out = torch.unsqueeze(out, a + out.dim() + 1 if a < 0 else a)
+    return out
+
+
+@REGISTRY.register("pd_op.transpose", since=1)
+def transpose(x, *, perm=()):
+    return x.permute(list(perm)) if x.dim() else x
+
+
+@REGISTRY.register("pd_op.concat", since=1)
+def concat(x, axis=0):
+    return torch.cat(list(x), axis_of(axis, x[0].dim()))
+
+
+@REGISTRY.register("pd_op.stack", since=1)
+def stack(x, *, axis=0):
+    return torch.stack(list(x), axis)
+
+
+@REGISTRY.register("pd_op.split", since=1)
+def split(x, sections=(), axis=0):
+    dim = axis_of(axis, x.dim())
+    sizes = int_list(sections)
+    if -1 in sizes:  # one section may be inferred from the rest
+        known = sum(s for s in sizes if s != -1)
+        sizes = [x.shape[dim] - known if s == -1 else s for s in sizes]
+    return list(torch.split(x, sizes, dim))
+
+
+@REGISTRY.register("pd_op.unbind", since=1)
+def unbind(input, *, axis=0):  # noqa: A002 - Paddle's operand name
+    return list(torch.unbind(input, axis))
+
+
+@REGISTRY.register("pd_op.tile", since=1)
+def tile(x, repeat_times=()):
+    return torch.tile(x, int_list(repeat_times))  # shorter lists are padded with 1s in front
+
+
+@REGISTRY.register("pd_op.expand_as", since=1)
+def expand_as(x, y=None, *, target_shape=()):
+    shape = list(y.shape) if y is not None else list(target_shape)
+    return x.expand(shape).clone()
+
+
+@REGISTRY.register("pd_op.slice", since=1)
+def slice_(input, starts=(), ends=(), *, axes=(), infer_flags=(), decrease_axis=()):  # noqa: A002
+    index = [slice(None)] * input.dim()
+    for axis, start, end in zip(axes, int_list(starts), int_list(ends)):
+        # Python slicing clamps negative and out-of-range bounds exactly as Paddle does.
+        index[axis] = slice(start, end)
+    out = input[tuple(index)]
+    if decrease_axis:
+        drop = {a + input.dim() if a < 0 else a for a in decrease_axis}
+        out = out.reshape([s for i, s in enumerate(out.shape) if i not in drop])
+    return out
+
+
+@REGISTRY.register("pd_op.strided_slice", since=1)
+def strided_slice(x, starts=(), ends=(), strides=(), *, axes=()):
+    out = x
+    for axis, start, end, step in zip(axes, int_list(starts), int_list(ends), int_list(strides)):
+        axis = axis + x.dim() if axis < 0 else axis
+        if step > 0:
+            index = [slice(None)] * x.dim()
+            index[axis] = slice(start, end, step)
+            out = out[tuple(index)]
+        else:
+            # torch has no negative steps: take the indices Python's slice would.
+            picked = list(range(*slice(start, end, step).indices(out.shape[axis])))
+            out = out.index_select(axis, torch.tensor(picked, dtype=torch.int64, device=out.device))
+    return out
+
+
+# output_size (PIR version 3 on) only tells Paddle the result length in advance.
+@REGISTRY.register("pd_op.repeat_interleave", since=1)
+def repeat_interleave(x, *, repeats=1, axis=0, output_size=-1):
+    return torch.repeat_interleave(x, int(repeats), dim=axis)
+
+
+@REGISTRY.register("pd_op.repeat_interleave_with_tensor_index", since=1)
+def repeat_interleave_with_tensor_index(x, repeats, *, axis=0, output_size=-1):
+    return torch.repeat_interleave(x, repeats.reshape(-1).to(torch.int64), dim=axis)

@@ -1,0 +1,168 @@
+"""`lower(program, params, device)`: a PIR program as a torch.fx.GraphModule.
+
+Steps: import the kernel modules (they register into the versioned registry); find every
+op with no lowering at the program's PIR version and refuse them all in one error, before
+building anything; bind the parameters (module buffers named after the Paddle parameter,
+made Python identifiers; `gm.pirc_parameters` maps them back); build the graph node by node
+(graph_builder, control_flow); for `device="npu"` apply the torch_npu fusion rewrite.
+
+The module's forward takes the feeds (pd_op.data, in program order) and returns a tuple of
+the fetched values in fetch (`col`) order; a program without fetch ops returns every value
+of the top block that no op uses, in op order.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+
+import numpy as np
+import torch
+import torch.fx as fx
+
+from ..errors import LoweringError
+from ..runtime.registry import REGISTRY
+from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
+from .values import torch_dtype_of_type
+
+DEVICES = ("cpu", "npu", "cuda")
+
+
+def load_kernels() -> None:
+    """Import `pirc.lower.kernels` (every kernel module registers itself at import)."""
+    if importlib.util.find_spec("pirc.lower.kernels") is not None:
+        importlib.import_module("pirc.lower.kernels")
+
+
+def missing_lowerings(program, registry=REGISTRY) -> list[str]:
+    """One line per op name with no registry entry at the program's version (with counts)."""
+    counts = Counter(op.name for op in program.walk()
+                     if op.name not in STRUCTURAL_OPS and op.name != "builtin.module")
+    return [f"{registry.missing_message(name, program.version)} ({n} op{'s' if n > 1 else ''})"
+            for name, n in sorted(counts.items()) if registry.find(name, program.version) is None]
+
+
+def check_lowerable(program, registry=REGISTRY) -> None:
+    """Raise one LoweringError naming every op kind with no lowering at the program's version."""
+    missing = missing_lowerings(program, registry)
+    if missing:
+        raise LoweringError(f"{len(missing)} op kind{'s' if len(missing) > 1 else ''} of this program "
+                            "cannot be lowered to torch:\n  " + "\n  ".join(missing))
+
+
+def _parameter_ops(program):
+    return [op for op in program.walk() if op.name == "builtin.parameter"]
+
+
+def _as_tensor(value, name: str) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        return value.detach()
+    if isinstance(value, np.ndarray) or np.isscalar(value):
+        return torch.from_numpy(np.ascontiguousarray(value))
+    raise LoweringError(f"parameter {name}: expected a numpy array or torch tensor, got {type(value).__name__}")
+
+
+def bind_parameters(program, params, ctx: LoweringContext) -> dict[str, str]:
+    """Register each builtin.parameter's tensor on the root module; name map root -> Paddle."""
+    ops = _parameter_ops(program)
+    if isinstance(params, (str, bytes)) or hasattr(params, "__fspath__"):
+        from ..runtime.params import read_params
+        params = read_params(str(params), program)
+    params = params or {}
+    missing, bad = [], []
+    mapping = {}
+    for op in ops:
+        pname = op.attributes["parameter_name"].data
+        if pname in ctx.param_nodes:
+            continue
+        if pname not in params:
+            missing.append(pname)
+            continue
+        tensor = _as_tensor(params[pname], pname)
+        rtype = op.results[0].type
+        dtype = torch_dtype_of_type(rtype)
+        if dtype is not None and tensor.dtype != dtype:
+            tensor = tensor.to(dtype)
+        shape = getattr(rtype, "shape", None)
+        if shape is not None and (len(shape) != tensor.dim()
+                                  or any(d != -1 and d != s for d, s in zip(shape, tensor.shape))):
+            bad.append(f"{pname}: program declares {list(shape)}, got {list(tensor.shape)}")
+            continue
+        attr = python_name(pname, ctx.attr_names, "param")
+        ctx.root.register_buffer(attr, tensor.clone())
+        ctx.param_nodes[pname] = attr
+        mapping[attr] = pname
+    if missing or bad:
+        lines = [f"missing parameter {n}" for n in sorted(missing)] + [f"wrong shape for {b}" for b in bad]
+        raise LoweringError("the parameters do not fit the program (pass params= a dict or the "
+                            "model's .pdiparams file):\n  " + "\n  ".join(lines))
+    return mapping
+
+
+def _unused_top_values(program, builder: GraphBuilder) -> list:
+    out = []
+    for op in program.block.ops:
+        if op.name == "pd_op.fetch":
+            continue
+        for r in op.results:
+            if not r.uses and r in builder.env and isinstance(builder.env[r], fx.Node):
+                out.append((r, builder.env[r]))
+    return out
+
+
+def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx.GraphModule:
+    """The program as a torch.fx.GraphModule (see the module docstring).
+
+    `registry`: the op registry to resolve kernels in (tests pass their own).
+    """
+    if device not in DEVICES:
+        raise LoweringError(f"unknown device {device!r}; use one of {', '.join(DEVICES)}")
+    load_kernels()
+    check_lowerable(program, registry)
+
+    root = torch.nn.Module()
+    ctx = LoweringContext(root, program.version, registry)
+    param_map = bind_parameters(program, params, ctx)
+    builder = GraphBuilder(ctx)
+    builder.lower_ops(program.block.ops)
+
+    if builder.fetches:
+        ordered = sorted(enumerate(builder.fetches), key=lambda item: (item[1][0], item[0]))
+        names = [name for _, (_, name, _) in ordered]
+        outputs = [node for _, (_, _, node) in ordered]
+    else:
+        unused = _unused_top_values(program, builder)
+        names = [f"out{i}" for i in range(len(unused))]
+        outputs = [node for _, node in unused]
+    builder.graph.output(tuple(outputs))
+    # Constants folded into their users (graph_builder._folded) leave their own ops unused.
+    builder.graph.eliminate_dead_code()
+    builder.graph.lint()
+    gm = fx.GraphModule(root, builder.graph, class_name="PircProgram")
+    gm.pirc_parameters = param_map  # root attribute -> Paddle parameter name
+    gm.pirc_feeds = list(builder.feeds)  # (pd_op.data name, forward argument name)
+    gm.pirc_fetch_names = names
+    gm.pirc_version = program.version
+
+    if device == "npu":
+        gm = _for_npu(gm)
+    elif device == "cuda":
+        if not torch.cuda.is_available():
+            raise LoweringError("device 'cuda' asked for, but torch sees no CUDA device")
+        gm = gm.to("cuda")
+    return gm
+
+
+def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:
+    try:
+        from .npu.fusion import fuse_for_npu
+    except ImportError as e:
+        raise LoweringError(f"the NPU lowering (pirc.lower.npu.fusion) is not available: {e}") from None
+    extras = {k: getattr(gm, k) for k in ("pirc_parameters", "pirc_feeds", "pirc_fetch_names", "pirc_version")}
+    fused = fuse_for_npu(gm)
+    for k, v in extras.items():
+        setattr(fused, k, v)
+    npu = getattr(torch, "npu", None)
+    if npu is not None and npu.is_available():
+        fused = fused.to("npu")
+    return fused

@@ -1,0 +1,106 @@
+"""The fused-op entry points the NPU lowering emits (graph targets `pirc.lower.npu.ops.<name>`).
+
+Each has torch_npu's exact signature and return layout. On a tensor that lives on an NPU it
+calls `torch_npu.<name>` (through `npu_call`, the one place torch_npu ops are called, so tests can
+record every call and check it against the committed schemas); anywhere else it runs the CPU
+reference (reference.py). Where torch_npu documents shape limits that an input breaks, the entry
+point runs the reference composition instead; the reference's plain torch ops run on the NPU
+through aten, with the same numbers.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from . import reference
+
+
+def on_npu(t) -> bool:
+    return isinstance(t, torch.Tensor) and t.device.type == "npu"
+
+
+def npu_call(name: str, *args, **kwargs):
+    """Call torch_npu.<name>; torch_npu is imported only here, when a tensor is on an NPU."""
+    import torch_npu
+    return getattr(torch_npu, name)(*args, **kwargs)
+
+
+def npu_rms_norm(self, gamma, epsilon=1e-06):
+    if on_npu(self):
+        return npu_call("npu_rms_norm", self, gamma, epsilon=epsilon)
+    return reference.npu_rms_norm(self, gamma, epsilon)
+
+
+def npu_add_rms_norm(x1, x2, gamma, epsilon=1e-06):
+    if on_npu(x1):
+        return npu_call("npu_add_rms_norm", x1, x2, gamma, epsilon=epsilon)
+    return reference.npu_add_rms_norm(x1, x2, gamma, epsilon)
+
+
+def npu_swiglu(self, dim=-1):
+    if on_npu(self):
+        return npu_call("npu_swiglu", self, dim=dim)
+    return reference.npu_swiglu(self, dim)
+
+
+def npu_rotary_mul(self, r1, r2, rotary_mode="half", rotate=None):
+    # torch_npu's kernel takes 4-D input with an even last dim below 896.
+    if on_npu(self) and self.dim() == 4 and self.shape[-1] % 2 == 0 and self.shape[-1] < 896:
+        return npu_call("npu_rotary_mul", self, r1, r2, rotary_mode=rotary_mode, rotate=rotate)
+    return reference.npu_rotary_mul(self, r1, r2, rotary_mode, rotate)
+
+
+def npu_fusion_attention(query, key, value, head_num, input_layout, pse=None, padding_mask=None,
+                         atten_mask=None, scale=1., keep_prob=1., pre_tockens=2147483647,
+                         next_tockens=2147483647, inner_precise=0, prefix=None,
+                         actual_seq_qlen=None, actual_seq_kvlen=None, sparse_mode=0,
+                         gen_mask_parallel=True, sync=False, softmax_layout="", sink=None,
+                         dropout_mask=None, seed=0, offset=0):
+    if on_npu(query):
+        return npu_call("npu_fusion_attention", query, key, value, head_num, input_layout,
+                        pse=pse, padding_mask=padding_mask, atten_mask=atten_mask, scale=scale,
+                        keep_prob=keep_prob, pre_tockens=pre_tockens, next_tockens=next_tockens,
+                        inner_precise=inner_precise, sparse_mode=sparse_mode)
+    return reference.npu_fusion_attention(
+        query, key, value, head_num, input_layout, pse, padding_mask, atten_mask, scale,
+        keep_prob, pre_tockens, next_tockens, inner_precise, prefix, actual_seq_qlen,
+        actual_seq_kvlen, sparse_mode, gen_mask_parallel, sync, softmax_layout, sink,
+        dropout_mask, seed, offset)
+
+
+def npu_gelu(self, *, approximate="none"):
+    # Not F.gelu: on an NPU, aten gelu ignores `approximate` and uses tanh unless
+    # TORCH_NPU_USE_COMPATIBLE_IMPL=1 (Ascend's npu_gelu page); npu_gelu honours it.
+    if on_npu(self):
+        return npu_call("npu_gelu", self, approximate=approximate)
+    return reference.npu_gelu(self, approximate=approximate)
+
+
+def npu_layer_norm_eval(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    if on_npu(input):
+        return npu_call("npu_layer_norm_eval", input, list(normalized_shape), weight=weight,
+                        bias=bias, eps=eps)
+    return reference.npu_layer_norm_eval(input, normalized_shape, weight, bias, eps)
+
+
+def npu_linear(input, weight, bias=None):
+    # torch_npu's npu_linear takes a 2-D input: fold leading dims, call, unfold.
+    if on_npu(input):
+        flat = input.reshape(-1, input.shape[-1])
+        out = npu_call("npu_linear", flat, weight, bias=bias)
+        return out.reshape(*input.shape[:-1], out.shape[-1])
+    return reference.npu_linear(input, weight, bias)
+
+
+def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
+    # torch_npu's kernel wants the last two dims in [32, 4096] and divisible by 32.
+    if on_npu(x) and x.dim() == 4 and all(32 <= d <= 4096 and d % 32 == 0 for d in x.shape[-2:]):
+        return npu_call("npu_scaled_masked_softmax", x, mask, scale=scale,
+                        fixed_triu_mask=fixed_triu_mask)
+    return reference.npu_scaled_masked_softmax(x, mask, scale, fixed_triu_mask)
+
+
+# The entry points fusion may emit, in the order of docs/NPU.md.
+ENTRY_POINTS = ("npu_rms_norm", "npu_add_rms_norm", "npu_swiglu", "npu_rotary_mul",
+                "npu_fusion_attention", "npu_gelu", "npu_layer_norm_eval", "npu_linear",
+                "npu_scaled_masked_softmax")

@@ -1,0 +1,123 @@
+"""CPU reference implementations of the torch_npu fused ops pirc emits.
+
+Each has torch_npu's signature (argument names, defaults) and return layout, and computes the
+formula documented for the op (notes/torch-npu.md section 2; sources there). Numerics follow
+torch_npu's own goldens: rms_norm and swiglu compute in float32 and cast back.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def npu_rms_norm(self, gamma, epsilon=1e-06):
+    """-> (y, rstd): normalised over the last gamma.dim() dims; rstd float32, keepdim shape."""
+    dims = tuple(range(self.dim() - gamma.dim(), self.dim()))
+    xf = self.float()
+    rstd = torch.rsqrt(xf.pow(2).mean(dim=dims, keepdim=True) + epsilon)
+    return (xf * rstd * gamma.float()).to(self.dtype), rstd
+
+
+def npu_add_rms_norm(x1, x2, gamma, epsilon=1e-06):
+    """-> (y, rstd, x) with x = x1 + x2."""
+    x = x1 + x2
+    y, rstd = npu_rms_norm(x, gamma, epsilon)
+    return y, rstd, x
+
+
+def npu_swiglu(self, dim=-1):
+    """silu(first half) * second half along dim."""
+    a, b = torch.chunk(self, 2, dim=dim)
+    return (F.silu(a.float()) * b.float()).to(self.dtype)
+
+
+def npu_rotary_mul(self, r1, r2, rotary_mode="half", rotate=None):
+    """r1 * x + r2 * rotate(x); r1 = cos, r2 = sin."""
+    if rotate is not None:
+        x_new = self @ rotate
+    elif rotary_mode == "half":
+        x1, x2 = torch.chunk(self, 2, -1)
+        x_new = torch.cat((-x2, x1), -1)
+    elif rotary_mode == "interleave":
+        x_new = torch.stack((-self[..., 1::2], self[..., ::2]), -1).flatten(-2)
+    else:
+        raise ValueError(f"npu_rotary_mul: rotary_mode must be 'half' or 'interleave', "
+                         f"got {rotary_mode!r}")
+    return r1 * self + r2 * x_new
+
+
+def npu_gelu(self, *, approximate="none"):
+    return F.gelu(self, approximate=approximate)
+
+
+def npu_layer_norm_eval(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    return F.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def npu_linear(input, weight, bias=None):
+    """input @ weight.T + bias; weight is (N, K)."""
+    return F.linear(input, weight, bias)
+
+
+def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
+    """softmax((x * scale) with mask==True filled, dim=-1); -1e4 fill as torch_npu's golden."""
+    if fixed_triu_mask:
+        mask = torch.triu(torch.ones(x.shape[-2:], dtype=torch.bool, device=x.device), 1)
+    return torch.softmax((x.float() * scale).masked_fill(mask, -1e4), -1).to(x.dtype)
+
+
+_TO_BNSD = {  # layout -> function turning (tensor, head_num) into B, N, S, D
+    "BNSD": lambda t, n: t,
+    "BSND": lambda t, n: t.transpose(1, 2),
+    "BSH": lambda t, n: t.reshape(t.shape[0], t.shape[1], n, -1).transpose(1, 2),
+    "SBH": lambda t, n: t.reshape(t.shape[0], t.shape[1], n, -1).permute(1, 2, 0, 3),
+}
+_FROM_BNSD = {
+    "BNSD": lambda t: t,
+    "BSND": lambda t: t.transpose(1, 2),
+    "BSH": lambda t: t.transpose(1, 2).flatten(2),
+    "SBH": lambda t: t.permute(2, 0, 1, 3).flatten(2),
+}
+
+
+def npu_fusion_attention(query, key, value, head_num, input_layout, pse=None, padding_mask=None,
+                         atten_mask=None, scale=1., keep_prob=1., pre_tockens=2147483647,
+                         next_tockens=2147483647, inner_precise=0, prefix=None,
+                         actual_seq_qlen=None, actual_seq_kvlen=None, sparse_mode=0,
+                         gen_mask_parallel=True, sync=False, softmax_layout="", sink=None,
+                         dropout_mask=None, seed=0, offset=0):
+    """-> (attention_out, softmax_max, softmax_sum, softmax_out, seed, offset, numels).
+
+    Covers what pirc emits: layouts BNSD/BSND/BSH/SBH, sparse_mode 0, no dropout (keep_prob 1),
+    optional pse added before scaling (the docstring's formula), atten_mask True = masked out.
+    softmax_max / softmax_sum ([B, N, S1, 8] float32) hold the row max and the sum of exp(s - max),
+    repeated 8 times; softmax_out is the reserved empty tensor.
+    """
+    if input_layout not in _TO_BNSD:
+        raise ValueError(f"npu_fusion_attention reference: layout {input_layout!r} not supported")
+    if keep_prob != 1.0 or sparse_mode != 0 or sink is not None or actual_seq_qlen is not None:
+        raise ValueError("npu_fusion_attention reference covers keep_prob=1, sparse_mode=0, "
+                         "no sink, no varlen")
+    kv_heads = head_num
+    q = _TO_BNSD[input_layout](query, head_num)
+    if input_layout in ("BSH", "SBH"):
+        dk = q.shape[-1]
+        kv_heads = key.shape[-1] // dk
+    k = _TO_BNSD[input_layout](key, kv_heads)
+    v = _TO_BNSD[input_layout](value, kv_heads)
+    if k.shape[1] != q.shape[1]:
+        k = k.repeat_interleave(q.shape[1] // k.shape[1], 1)
+        v = v.repeat_interleave(q.shape[1] // v.shape[1], 1)
+    s = q.float() @ k.float().transpose(-1, -2)
+    if pse is not None:
+        s = s + pse.float()
+    s = s * scale
+    if atten_mask is not None:
+        s = s.masked_fill(atten_mask.bool(), float("-inf"))
+    row_max = s.amax(-1, keepdim=True)
+    row_sum = torch.exp(s - row_max).sum(-1, keepdim=True)
+    out = (torch.softmax(s, -1) @ v.float()).to(query.dtype)
+    return (_FROM_BNSD[input_layout](out), row_max.expand(*row_max.shape[:-1], 8).contiguous(),
+            row_sum.expand(*row_sum.shape[:-1], 8).contiguous(),
+            query.new_empty((0,)), seed, offset, 0)

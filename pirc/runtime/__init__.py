@@ -1,0 +1,1 @@
+"""What running a program needs besides the IR: the versioned op registry and Paddle parameters."""

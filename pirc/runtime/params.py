@@ -1,0 +1,176 @@
+"""Reading Paddle `.pdiparams` files (corpus/paddle/FORMAT-NOTES.md section 4.6).
+
+The file is a concatenation of DenseTensor streams, one per parameter, in sorted
+parameter-name order; the file itself stores no names.  Each stream is
+
+    u32 version (0) | u64 lod_level | per level: u64 byte size, that many bytes of u64 offsets
+    | u32 tensor version (0) | i32 desc_size | TensorDesc protobuf (1: dtype enum, 2: dims)
+    | raw little-endian data
+
+Names therefore come from the program: its `builtin.parameter` ops, sorted
+(`names_from_program`).  bfloat16, which numpy lacks, is widened exactly to float32; the
+lowering casts every parameter to the dtype its `builtin.parameter` result declares.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from ..errors import ParamsError
+
+# Paddle's VarType.Type enum values that a TensorDesc holds, and the numpy dtype of each.
+DTYPES: dict[int, tuple[str, np.dtype]] = {
+    0: ("bool", np.dtype(np.bool_)),
+    1: ("int16", np.dtype("<i2")),
+    2: ("int32", np.dtype("<i4")),
+    3: ("int64", np.dtype("<i8")),
+    4: ("float16", np.dtype("<f2")),
+    5: ("float32", np.dtype("<f4")),
+    6: ("float64", np.dtype("<f8")),
+    20: ("uint8", np.dtype(np.uint8)),
+    21: ("int8", np.dtype(np.int8)),
+    22: ("bfloat16", np.dtype("<u2")),  # read as raw bits, widened to float32 below
+    23: ("complex64", np.dtype("<c8")),
+    24: ("complex128", np.dtype("<c16")),
+}
+
+
+class _Reader:
+    def __init__(self, data: bytes, filename: str):
+        self.data = data
+        self.pos = 0
+        self.filename = filename
+        self.tensor = 0  # index of the tensor being read, for messages
+
+    def fail(self, what: str) -> ParamsError:
+        return ParamsError(f"{self.filename}: tensor #{self.tensor} at byte {self.pos}: {what}")
+
+    def take(self, n: int, what: str) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise self.fail(f"file ends inside {what} (needs {n} bytes, {len(self.data) - self.pos} left); "
+                            "the file is truncated or not a .pdiparams file")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def unpack(self, fmt: str, what: str):
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt), what))[0]
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(buf):
+            raise ValueError("varint runs past the end of the TensorDesc")
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            break
+    if value >= 1 << 63:  # int64 two's complement
+        value -= 1 << 64
+    return value, pos
+
+
+def _tensor_desc(buf: bytes) -> tuple[int, list[int]]:
+    """(dtype enum, dims) from a TensorDesc message; dims may be packed or not."""
+    dtype, dims, pos = None, [], 0
+    while pos < len(buf):
+        key, pos = _varint(buf, pos)
+        field_no, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(buf, pos)
+            if field_no == 1:
+                dtype = value
+            elif field_no == 2:
+                dims.append(value)
+        elif wire == 2:
+            length, pos = _varint(buf, pos)
+            chunk, pos = buf[pos:pos + length], pos + length
+            if field_no == 2:
+                p = 0
+                while p < len(chunk):
+                    v, p = _varint(chunk, p)
+                    dims.append(v)
+        else:
+            raise ValueError(f"unexpected protobuf wire type {wire} in TensorDesc")
+    if dtype is None:
+        raise ValueError("TensorDesc has no data type")
+    return dtype, dims
+
+
+def read_tensor(r: _Reader) -> np.ndarray:
+    version = r.unpack("<I", "the stream version")
+    if version != 0:
+        raise r.fail(f"stream version {version}, expected 0")
+    lod_level = r.unpack("<Q", "the LoD level count")
+    if lod_level > 64:
+        raise r.fail(f"LoD level count {lod_level} is implausible; not a .pdiparams file?")
+    for _ in range(lod_level):  # LoD offsets do not change a parameter's values: skip them
+        size = r.unpack("<Q", "a LoD level size")
+        r.take(size, "LoD offsets")
+    tversion = r.unpack("<I", "the tensor version")
+    if tversion != 0:
+        raise r.fail(f"tensor version {tversion}, expected 0")
+    desc_size = r.unpack("<i", "the TensorDesc size")
+    try:
+        dtype_code, dims = _tensor_desc(r.take(desc_size, "the TensorDesc"))
+    except ValueError as e:
+        raise r.fail(str(e)) from None
+    if dtype_code not in DTYPES:
+        raise r.fail(f"unknown data type code {dtype_code}; known: "
+                     + ", ".join(f"{c} {n}" for c, (n, _) in DTYPES.items()))
+    if any(d < 0 for d in dims):
+        raise r.fail(f"negative dimension in shape {dims}")
+    name, np_dtype = DTYPES[dtype_code]
+    count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    raw = r.take(count * np_dtype.itemsize, f"the {name} data of shape {dims}")
+    array = np.frombuffer(raw, dtype=np_dtype).reshape(dims).copy()
+    if name == "bfloat16":
+        array = (array.astype(np.uint32) << 16).view(np.float32)
+    return array
+
+
+def read_tensors(path: str) -> list[np.ndarray]:
+    """Every tensor of a .pdiparams file, in file order."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ParamsError(f"cannot read parameters file {path}: {e.strerror}") from None
+    r = _Reader(data, path)
+    out = []
+    while r.pos < len(data):
+        out.append(read_tensor(r))
+        r.tensor += 1
+    return out
+
+
+def names_from_program(program) -> list[str]:
+    """The parameter names of a program's builtin.parameter ops, sorted as Paddle saves them."""
+    names = set()
+    for op in program.walk():
+        if op.name == "builtin.parameter":
+            names.add(op.attributes["parameter_name"].data)
+    return sorted(names)
+
+
+def read_params(path: str, names=None) -> dict[str, np.ndarray]:
+    """name -> array.  `names`: the parameter names (sorted here), or a Program to take them from.
+
+    Without names the tensors are keyed "0", "1", ... in file order.
+    """
+    tensors = read_tensors(path)
+    if names is None:
+        return {str(i): t for i, t in enumerate(tensors)}
+    if not isinstance(names, (list, tuple, set, frozenset)):
+        names = names_from_program(names)
+    names = sorted(names)
+    if len(names) != len(tensors):
+        raise ParamsError(f"{path} holds {len(tensors)} tensors but the program has {len(names)} "
+                          f"parameters ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''}); "
+                          "is it the parameters file of this program?")
+    return dict(zip(names, tensors))

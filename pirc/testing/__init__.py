@@ -1,0 +1,9 @@
+"""Testing aids: differential testing of two programs and random valid programs for fuzzing.
+
+`numerical_diff` needs only pirc.run; `strategies` needs hypothesis (a test dependency) and is
+imported on demand: `from pirc.testing.strategies import programs`.
+"""
+
+from .numerical_diff import ArrayDiff, DiffReport, Divergence, compare_arrays, numerical_diff
+
+__all__ = ["numerical_diff", "DiffReport", "ArrayDiff", "Divergence", "compare_arrays"]

@@ -1,0 +1,87 @@
+"""Parity with real Paddle: run a saved Paddle program through pirc.run on the inputs of its
+`*.io.npz` and compare every output with what Paddle computed.
+
+Verdict per output: "bitexact" (same dtype, shape and bytes), "close" (allclose with the issue's
+float32 bar, atol 1e-5 / rtol 1e-4), "random-ok" (random ops: same shape and dtype and a
+two-sample Kolmogorov-Smirnov distance under `ks_limit(n, m)`), or "MISMATCH".
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .numerical_diff import ArrayDiff, compare_arrays
+
+ATOL, RTOL = 1e-5, 1e-4
+
+
+def ks_limit(n: int, m: int) -> float:
+    """KS distance two samples of sizes n, m from one distribution exceed with p ~ 1e-4
+    (c(alpha) = sqrt(-ln(alpha / 2) / 2) = 2.23): ~0.099 for 1024 against 1024."""
+    return 2.23 * ((n + m) / (n * m)) ** 0.5
+
+
+@dataclass
+class OutputParity:
+    index: int
+    name: str
+    verdict: str
+    diff: ArrayDiff | None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict != "MISMATCH"
+
+    def __str__(self) -> str:
+        return f"out {self.index} ({self.name}): {self.verdict} {self.detail}".rstrip()
+
+
+def ks_distance(a, b) -> float:
+    """Two-sample Kolmogorov-Smirnov statistic of the flattened arrays."""
+    a = np.sort(np.asarray(a, np.float64).ravel())
+    b = np.sort(np.asarray(b, np.float64).ravel())
+    grid = np.concatenate([a, b])
+    fa = np.searchsorted(a, grid, side="right") / a.size
+    fb = np.searchsorted(b, grid, side="right") / b.size
+    return float(np.abs(fa - fb).max())
+
+
+def compare_output(i, name, got, want, random=False) -> OutputParity:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return OutputParity(i, name, "MISMATCH", None,
+                            f"{got.dtype}{list(got.shape)} vs Paddle "
+                            f"{want.dtype}{list(want.shape)}")
+    if random:
+        ks = ks_distance(got, want) if got.size else 0.0
+        limit = ks_limit(got.size, want.size) if got.size else 1.0
+        return OutputParity(i, name, "random-ok" if ks < limit else "MISMATCH", None,
+                            f"KS distance {ks:.4f} (limit {limit:.4f})")
+    if got.tobytes() == want.tobytes():
+        return OutputParity(i, name, "bitexact", None)
+    d = compare_arrays(got, want, ATOL, RTOL)
+    return OutputParity(i, name, "close" if d.ok else "MISMATCH", d, str(d))
+
+
+def fixture_parity(json_path, key="out__", random=False, device="cpu") -> list[OutputParity]:
+    """Run `NAME.VER.json` (+ `.pdiparams` beside it) on `NAME.VER.io.npz`'s `in__*` inputs and
+    compare with its `<key><i>` outputs."""
+    import pirc
+
+    stem = json_path[:-len(".json")]
+    io = np.load(stem + ".io.npz")
+    inputs = {k[len("in__"):]: io[k] for k in io.files if k.startswith("in__")}
+    params = stem + ".pdiparams" if os.path.exists(stem + ".pdiparams") else None
+    program = pirc.load(json_path)
+    got = pirc.run(program, inputs, params=params, device=device)
+    want = [io[f"{key}{i}"] for i in range(len([k for k in io.files if k.startswith(key)]))]
+    res = [compare_output(i, n, g, w, random) for i, ((n, g), w) in
+           enumerate(zip(got.items(), want))]
+    if len(got) != len(want):
+        res.append(OutputParity(len(want), "-", "MISMATCH", None,
+                                f"pirc gave {len(got)} outputs, Paddle {len(want)}"))
+    return res
