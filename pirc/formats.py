@@ -7,10 +7,9 @@ Formats: `pir` (pirc's canonical text; reading accepts every text form),
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 
+from .atomic import write_atomically
 from .errors import PircError
 from .ir.program import Program
 
@@ -88,16 +87,4 @@ def write_output(path: str | None, text) -> None:
             sys.stdout.write(piece)
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".pirc-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for piece in pieces:
-                f.write(piece)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomically(path, pieces)

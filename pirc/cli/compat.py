@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..errors import PircError
+from .exit_status import report_errors
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,13 +129,7 @@ def main(argv=None) -> int:
                        help="judge against this minimum instead of pirc's MIN_TORCH")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    try:
-        return run_list(args) if args.command == "list" else run_check(args)
-    except PircError as e:
-        if args.debug:
-            raise
-        print(e.render(), file=sys.stderr)
-        return 1
+    return report_errors(lambda: run_list(args) if args.command == "list" else run_check(args), args.debug)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from ..formats import (
     write_output,
 )
 from .diagnostics import check_expected_diagnostics, split_input
+from .exit_status import report_errors
 
 SPLIT_MARKER = "// -----"
 
@@ -130,31 +131,28 @@ def run(argv=None) -> int:
             input_format_for(filename, args.input_format), args.output, args.emit) == "json":
         parser.error("--split-input-file writes text (its parts joined by '// -----'); "
                      "use --emit=pir or --emit=paddle")
-    try:
-        text = read_input(args.input)
-        if args.verify_diagnostics:
-            return check_expected_diagnostics(text, filename, args, process_text)
-        if args.split_input_file:
-            outputs, failed = [], False
-            for chunk, offset in split_input(text, SPLIT_MARKER):
-                try:
-                    outputs.append("".join(process_text(chunk, args, filename, offset)))
-                except PircError as e:
-                    print(e.render() if hasattr(e, "render") else f"error: {e}", file=sys.stderr)
-                    failed = True
-            if failed:
-                return 1
-            write_output(args.output, (SPLIT_MARKER + "\n").join(outputs))
-            return 0
-        write_output(args.output, process_text(text, args, filename))
+    return report_errors(lambda: process(args, filename), args.debug)
+
+
+def process(args, filename: str) -> int:
+    """Read, transform and write one input, as the flags say; the exit status."""
+    text = read_input(args.input)
+    if args.verify_diagnostics:
+        return check_expected_diagnostics(text, filename, args, process_text)
+    if args.split_input_file:
+        outputs, failed = [], False
+        for chunk, offset in split_input(text, SPLIT_MARKER):
+            try:
+                outputs.append("".join(process_text(chunk, args, filename, offset)))
+            except PircError as e:  # report every part's error, as mlir-opt does
+                print(e.render(), file=sys.stderr)
+                failed = True
+        if failed:
+            return 1
+        write_output(args.output, (SPLIT_MARKER + "\n").join(outputs))
         return 0
-    except PircError as e:
-        if args.debug:
-            raise
-        print(e.render(), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+    write_output(args.output, process_text(text, args, filename))
+    return 0
 
 
 def main() -> None:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import sys
-import tempfile
 import zipfile
 
+from ..atomic import write_atomically
 from ..errors import PircError
 from ..formats import INPUT_FORMATS, input_format_for, parse_program, read_input
+from .exit_status import report_errors
 
 
 class RunError(PircError):
@@ -62,26 +62,16 @@ def save_outputs(path: str, outputs: dict) -> None:
 
     buf = io.BytesIO()
     np.savez(buf, **outputs)
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".pirc-run-", suffix=".npz", dir=directory)
+        write_atomically(path, [buf.getvalue()], binary=True)
     except OSError as e:
         raise RunError(f"cannot write outputs file {path}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getvalue())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def run(argv=None) -> int:
     args = build_arg_parser().parse_args(argv)
-    try:
+
+    def command() -> int:
         program = parse_program(read_input(args.program), input_format_for(args.program, args.input_format),
                                 args.program, args.from_version)
         inputs = load_inputs(args.inputs)
@@ -91,13 +81,8 @@ def run(argv=None) -> int:
         gm = lower(program, args.params, args.device)
         save_outputs(args.outputs, run_module(gm, inputs))
         return 0
-    except PircError as e:
-        if args.debug:
-            raise
-        print(e.render(), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
+
+    return report_errors(command, args.debug)
 
 
 def main() -> None:
