@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generate dialects/{pd_op,builtin,cf}.yaml from Paddle's op definitions.
 
-Input: tools/opdefs/opdefs-<release>.json (one per Paddle release, see its README) and
+Input: tools/opdefs/opdefs-<release>.json (one per Paddle release listed, with its PIR
+version, in tools/opdefs/releases.yaml; see tools/opdefs/README.md) and
 dialects/handwritten.yaml (ops that have no op-info record in Paddle).  Output: one YAML file
 per dialect in which every op is a list of revisions; a revision is written only when the
 op's definition changed, so `since:` records the PIR version each change arrived in
@@ -26,8 +27,21 @@ OPDEFS = ROOT / "tools" / "opdefs"
 DIALECTS = ROOT / "dialects"
 HANDWRITTEN = DIALECTS / "handwritten.yaml"
 
-# Paddle release -> PIR version of the programs it writes.
-RELEASES = {"3.0.0": 1, "3.1.1": 2, "3.2.2": 3, "3.3.1": 4}
+RELEASES_FILE = OPDEFS / "releases.yaml"
+
+
+def load_releases(path: Path = RELEASES_FILE) -> dict[str, int]:
+    """Paddle release -> PIR version of the programs it writes (tools/opdefs/releases.yaml)."""
+    entries = yaml.safe_load(path.read_text())["releases"]
+    releases = {str(e["paddle"]): int(e["pir_version"]) for e in entries}
+    versions = list(releases.values())
+    if len(releases) != len(entries) or versions != sorted(set(versions)):
+        raise SystemExit(f"gen_dialects: {path}: releases must be distinct, with strictly "
+                         "increasing PIR versions")
+    return releases
+
+
+RELEASES = load_releases()
 
 # Dialects pirc specifies, by op-name prefix (the opdefs' own `dialect` field files
 # cf.has_elements under pd_op; the name is what programs carry).

@@ -8,12 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pirc.ir import registry, specs
 from pirc.ir.ops import PirOp
 
 ROOT = Path(__file__).resolve().parents[2]
-RELEASES = {"3.0.0": 1, "3.1.1": 2, "3.2.2": 3, "3.3.1": 4}
+# The releases dialects/ is generated from (tools/opdefs/releases.yaml, the generator's list).
+RELEASES = {str(e["paddle"]): int(e["pir_version"]) for e in
+            yaml.safe_load((ROOT / "tools" / "opdefs" / "releases.yaml").read_text())["releases"]}
 
 
 def attr(name: str, version: int, attribute: str) -> specs.AttrSpec:
