@@ -1,12 +1,15 @@
 """pd_op.if, pd_op.while and pd_op.pylayer as graph-honest torch control flow.
 
-`pd_op.if` becomes `torch.ops.higher_order.cond` and `pd_op.while` becomes
-`torch.ops.higher_order.while_loop`, the operators `torch.cond` / `torch.while_loop` trace
-to: called directly with their branch/body GraphModules they run eagerly without
-torch.compile (the public wrappers compile through Dynamo on every eager call), and
-`torch.export` keeps them as they are.  Each region becomes a GraphModule attached to the
-root module; the values a region uses from outside it (PIR regions may) become explicit
-operands, since higher-order ops take no closures.
+`pd_op.if` becomes a call of `cond` and `pd_op.while` a call of `while_loop` (this module):
+under torch.export / torch.compile / make_fx tracing they are
+`torch.ops.higher_order.cond` / `torch.ops.higher_order.while_loop`, the operators
+`torch.cond` / `torch.while_loop` trace to, so the exported program keeps the control flow;
+run eagerly they are a plain Python `if` / `while` on the predicate tensor, because the
+higher-order operators cost ~0.3 ms per call in eager mode (they check their branches'
+outputs and run them through dispatch modes), more than a small model's whole forward.
+Each region becomes a GraphModule attached to the root module; the values a region uses from
+outside it (PIR regions may) become explicit operands, since higher-order ops take no
+closures.
 
 PIR's predicate is a one-element bool tensor of shape [] or [1]; torch wants a scalar, so
 the graph reduces it with `torch.all` (same truth value for one element).  A while loop
@@ -28,6 +31,40 @@ import torch.fx as fx
 from ..errors import LoweringError
 
 
+try:
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode as _proxy_mode
+except ImportError:  # pragma: no cover - older torch
+    def _proxy_mode():
+        return None
+
+
+def _tracing(pred) -> bool:
+    """True when the call is being traced (export, compile, make_fx), not run on real data."""
+    if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+        return True
+    if type(pred) is not torch.Tensor:  # FakeTensor, functional or other subclass under tracing
+        return True
+    return _proxy_mode() is not None
+
+
+def cond(pred, true_fn, false_fn, operands: tuple):
+    """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring)."""
+    if _tracing(pred):
+        return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
+    return (true_fn if bool(pred) else false_fn).forward(*operands)
+
+
+def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
+    """pd_op.while: torch's while_loop operator when traced, else a Python `while`."""
+    if _tracing(carried[0]):
+        return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
+    # cond_fn is lower_while's condition graph, torch.all of the carried condition: the truth
+    # value of that one-element tensor is read directly (one graph call less per iteration).
+    while bool(carried[0]):
+        carried = tuple(body_fn.forward(*carried, *additional))
+    return carried
+
+
 def _captured_values(region) -> list:
     """Values the region's ops use that are defined outside it, in first-use order."""
     defined, captured, seen = set(), [], set()
@@ -46,6 +83,25 @@ def _captured_values(region) -> list:
     return captured
 
 
+def _pir_meta(value) -> dict:
+    """The static PIR type of a block argument, as graph_builder records it on nodes."""
+    from .values import torch_dtype_of_type
+
+    shape = getattr(value.type, "shape", None)
+    if shape is None:
+        return {}
+    return {"pir_shape": tuple(shape), "pir_dtype": torch_dtype_of_type(value.type)}
+
+
+def _typed(placeholder: fx.Node, outer) -> fx.Node:
+    """A captured value's placeholder carries the outer node's static type (specialize)."""
+    if isinstance(outer, fx.Node):
+        for key in ("pir_shape", "pir_dtype"):
+            if key in outer.meta:
+                placeholder.meta[key] = outer.meta[key]
+    return placeholder
+
+
 def _subgraph(builder, region, leading_args: list, leading_hints: list[str], captured: list):
     """A GraphBuilder for `region`, with placeholders: leading args, then captured values.
 
@@ -58,6 +114,7 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
     for v, hint in zip(leading_args, leading_hints):
         if v is not None:
             sub.env[v] = sub.placeholder(hint)
+            sub.env[v].meta.update(_pir_meta(v))
         else:
             sub.placeholder(hint)  # an unused carried slot (the while cond)
     outer = []
@@ -66,10 +123,10 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
         if got is None:
             continue
         if isinstance(got, list):  # a vec: pass its tensors, rebuild the list inside
-            sub.env[v] = [sub.placeholder("captured") for _ in got]
+            sub.env[v] = [_typed(sub.placeholder("captured"), g) for g in got]
             outer.extend(got)
         else:
-            sub.env[v] = sub.placeholder("captured")
+            sub.env[v] = _typed(sub.placeholder("captured"), got)
             outer.append(got)
     block = region.blocks.first
     yielded = sub.lower_ops(block.ops)
@@ -90,6 +147,8 @@ def _finish(sub, outputs: list) -> fx.GraphModule:
         seen.add(node)
         fixed.append(node)
     sub.graph.output(tuple(fixed))
+    # Constants folded into their users leave their own ops unused (as in the top graph).
+    sub.graph.eliminate_dead_code()
     return fx.GraphModule(sub.ctx.root, sub.graph)
 
 
@@ -110,7 +169,7 @@ def lower_if(builder, op) -> None:
         branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded))))
     g = builder.graph
     scalar_pred = g.call_function(torch.all, (pred,))
-    node = g.call_function(torch.ops.higher_order.cond, (scalar_pred, branches[0], branches[1], tuple(outer)))
+    node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer)))
     for i, r in enumerate(op.results):
         builder.env[r] = g.call_function(operator.getitem, (node, i))
 
@@ -143,7 +202,7 @@ def lower_while(builder, op) -> None:
 
     g = builder.graph
     carried = (builder.value(cond),) + tuple(builder.value(v) for v in inputs)
-    node = g.call_function(torch.ops.higher_order.while_loop,
+    node = g.call_function(while_loop,
                            (g.get_attr(cond_name), g.get_attr(body_name), carried, tuple(outer)))
     for i, r in enumerate(op.results):
         builder.env[r] = g.call_function(operator.getitem, (node, i + 1))

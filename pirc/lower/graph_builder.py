@@ -19,7 +19,7 @@ from ..errors import LoweringError
 from ..ir.ops import is_null_value
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.registry import REGISTRY
-from .values import python_value
+from .values import python_value, torch_dtype_of_type
 
 # Ops the lowering handles itself; every other op is a registry entry.
 STRUCTURAL_OPS = frozenset({
@@ -167,7 +167,22 @@ class GraphBuilder:
                 control_flow.lower_pylayer(self, op)
             else:
                 self._call_kernel(op)
+            self._record_types(op)
         return None
+
+    def _record_types(self, op) -> None:
+        """Put each result's static PIR shape and dtype on the node that stands for it.
+
+        Graph rewrites (the NPU fusion) read `node.meta["pir_shape"]` (dims, -1 where dynamic)
+        and `node.meta["pir_dtype"]` to check ranks, halves and dtypes a pattern needs; the
+        kernels themselves never look at them.
+        """
+        for r in op.results:
+            node = self.env.get(r)
+            shape = getattr(r.type, "shape", None)
+            if isinstance(node, fx.Node) and shape is not None and "pir_shape" not in node.meta:
+                node.meta["pir_shape"] = tuple(shape)
+                node.meta["pir_dtype"] = torch_dtype_of_type(r.type)
 
     def _folded(self, v):
         """A mutable-attribute operand: its Python value when a constant op makes it, else its node.

@@ -4,7 +4,10 @@ Steps: import the kernel modules (they register into the versioned registry); fi
 op with no lowering at the program's PIR version and refuse them all in one error, before
 building anything; bind the parameters (module buffers named after the Paddle parameter,
 made Python identifiers; `gm.pirc_parameters` maps them back); build the graph node by node
-(graph_builder, control_flow); for `device="npu"` apply the torch_npu fusion rewrite.
+(graph_builder, control_flow); for `device="npu"` apply the torch_npu fusion rewrite; fold
+the calls that depend on parameters only into buffers (fold); replace kernel calls by the
+torch calls they make where the static types decide them (specialize); share identical pure
+calls (cse).
 
 The module's forward takes the feeds (pd_op.data, in program order) and returns a tuple of
 the fetched values in fetch (`col`) order; a program without fetch ops returns every value
@@ -22,7 +25,10 @@ import torch.fx as fx
 
 from ..errors import LoweringError
 from ..runtime.registry import REGISTRY
+from .cse import eliminate_common_subexpressions
+from .fold import fold_parameter_constants
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
+from .specialize import specialize_calls
 from .values import torch_dtype_of_type
 
 DEVICES = ("cpu", "npu", "cuda")
@@ -146,6 +152,14 @@ def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx
 
     if device == "npu":
         gm = _for_npu(gm)
+    # After the NPU rewrite, which matches the kernel calls as the program spells them.
+    fold_parameter_constants(gm)
+    specialize_calls(gm)
+    eliminate_common_subexpressions(gm)
+    if device == "npu":
+        npu = getattr(torch, "npu", None)
+        if npu is not None and npu.is_available():
+            gm = gm.to("npu")
     elif device == "cuda":
         if not torch.cuda.is_available():
             raise LoweringError("device 'cuda' asked for, but torch sees no CUDA device")
@@ -162,7 +176,4 @@ def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:
     fused = fuse_for_npu(gm)
     for k, v in extras.items():
         setattr(fused, k, v)
-    npu = getattr(torch, "npu", None)
-    if npu is not None and npu.is_available():
-        fused = fused.to("npu")
     return fused

@@ -21,3 +21,4 @@ from . import (  # noqa: F401 - imported for their registrations
     shape,
     tensor_array,
 )
+from . import fused  # noqa: E402,F401 - rsqrt, silu, swiglu, rms_norm (both meanings)

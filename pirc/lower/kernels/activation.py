@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 
 
 @REGISTRY.register("pd_op.relu", since=1)
@@ -72,3 +73,21 @@ def softmax(x, *, axis=-1):
     if x.dim() == 0:
         return torch.ones_like(x)
     return torch.softmax(x, axis)
+
+
+# Specialisations (pirc.lower.specialize): the torch call itself where the kernel is one.
+for _kernel, _torch_fn in ((relu, torch.relu), (sigmoid, torch.sigmoid), (tanh, torch.tanh)):
+    specializer(_kernel)(lambda site, _fn=_torch_fn: site.call(_fn, site.p["x"]))
+
+
+@specializer(gelu)
+def _gelu_call(site):
+    return site.call(F.gelu, site.p["x"], approximate="tanh" if site.p["approximate"] else "none")
+
+
+@specializer(softmax)
+def _softmax_call(site):
+    x = site.p["x"]
+    if not site.rank(x):  # unknown, or 0-D (the kernel's special case)
+        return None
+    return site.call(torch.softmax, x, site.p["axis"])

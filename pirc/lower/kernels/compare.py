@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 
 
 @REGISTRY.register("pd_op.equal", since=1)
@@ -30,3 +31,8 @@ def logical_and(x, y):
 @REGISTRY.register("pd_op.isnan", since=1)
 def isnan(x):
     return torch.isnan(x)
+
+
+# Specialisations (pirc.lower.specialize): the torch call itself.
+for _kernel, _torch_fn in ((equal, torch.eq), (greater_than, torch.gt), (less_than, torch.lt)):
+    specializer(_kernel)(lambda site, _fn=_torch_fn: site.call(_fn, site.p["x"], site.p["y"]))

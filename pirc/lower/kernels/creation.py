@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from .operands import int_list, number
 
 
@@ -58,3 +59,35 @@ def assign_value_(output=None, *, shape=(), dtype=torch.float32, values=(), plac
     # the attributes.
     dtype = dtype or (output.dtype if output is not None else torch.float32)
     return torch.tensor(list(values), dtype=dtype).reshape(list(shape))
+
+
+_ARITHMETIC = {
+    "pirc.lower.kernels.compare": ("equal", "greater_than", "less_than", "logical_and"),
+    "pirc.lower.kernels.elementwise": ("add", "multiply", "divide", "maximum", "maximum_v1",
+                                       "minimum", "minimum_v1", "scale", "clip", "where"),
+}
+
+
+@specializer(full)
+def _full_constant(site):
+    """A small full read only by arithmetic and comparisons becomes a buffer, made once by the
+    kernel.  Those users always return a new tensor; any other (an output, a view, a cast that
+    may return its input, a control-flow operand) could hand the module's own tensor to a
+    caller or a loop, so there it stays a torch.full call on every run."""
+    shape = site.p["shape"]
+    if not (isinstance(shape, (list, tuple)) and all(type(d) is int for d in shape)):
+        return None
+    shape = list(shape)
+    # one element made by the kernel: its dtype and its value converted to it
+    one = full(shape=[1], value=site.p["value"], dtype=site.p["dtype"], place=site.p["place"])
+    users = list(site.node.users)
+    shared = users and math.prod(shape) <= 4096 and all(
+        u.op == "call_function" and getattr(u.target, "__name__", None)
+        in _ARITHMETIC.get(getattr(u.target, "__module__", None), ()) for u in users)
+    node = None
+    if shared:
+        node = site.buffer(full(shape=shape, value=site.p["value"], dtype=site.p["dtype"],
+                                place=site.p["place"]), "const_" + site.node.name)
+    if node is None:  # a fresh tensor on every call, as the kernel makes it
+        node = site.call(torch.full, shape, one.item(), dtype=one.dtype)
+    return node

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
+from ..specialize import specializer
 from .operands import number, scalar_like
 
 
@@ -70,6 +71,14 @@ def add_n(inputs):
 
 @REGISTRY.register("pd_op.scale", since=1)
 def scale(x, scale=1.0, *, bias=0.0, bias_after_scale=True):
+    if x.dtype in (torch.float32, torch.float64) and isinstance(scale, (int, float)) \
+            and isinstance(bias, (int, float)):
+        # A Python number meets a float32/float64 tensor as a value of the tensor's type
+        # (torch computes `x * 2.5` in x's dtype), the same as the 0-D tensors below but
+        # without building them on every call; add_ works on the fresh product.
+        if bias_after_scale:
+            return (x * scale).add_(bias)
+        return (x + bias).mul_(scale)
     if x.is_floating_point() or x.is_complex():
         s = scalar_like(scale, x)
         b = torch.tensor(bias, dtype=x.dtype) if not isinstance(bias, torch.Tensor) else bias.to(x.dtype)
@@ -172,3 +181,67 @@ def real(x):
 @REGISTRY.register("pd_op.imag", since=1)
 def imag(x):
     return torch.imag(x).clone() if x.is_complex() else torch.zeros_like(x)
+
+
+# -- specialisations (pirc.lower.specialize): the torch calls the kernel makes, decided once ----
+
+_REAL_FLOATS = (torch.float32, torch.float64)
+
+
+@specializer(add)
+def _add_call(site):
+    return site.call(torch.add, site.p["x"], site.p["y"])
+
+
+@specializer(multiply)
+def _multiply_call(site):
+    x, y = site.p["x"], site.p["y"]
+    dx, dy = site.dtype(x), site.dtype(y)
+    if dx is None or dy is None or dx.is_complex or dy.is_complex:
+        return None
+    return site.call(torch.mul, x, y)
+
+
+@specializer(divide)
+def _divide_call(site):
+    x, y = site.p["x"], site.p["y"]
+    if site.dtype(x) not in _REAL_FLOATS or site.dtype(y) not in _REAL_FLOATS:
+        return None
+    return site.call(torch.div, x, y)
+
+
+@specializer(exp)
+def _exp_call(site):
+    return site.call(torch.exp, site.p["x"])
+
+
+@specializer(scale)
+def _scale_call(site):
+    x, s, b = site.p["x"], site.p["scale"], site.p["bias"]
+    if not all(type(v) in (int, float) for v in (s, b)):
+        return None
+    if site.dtype(x) in (torch.int32, torch.int64):
+        s, b = int(s), int(b)  # the kernel's integer rule (Python ints keep x's dtype)
+    elif site.dtype(x) not in _REAL_FLOATS:
+        return None
+    if s == 1:
+        return site.call(torch.add, x, b)  # x * 1 is x exactly: either order is x + b
+    if site.p["bias_after_scale"]:
+        return site.method("add_", site.call(torch.mul, x, s), b)
+    return site.method("mul_", site.call(torch.add, x, b), s)
+
+
+@specializer(cast)
+def _cast_call(site):
+    x, dtype = site.p["x"], site.p["dtype"]
+    if dtype is None or site.dtype(x) == dtype:
+        return x  # an identity: taken only where x is computed in the graph
+    return site.method("to", x, dtype)
+
+
+@specializer(cast_v1)
+def _cast_v1_call(site):
+    x, dtype = site.p["x"], site.p["dtype"]
+    if dtype == torch.float16 and site.dtype(x) in (None, torch.float32):
+        return None  # the truncating conversion
+    return _cast_call(site)

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from .accumulate import sequential_sum
 from .elementwise import float_pow
 
@@ -54,3 +55,16 @@ def p_norm(x, *, porder=2.0, axis=-1, epsilon=1e-12, keepdim=False, asvector=Fal
     # phi PNormKernel: x.abs().pow(p).sum(axis).pow(1.0f / p), summed element by element
     total = sequential_sum(float_pow(a, porder), axis if axis >= 0 else axis + a.dim(), keepdim)
     return float_pow(total, float(np.float32(1.0 / porder)))
+
+
+@specializer(matmul)
+def _matmul_call(site):
+    x, y = site.p["x"], site.p["y"]
+    rx, ry = site.rank(x), site.rank(y)
+    if rx is None or ry is None:
+        return None
+    if site.p["transpose_x"] and rx >= 2:
+        x = site.method("transpose", x, -1, -2)
+    if site.p["transpose_y"] and ry >= 2:
+        y = site.method("transpose", y, -1, -2)
+    return site.call(torch.matmul, x, y)

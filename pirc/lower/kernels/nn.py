@@ -1,8 +1,12 @@
-"""Neural-network layers: conv2d, batch_norm_, layer_norm, group_norm, dropout, one_hot, pad3d.
+"""Neural-network layers: conv2d, depthwise_conv2d, batch_norm_, layer_norm, group_norm,
+dropout, one_hot, pad3d.
 
 Normalisations are written in the order Paddle's CPU kernels evaluate them (batch norm in
 inference folds mean and inverse std into a per-channel scale and bias first), so float32
-results agree to the last bit more often than torch's fused kernels would.
+results agree to the last bit more often than torch's fused kernels would.  One exception,
+for speed: layer_norm's specialisation (pirc.lower.specialize, at the end of this module)
+calls torch's fused layer_norm, which on the kernel cases is exactly as close to Paddle's
+numbers as the decomposition (neither is bit for bit: reduction order).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY, Behaviour
+from ..specialize import specializer
 from . import padding
 from .operands import int_list, number
 from .random import generator
@@ -41,6 +46,17 @@ def conv2d(input, filter, *, strides=(1, 1), paddings=(0, 0), padding_algorithm=
     return _channels_first_to_last(out) if data_format == "NHWC" else out
 
 
+# What nn.Conv2D emits when groups == in_channels: Paddle runs the same shape rules
+# (UpdatePaddingAndDilation, SAME resets dilation) with a depthwise kernel; the filter is
+# [out_channels, 1, kh, kw], i.e. an ordinary grouped convolution with groups = in_channels.
+@REGISTRY.register("pd_op.depthwise_conv2d", since=1)
+def depthwise_conv2d(input, filter, *, strides=(1, 1), paddings=(0, 0),  # noqa: A002
+                     padding_algorithm="EXPLICIT", groups=1, dilations=(1, 1), data_format="NCHW"):
+    return conv2d(input, filter, strides=strides, paddings=paddings,
+                  padding_algorithm=padding_algorithm, dilations=dilations, groups=groups,
+                  data_format=data_format)
+
+
 def _per_channel(t, x, channel_axis):
     shape = [1] * x.dim()
     shape[channel_axis] = -1
@@ -64,7 +80,8 @@ def batch_norm_(x, mean, variance, scale=None, bias=None, *, is_test=False, mome
         inv_std = 1 / torch.sqrt(variance + epsilon)
         new_scale = inv_std * scale
         new_bias = bias - mean * inv_std * scale
-        y = x * _per_channel(new_scale, x, channel_axis) + _per_channel(new_bias, x, channel_axis)
+        # in place on the fresh product: the same two roundings, one allocation less
+        y = (x * _per_channel(new_scale, x, channel_axis)).add_(_per_channel(new_bias, x, channel_axis))
         return y, mean, variance, mean, inv_std, None
     dims = [d for d in range(x.dim()) if d != channel_axis]
     batch_mean = torch.mean(x, dims)
@@ -84,12 +101,16 @@ def layer_norm(x, scale=None, bias=None, *, epsilon=1e-5, begin_norm_axis=1):
         left *= s
     rows = x.reshape(left, -1)
     mean = torch.mean(rows, 1)
-    var = torch.mean(torch.square(rows - mean[:, None]), 1)
-    out = (rows - mean[:, None]) / torch.sqrt(var[:, None] + epsilon)
+    centred = rows - mean[:, None]
+    var = torch.mean(centred * centred, 1)
+    # The same operations as (x - mean) / sqrt(var + eps) * scale + bias; scale and bias in
+    # place on the fresh quotient: same numbers, fewer allocations.  (Not `centred.div_`:
+    # autograd keeps `centred` for the variance's gradient.)
+    out = centred / torch.sqrt(var + epsilon)[:, None]
     if scale is not None:
-        out = out * scale.reshape(1, -1)
+        out = out.mul_(scale.reshape(1, -1))
     if bias is not None:
-        out = out + bias.reshape(1, -1)
+        out = out.add_(bias.reshape(1, -1))
     return out.reshape(x.shape), mean, var
 
 
@@ -142,3 +163,93 @@ def pad3d(x, paddings=(), *, mode="constant", pad_value=0.0, data_format="NCDHW"
     else:
         out = F.pad(xc, pads, mode=mode)
     return _channels_first_to_last(out) if data_format == "NDHWC" else out
+
+
+# -- specialisations (pirc.lower.specialize) ---------------------------------------------------
+
+def _conv2d_call(site):
+    x, w = site.p["input"], site.p["filter"]
+    shape, wshape = site.shape(x), site.static_shape(w)
+    if site.p["data_format"] != "NCHW" or shape is None or len(shape) != 4 or wshape is None:
+        return None
+    algorithm = site.p["padding_algorithm"]
+    if algorithm == "SAME" and any(d < 0 for d in shape[2:]):
+        return None  # SAME's padding depends on the input size
+    dilations = [1, 1] if algorithm == "SAME" else list(site.p["dilations"])
+    pads = padding.resolve(site.p["paddings"], algorithm, list(shape[2:]), list(wshape[2:]),
+                           list(site.p["strides"]))
+    if any(b != a for b, a in pads):
+        return None
+    return site.call(F.conv2d, x, w, None, list(site.p["strides"]), [b for b, _ in pads],
+                     dilations, site.p["groups"])
+
+
+specializer(conv2d)(_conv2d_call)
+specializer(depthwise_conv2d)(_conv2d_call)
+
+
+@specializer(batch_norm_)
+def _batch_norm_call(site):
+    """Inference with parameter statistics: the per-channel scale and bias the kernel folds on
+    every call are folded once, by the kernel itself, into buffers; x * s + b remains."""
+    p = site.p
+    x = p["x"]
+    rank = site.rank(x)
+    if not (p["use_global_stats"] or (p["is_test"] and not p["trainable_statistics"])) or not rank:
+        return None
+    consts = [site.constant(p[k]) for k in ("mean", "variance", "scale", "bias")]
+    if any(c is None for c in consts) or not site.root:
+        return None
+    channel_axis = rank - 1 if p["data_format"] in ("NHWC", "NDHWC", "NLC") and rank > 2 else 1
+    shape = [1] * rank
+    shape[channel_axis] = -1
+    mean, variance, scale, bias = consts
+    inv_std = 1 / torch.sqrt(variance + p["epsilon"])
+    new_scale = (inv_std * scale).reshape(shape)
+    new_bias = (bias - mean * inv_std * scale).reshape(shape)  # the kernel's formulas
+    s_node = site.buffer(new_scale.clone(), "bn_scale")
+    b_node = site.buffer(new_bias.clone(), "bn_bias")
+    y = site.method("add_", site.call(torch.mul, x, s_node), b_node)
+    # the other results as the kernel returns them (parameters, never updated at inference)
+    return (y, p["mean"], p["variance"], p["mean"], None, None)
+
+
+@specializer(dropout)
+def _dropout_call(site):
+    p = site.p
+    if not p["is_test"] or type(p["p"]) not in (int, float):
+        return None
+    x = p["x"]
+    if p["mode"] == "upscale_in_train":
+        return (x, None)  # an identity (taken only where x is computed in the graph)
+    return (site.call(torch.mul, x, 1.0 - float(p["p"])), None)
+
+
+@specializer(layer_norm)
+def _layer_norm_call(site):
+    """torch's fused layer_norm when only the normalised value is used.  Its float32 numbers
+    are as close to Paddle's as the kernel's mean / variance decomposition: neither is bit
+    for bit (reduction order), both are within 5e-7 on the kernel cases
+    (tests/fixtures/kernel_cases, layer_norm_axis2: same largest difference)."""
+    p = site.p
+    x, scale, bias = p["x"], p["scale"], p["bias"]
+    shape = site.shape(x)
+    if shape is None or site.dtype(x) not in (torch.float32, torch.float64):
+        return None
+    axis = p["begin_norm_axis"]
+    normalized = list(shape[axis:])
+    if not normalized or min(normalized) < 0:
+        return None
+    size = 1
+    for d in normalized:
+        size *= d
+    weights = []
+    for t in (scale, bias):
+        if t is not None:
+            ts = site.shape(t)
+            if ts is None or list(ts) != [size] or site.dtype(t) != site.dtype(x):
+                return None
+            if len(normalized) > 1:
+                t = site.call(torch.reshape, t, normalized)
+        weights.append(t)
+    return (site.call(F.layer_norm, x, normalized, weights[0], weights[1], p["epsilon"]), None, None)

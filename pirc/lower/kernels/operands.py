@@ -17,6 +17,8 @@ def int_list(value) -> list[int]:
     """An int_array operand as a list of ints (a 0-D tensor or int gives a one-element list)."""
     if value is None:
         return []
+    if type(value) is list and all(type(v) is int for v in value):
+        return value  # the folded form (graph_builder._folded), the common case: no copy
     if isinstance(value, torch.Tensor):
         return [int(v) for v in value.reshape(-1).tolist()]
     if isinstance(value, (list, tuple)):

@@ -3,9 +3,12 @@
 Paddle's CPU pooling (phi funcs::Pool2dFunctor) visits, for each output, the input cells of
 its window that lie inside the input (padding never enters a max), sums them in row-major
 order, and divides by the number of those cells (exclusive, adaptive) or by the number of
-window cells inside input plus padding.  ceil_mode adds a last window that may hang past the padding; torch's pooling differs
-there and in asymmetric padding, so windows are built here from explicit padding and
-unfolding, and the sum is accumulated cell by cell in Paddle's order.
+window cells inside input plus padding.  ceil_mode adds a last window that may hang past the
+padding.  torch's max_pool / avg_pool compute the same numbers where their output size and
+padding rules agree with Paddle's (`_torch_pool` says when) and run those cases; the others
+(torch drops a ceil_mode window Paddle keeps, asymmetric padding of an average, half types)
+build the windows here from explicit padding and unfolding and accumulate the sum cell by
+cell in Paddle's order.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from . import padding
 from .elementwise import float_pow
 from .operands import int_list
@@ -69,6 +73,50 @@ def _adaptive(x, outs, pooling_type):
     return fn(x, outs)
 
 
+def _torch_out_size(size, k, pad, stride, ceil_mode):
+    """torch's pooling output size (pooling_output_shape): ceil_mode drops a last window that
+    would start inside the right padding, which Paddle keeps."""
+    out = (size + 2 * pad - k + ((stride - 1) if ceil_mode else 0)) // stride + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+_TORCH_POOL = {("max", 2): F.max_pool2d, ("max", 3): F.max_pool3d,
+               ("avg", 2): F.avg_pool2d, ("avg", 3): F.avg_pool3d}
+
+
+def _torch_pool(x, kernel, strides, pads, outs, ceil_mode, exclusive, pooling_type):
+    """torch's max/avg pooling when it gives Paddle's numbers, else None.
+
+    Same numbers means: same output size (torch's ceil_mode rule can drop a window Paddle
+    keeps), and for max a padding torch takes (symmetric, at most half the window; a
+    -inf pad in front covers the rest, padding never wins a max in either).  For avg torch's
+    CPU kernel sums each window cell by cell in row-major order and divides once, exactly as
+    Paddle's Pool2dFunctor; its divisor matches Paddle's (exclusive: cells inside the input;
+    not exclusive: cells inside input plus padding) only for symmetric padding.  float32 and
+    float64 only: torch accumulates half types in float32.
+    """
+    if x.dtype not in (torch.float32, torch.float64) \
+            or (pooling_type, len(kernel)) not in _TORCH_POOL:
+        return None
+    sizes = x.shape[2:]
+    fn = _TORCH_POOL[(pooling_type, len(kernel))]
+    symmetric = all(b == a and 2 * b <= k for (b, a), k in zip(pads, kernel))
+    if not symmetric:
+        if pooling_type != "max":
+            return None
+        x = F.pad(x, padding.torch_pad_list(pads), value=-math.inf)
+        sizes, pads = x.shape[2:], [(0, 0)] * len(kernel)
+    if any(_torch_out_size(sizes[i], kernel[i], pads[i][0], strides[i], ceil_mode) != outs[i]
+           for i in range(len(kernel))):
+        return None
+    torch_pads = [b for b, _ in pads]
+    if pooling_type == "max":
+        return fn(x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
+    return fn(x, kernel, strides, torch_pads, ceil_mode=ceil_mode, count_include_pad=not exclusive)
+
+
 def pool(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format, pooling_type,
          global_pooling, adaptive, padding_algorithm, spatial):
     channels_last = data_format in ("NHWC", "NDHWC")
@@ -88,6 +136,9 @@ def pool(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format, p
         pads = padding.resolve(paddings, padding_algorithm, sizes, kernel, strides)
     outs = [_out_size(sizes[i], kernel[i], pads[i][0], pads[i][1], strides[i], ceil_mode)
             for i in range(spatial)]
+    fast = _torch_pool(x, kernel, strides, pads, outs, ceil_mode, exclusive, pooling_type)
+    if fast is not None:
+        return fast.permute(0, *range(2, fast.dim()), 1) if channels_last else fast
     if pooling_type == "max":
         win = _windows(x, kernel, strides, pads, outs, -math.inf)
         out = win.amax(list(range(-spatial, 0)))
@@ -137,3 +188,46 @@ def lp_pool2d(x, *, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0), ceil_mo
                  global_pooling, adaptive, padding_algorithm, 2)
     # the root's exponent is 1.0f / p, a float (bit-exact against Paddle only that way)
     return float_pow(total, float(np.float32(1.0 / norm_type)))
+
+
+@specializer(pool2d)
+def _pool2d_call(site):
+    """torch's pooling called directly when the static input size says `_torch_pool` would be
+    taken (NCHW, no adaptive, float32/float64)."""
+    p = site.p
+    x = p["x"]
+    shape = site.shape(x)  # the batch may be dynamic, the window rules see H and W only
+    if (shape is None or len(shape) != 4 or min(shape[2:]) < 0
+            or p["data_format"] != "NCHW" or p["adaptive"]
+            or site.dtype(x) not in (torch.float32, torch.float64)
+            or p["pooling_type"] not in ("max", "avg")):
+        return None
+    sizes = list(shape[2:])
+    if not isinstance(p["kernel_size"], (list, tuple)) \
+            or not all(type(k) is int for k in p["kernel_size"]):
+        return None  # a run-time tensor
+    kernel = int_list(p["kernel_size"])
+    kernel = kernel * 2 if len(kernel) == 1 else kernel
+    strides = [int(s) for s in p["strides"]]
+    if p["global_pooling"]:
+        kernel, pads, strides = sizes, [(0, 0), (0, 0)], [1, 1]
+    else:
+        pads = padding.resolve(p["paddings"], p["padding_algorithm"], sizes, kernel, strides)
+    ceil_mode = p["ceil_mode"]
+    outs = [_out_size(sizes[i], kernel[i], pads[i][0], pads[i][1], strides[i], ceil_mode)
+            for i in range(2)]
+    if not all(b == a and 2 * b <= k for (b, a), k in zip(pads, kernel)):
+        if p["pooling_type"] != "max":
+            return None
+        # as _torch_pool: a -inf pad in front, then unpadded pooling
+        x = site.call(F.pad, x, padding.torch_pad_list(pads), value=-math.inf)
+        sizes = [s + b + a for s, (b, a) in zip(sizes, pads)]
+        pads = [(0, 0), (0, 0)]
+    if any(_torch_out_size(sizes[i], kernel[i], pads[i][0], strides[i], ceil_mode) != outs[i]
+           for i in range(2)):
+        return None
+    torch_pads = [b for b, _ in pads]
+    if p["pooling_type"] == "max":
+        return site.call(F.max_pool2d, x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
+    return site.call(F.avg_pool2d, x, kernel, strides, torch_pads, ceil_mode=ceil_mode,
+                     count_include_pad=not p["exclusive"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from .accumulate import sequential_scan
 from .operands import axis_of, int_list, number
 
@@ -87,3 +88,19 @@ def kthvalue(x, *, k=1, axis=-1, keepdim=False):
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
     return values, indices
+
+
+@specializer(sum_)
+def _sum_call(site):
+    x, axis, dtype = site.p["x"], site.p["axis"], site.p["dtype"]
+    rank, xdtype = site.rank(x), site.dtype(x)
+    if not rank or xdtype is None or not (isinstance(axis, list) and all(type(a) is int for a in axis)):
+        return None
+    if dtype is None and xdtype in (torch.bool, torch.int32):
+        dtype = torch.int64
+    dims = list(axis) if axis else list(range(rank))
+    dtype = dtype or xdtype
+    default = torch.int64 if not (xdtype.is_floating_point or xdtype.is_complex) else xdtype
+    if dtype == default:  # torch's own result type: no dtype argument (it would copy x)
+        return site.call(torch.sum, x, dims, keepdim=site.p["keepdim"])
+    return site.call(torch.sum, x, dims, keepdim=site.p["keepdim"], dtype=dtype)

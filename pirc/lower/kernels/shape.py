@@ -1,5 +1,5 @@
 """Shape and layout ops: reshape, flatten, (un)squeeze, transpose, concat, stack, split,
-unbind, tile, expand_as, slice, strided_slice, repeat_interleave.
+split_with_num, unbind, tile, expand_as, slice, strided_slice, repeat_interleave.
 
 Paddle's conventions that torch lacks are written out here: reshape's 0 (copy the input's
 dim), slice's clamping and decrease_axis, negative strides in strided_slice, squeeze that
@@ -8,9 +8,12 @@ ignores listed axes whose size is not 1.
 
 from __future__ import annotations
 
+import operator
+
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from .operands import axis_of, int_list
 
 
@@ -74,6 +77,18 @@ def split(x, sections=(), axis=0):
     return list(torch.split(x, sizes, dim))
 
 
+@REGISTRY.register("pd_op.split_with_num", since=1)
+def split_with_num(x, axis=0, *, num=1):
+    dim = axis_of(axis, x.dim())
+    size = x.shape[dim]
+    # Paddle's SplitWithNumInferMeta refuses a dim that `num` does not divide (torch.chunk
+    # would silently make a shorter last part).
+    if num <= 0 or size % num:
+        raise ValueError(f"split_with_num: dim {dim} of size {size} cannot be split into "
+                         f"{num} equal parts")
+    return list(torch.split(x, size // num, dim))
+
+
 @REGISTRY.register("pd_op.unbind", since=1)
 def unbind(input, *, axis=0):  # noqa: A002 - Paddle's operand name
     return list(torch.unbind(input, axis))
@@ -128,3 +143,80 @@ def repeat_interleave(x, *, repeats=1, axis=0, output_size=-1):
 @REGISTRY.register("pd_op.repeat_interleave_with_tensor_index", since=1)
 def repeat_interleave_with_tensor_index(x, repeats, *, axis=0, output_size=-1):
     return torch.repeat_interleave(x, repeats.reshape(-1).to(torch.int64), dim=axis)
+
+
+# -- specialisations (pirc.lower.specialize): shapes and indices resolved from the static types --
+
+def _int_list_or_none(value):
+    if isinstance(value, (list, tuple)) and all(type(v) is int for v in value):
+        return list(value)
+    if type(value) is int:
+        return [value]
+    return None
+
+
+@specializer(reshape)
+def _reshape_call(site):
+    x, dims = site.p["x"], _int_list_or_none(site.p["shape"])
+    if dims is None:
+        return None
+    shape = site.shape(x)
+    if 0 in dims and (shape is None or any(d == 0 and i >= len(shape) for i, d in enumerate(dims))):
+        return None
+    if 0 in dims and all(shape[i] >= 0 for i, d in enumerate(dims) if d == 0):
+        # 0 copies the input's dim, static here
+        dims = [shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    elif 0 in dims and -1 not in dims \
+            and sum(1 for i, d in enumerate(dims) if d == 0 and shape[i] < 0) == 1:
+        # one copied dim is dynamic and nothing is inferred: -1 infers exactly that dim
+        dims = [(-1 if shape[i] < 0 else shape[i]) if d == 0 else d for i, d in enumerate(dims)]
+    elif 0 in dims:
+        return None
+    return site.call(torch.reshape, x, dims)
+
+
+@specializer(flatten)
+def _flatten_call(site):
+    x = site.p["x"]
+    if not site.rank(x):
+        return None
+    return site.call(torch.flatten, x, site.p["start_axis"], site.p["stop_axis"])
+
+
+@specializer(transpose)
+def _transpose_call(site):
+    x = site.p["x"]
+    if not site.rank(x):
+        return None
+    return site.call(torch.permute, x, list(site.p["perm"]))
+
+
+@specializer(slice_)
+def _slice_call(site):
+    """One index expression: a dim sliced to one element and dropped (decrease_axis) is an
+    integer index when its size is static; the other dims are Python slices, which clamp as
+    Paddle does."""
+    x = site.p["input"]
+    shape = site.shape(x)
+    starts, ends = _int_list_or_none(site.p["starts"]), _int_list_or_none(site.p["ends"])
+    if shape is None or starts is None or ends is None:
+        return None
+    rank = len(shape)
+    index = [slice(None)] * rank
+    sliced = {}
+    for axis, start, end in zip(site.p["axes"], starts, ends):
+        axis = axis + rank if axis < 0 else axis
+        index[axis] = slice(start, end)
+        sliced[axis] = (start, end)
+    for axis in {a + rank if a < 0 else a for a in site.p["decrease_axis"]}:
+        size = shape[axis]
+        if size < 0 or axis not in sliced:
+            return None
+        start, end = sliced[axis]
+        picked = range(size)[slice(start, end)]
+        if len(picked) != 1:
+            return None  # the kernel's reshape reports what Paddle would refuse
+        index[axis] = picked[0]
+    while index and index[-1] == slice(None):  # x[0] rather than x[0, :, :]: same view
+        index.pop()
+    return site.call(operator.getitem, x, index[0] if len(index) == 1 else tuple(index))

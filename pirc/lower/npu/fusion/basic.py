@@ -1,65 +1,13 @@
-"""`fuse_for_npu(gm)`: rewrite a lowered graph to call torch_npu's fused ops where a pattern allows.
-
-The lowering emits one call per PIR op, its target the kernel registered for the op
-(pirc.runtime.registry). A node's PIR op is found by looking its target up among the registered
-kernels. Each rewrite below replaces a subgraph with a call to `pirc.lower.npu.ops.<name>`,
-which runs torch_npu on an NPU tensor and the CPU reference elsewhere (ops.py). The numerics each
-rewrite must respect, and why it is sound, are in its docstring and in docs/NPU.md.
-
-Patterns that need a static head count or sequence layout (npu_fusion_attention,
-npu_rotary_mul) or ops outside the lowered op set (npu_rms_norm, npu_add_rms_norm, npu_swiglu:
-no pd_op.rsqrt / swiglu in the 81 ops) are not matched yet; their entry points exist.
-"""
+"""One-op and two-op rewrites: gelu, layer_norm, linear, scaled softmax."""
 
 from __future__ import annotations
 
 import operator
 
 import torch
-from torch import fx
 
-from . import ops
-
-
-def _kernel_names() -> dict:
-    from ...runtime.registry import REGISTRY
-    import pirc.lower.kernels  # noqa: F401  (registers the kernels)
-    table = {}
-    for name in REGISTRY.names():
-        for entry in REGISTRY.entries(name):
-            table[entry.fn] = name
-    return table
-
-
-def _op(node: fx.Node, names: dict) -> str | None:
-    if node.op != "call_function":
-        return None
-    try:
-        return names.get(node.target)
-    except TypeError:  # unhashable target
-        return None
-
-
-def _attr(gm: fx.GraphModule, node) -> torch.Tensor | None:
-    """The tensor of a get_attr node (a parameter or buffer), else None."""
-    if not isinstance(node, fx.Node) or node.op != "get_attr":
-        return None
-    obj = gm
-    for part in node.target.split("."):
-        obj = getattr(obj, part, None)
-    return obj if isinstance(obj, torch.Tensor) else None
-
-
-def _constant(node, names: dict):
-    """A Python number an operand is known to hold: a literal, or a one-element pd_op.full."""
-    if isinstance(node, (int, float)) and not isinstance(node, bool):
-        return float(node)
-    if isinstance(node, fx.Node) and _op(node, names) == "pd_op.full":
-        shape = list(node.kwargs.get("shape", ()))
-        value = node.kwargs.get("value")
-        if isinstance(value, (int, float)) and all(d == 1 for d in shape):
-            return float(value)
-    return None
+from .. import ops
+from .match import attr, constant, op
 
 
 def fuse_gelu(gm, node, names) -> bool:
@@ -68,7 +16,7 @@ def fuse_gelu(gm, node, names) -> bool:
     Why: aten gelu on an NPU ignores `approximate` and uses tanh (Ascend's npu_gelu page), so
     an erf gelu must be the npu_gelu call to keep Paddle's numbers. Same formula on the CPU.
     """
-    if _op(node, names) != "pd_op.gelu":
+    if op(node, names) != "pd_op.gelu":
         return False
     approximate = "tanh" if node.kwargs.get("approximate", False) else "none"
     node.target = ops.npu_gelu
@@ -85,7 +33,7 @@ def fuse_layer_norm(gm, node, names) -> bool:
     graph reads x.shape[begin_norm_axis:] and reshapes scale/bias to it (views, no copies).
     Same epsilon placement (inside the rsqrt) and float32 statistics.
     """
-    if _op(node, names) != "pd_op.layer_norm":
+    if op(node, names) != "pd_op.layer_norm":
         return False
     users = list(node.users)
     if not users or any(u.target is not operator.getitem or u.args[1] != 0 for u in users):
@@ -118,20 +66,20 @@ def fuse_linear(gm, node, names) -> bool:
     Numerics: linear adds the bias inside the GEMM (addmm), matmul+add after it: equal within
     float32 rounding, not bit-exact.
     """
-    if _op(node, names) != "pd_op.matmul":
+    if op(node, names) != "pd_op.matmul":
         return False
     if node.kwargs.get("transpose_x", False) or node.kwargs.get("transpose_y", False):
         return False
     x, w = node.args[:2]
-    weight = _attr(gm, w)
+    weight = attr(gm, w)
     if weight is None or weight.dim() != 2:
         return False
     g = gm.graph
     bias, add = None, None
     users = list(node.users)
-    if len(users) == 1 and _op(users[0], names) == "pd_op.add":
+    if len(users) == 1 and op(users[0], names) == "pd_op.add":
         other = [a for a in users[0].args[:2] if a is not node]
-        tensor = _attr(gm, other[0]) if len(other) == 1 else None
+        tensor = attr(gm, other[0]) if len(other) == 1 else None
         if tensor is not None and tensor.dim() == 1 and tensor.shape[0] == weight.shape[1]:
             bias, add = other[0], users[0]
     with g.inserting_before(add if add is not None else node):
@@ -150,16 +98,17 @@ def fuse_scaled_softmax(gm, node, names) -> bool:
     Exact: Paddle computes x*s (+0) then softmax over the last axis; the fused op computes
     softmax(x*scale) with nothing masked. An additive float mask (softmax(x*s + M)) is NOT fused:
     turning M into torch_npu's bool mask is exact only when M holds nothing but 0 and -inf,
-    which the graph cannot know.
+    which the graph cannot know. Runs after the attention rewrite, which takes the softmaxes
+    that sit between two matmuls.
     """
-    if _op(node, names) != "pd_op.softmax" or node.kwargs.get("axis", -1) != -1:
+    if op(node, names) != "pd_op.softmax" or node.kwargs.get("axis", -1) != -1:
         return False
     src = node.args[0]
-    if _op(src, names) != "pd_op.scale" or len(src.users) != 1:
+    if op(src, names) != "pd_op.scale" or len(src.users) != 1:
         return False
     if src.kwargs.get("bias", 0.0) != 0.0:
         return False
-    s = _constant(src.args[1] if len(src.args) > 1 else src.kwargs.get("scale", 1.0), names)
+    s = constant(src.args[1] if len(src.args) > 1 else src.kwargs.get("scale", 1.0), names)
     if s is None:
         return False
     x = src.args[0]
@@ -171,23 +120,3 @@ def fuse_scaled_softmax(gm, node, names) -> bool:
     g.erase_node(node)
     g.erase_node(src)
     return True
-
-
-REWRITES = (fuse_linear, fuse_layer_norm, fuse_gelu, fuse_scaled_softmax)
-
-
-def fuse_for_npu(gm: fx.GraphModule, names: dict | None = None) -> fx.GraphModule:
-    """Apply every rewrite once over the graph (and control-flow subgraphs); returns gm."""
-    names = _kernel_names() if names is None else names
-    modules = [gm] + [m for m in gm.modules() if isinstance(m, fx.GraphModule) and m is not gm]
-    for module in modules:
-        for node in list(module.graph.nodes):
-            if getattr(node, "_erased", False):  # removed by an earlier rewrite
-                continue
-            for rewrite in REWRITES:
-                if rewrite(module, node, names):
-                    break
-        module.graph.eliminate_dead_code()
-        module.graph.lint()
-        module.recompile()
-    return gm
