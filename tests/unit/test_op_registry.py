@@ -103,3 +103,40 @@ def test_kernel_modules_register_into_the_shared_registry():
     import pirc.lower.kernels.elementwise  # noqa: F401  (registers at import)
 
     assert REGISTRY.resolve("pd_op.add", 1).fn.__module__ == "pirc.lower.kernels.elementwise"
+
+
+def test_inplace_ops_share_their_twin_kernel_where_the_specs_agree():
+    from pirc.lower.kernels.inplace import register_inplace_aliases
+
+    r = OpRegistry()
+    flags = Behaviour(notes="kept")
+
+    @r.register("pd_op.leaky_relu", since=1, flags=flags)
+    def leaky(x, *, negative_slope=0.02):
+        return x
+
+    @r.register("pd_op.matmul", since=1)
+    def matmul(x, y, *, transpose_x=False, transpose_y=False):
+        return x
+
+    @r.register("pd_op.batch_norm", since=1)
+    def batch_norm(*args, **kwargs):
+        return args[0]
+
+    @r.register("pd_op.batch_norm_", since=1)
+    def batch_norm_(*args, **kwargs):
+        return args[0]
+
+    assert register_inplace_aliases(r) == ["pd_op.leaky_relu_"]
+    for version in (1, 2, 3, 4):
+        entry = r.resolve("pd_op.leaky_relu_", version)
+        assert entry.fn is leaky and entry.flags is flags
+    assert "pd_op.matmul_" not in r  # no such op in any release
+    assert r.resolve("pd_op.batch_norm_", 4).fn is batch_norm_  # its own kernel wins
+
+
+def test_the_real_registry_lowers_inplace_activations():
+    import pirc.lower.kernels as kernels
+
+    assert {"pd_op.leaky_relu_", "pd_op.logit_", "pd_op.relu_"} <= set(kernels.INPLACE_ALIASES)
+    assert REGISTRY.resolve("pd_op.logit_", 1).fn is REGISTRY.resolve("pd_op.logit", 1).fn

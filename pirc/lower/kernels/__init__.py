@@ -22,3 +22,6 @@ from . import (  # noqa: F401 - imported for their registrations
     tensor_array,
 )
 from . import fused  # noqa: E402,F401 - rsqrt, silu, swiglu, rms_norm (both meanings)
+from .inplace import register_inplace_aliases  # noqa: E402 - after every kernel module
+
+INPLACE_ALIASES = register_inplace_aliases()

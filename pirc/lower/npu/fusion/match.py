@@ -16,13 +16,18 @@ from torch import fx
 
 
 def kernel_names() -> dict:
-    """{kernel function: PIR op name} over every registered entry."""
+    """{kernel function: PIR op name} over every registered entry.
+
+    An in-place op shares its out-of-place twin's kernel (kernels/inplace.py); the names are
+    visited in sorted order, so the function keeps the out-of-place name (`relu`, not
+    `relu_`), which is what the patterns match: functionally the two are the same op.
+    """
     from ....runtime.registry import REGISTRY
     import pirc.lower.kernels  # noqa: F401  (registers the kernels)
     table = {}
     for name in REGISTRY.names():
         for entry in REGISTRY.entries(name):
-            table[entry.fn] = name
+            table.setdefault(entry.fn, name)
     return table
 
 
