@@ -1,11 +1,13 @@
 """`pirc-patch diff` and `pirc-patch check`: patches from and against the op definitions.
 
-    pirc-patch diff OLD NEW [--format=yaml|text] [-o FILE]
-    pirc-patch check [--patch-dir DIR] [--allowlist FILE] [--fingerprints FILE] [--record]
+    pirc-patch diff OLD NEW [--format=yaml|text] [--patch-dir DIR] [-o FILE]
+    pirc-patch check [--patch-dir DIR] [--fingerprints FILE] [--record]
+    pirc-patch coverage [--patch-dir DIR]
 
 `diff` drafts a patch for the step OLD -> NEW from what changed in dialects/ (0 = the
-develop definitions); `check` is the CI gate of docs/PATCH-CHECK.md.  Both register with
-`pirc-patch` through pirc.cli.patch's SUBCOMMANDS hook.
+develop definitions), or lists the changes with what covers each; `check` is the CI gate of
+docs/PATCH-CHECK.md; `coverage` the per-step table.  They register with `pirc-patch`
+through pirc.cli.patch's SUBCOMMANDS hook.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ def _configure_diff(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("yaml", "text"), default="yaml",
                    help="yaml: a draft patch in Paddle's schema (default); text: every change, "
                         "one per line, breaking ones marked")
+    p.add_argument("--patch-dir", metavar="DIR",
+                   help="with --format=text: mark each breaking change covered by this folder's "
+                        "patches (default: pirc's own)")
     p.add_argument("-o", dest="output", default=None, help="output file (written atomically)")
 
 
@@ -66,20 +71,31 @@ def run_diff(args: argparse.Namespace) -> int:
         raise PircError(f"OLD ({args.old}) must be an older version than NEW ({args.new}): a "
                         f"patch migrates forward; pirc derives the way back from it")
     changes = diff_versions(old, new)
-    text = (summary_text if args.format == "text" else draft_patch)(args.old, args.new, changes)
+    if args.format == "text":
+        text = summary_text(args.old, args.new, changes, _statuses(args, old, new))
+    else:
+        text = draft_patch(args.old, args.new, changes)
     write_output(args.output, text)
     return 0
 
 
-# -- check -----------------------------------------------------------------------------------
+def _statuses(args, old: int, new: int) -> dict:
+    """{id(change): coverage row} for the breaking changes of the step old -> new, when the
+    step is one of the patch set's (a diff across several steps has no single patch)."""
+    from ..versioning.coverage import measure
+    from ..versioning.schema import load_patch_set
+    table = measure(load_patch_set(args.patch_dir))
+    rows = [r for r in table.rows if (r.old, r.new) == (old, new)]
+    return {(r.change.op, r.change.kind, r.change.subject, r.change.index): r for r in rows}
+
+
+# -- check ----------------------------------------------------------------------------------
 
 
 def _configure_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("--patch-dir", metavar="DIR",
-                   help="the patch folder to check against (default: pirc's own patches)")
-    p.add_argument("--allowlist", metavar="FILE",
-                   help="breaking changes left unpatched on purpose (default: "
-                        "dialects/unpatched.yaml)")
+                   help="the patch folder to check against (default: pirc's own patches, "
+                        "with their layer pirc/ and unmigratable.yaml)")
     p.add_argument("--fingerprints", metavar="FILE",
                    help="fingerprints of the released definitions (default: dialects/released.yaml)")
     p.add_argument("--record", action="store_true",
@@ -89,19 +105,17 @@ def _configure_check(p: argparse.ArgumentParser) -> None:
 def run_check(args: argparse.Namespace) -> int:
     from ..ir.specs import dialects_dir
     from ..versioning import defcheck
+    from ..versioning.coverage import PADDLE, PIRC, UNMIGRATABLE
     from ..versioning.schema import load_patch_set
-    dialects = dialects_dir()
-    allowlist_path = Path(args.allowlist) if args.allowlist else dialects / defcheck.ALLOWLIST
-    prints_path = Path(args.fingerprints) if args.fingerprints else dialects / defcheck.FINGERPRINTS
+    prints_path = (Path(args.fingerprints) if args.fingerprints
+                   else dialects_dir() / defcheck.FINGERPRINTS)
     patch_set = load_patch_set(args.patch_dir)
     if args.record:
         defcheck.write_fingerprints(prints_path, patch_set.release_version)
         print(f"recorded the fingerprints of versions 1 .. {patch_set.release_version} in "
               f"{prints_path}")
-    allowlist = defcheck.load_allowlist(allowlist_path)
     recorded = defcheck.load_fingerprints(prints_path)
-    findings, counts = defcheck.run_check(patch_set, allowlist_path, prints_path, allowlist,
-                                          recorded)
+    findings, table = defcheck.run_check(patch_set, prints_path, recorded)
     for f in findings:
         print(f"error: {f.message}", file=sys.stderr)
     if findings:
@@ -109,16 +123,35 @@ def run_check(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     print(f"pirc-patch check: ok: release {patch_set.release_version}"
-          f"{' (develop)' if patch_set.develop else ''}, {counts['steps']} steps, "
-          f"{counts['breaking']} breaking definition changes: {counts['covered']} covered by "
-          f"patches, {counts['allowed']} listed in {allowlist_path.name}; released "
-          f"definitions match their fingerprints")
+          f"{' (develop)' if patch_set.develop else ''}, {len(table.steps)} steps, "
+          f"{table.count()} breaking definition changes: {table.count(PADDLE)} covered by the "
+          f"folder's patches, {table.count(PIRC)} by its layer, {table.count(UNMIGRATABLE)} "
+          f"reviewed as unmigratable; released definitions match their fingerprints")
+    return 0
+
+
+# -- coverage --------------------------------------------------------------------------------
+
+
+def _configure_coverage(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--patch-dir", metavar="DIR",
+                   help="the patch folder to measure (default: pirc's own patches)")
+
+
+def run_coverage(args: argparse.Namespace) -> int:
+    from ..versioning.coverage import measure, table_text
+    from ..versioning.policy import POLICY
+    from ..versioning.schema import load_patch_set
+    sys.stdout.write(table_text(measure(load_patch_set(args.patch_dir)), POLICY.paddle_releases))
     return 0
 
 
 SUBCOMMANDS = (
-    Subcommand("diff", "draft a patch from the op-definition changes between two PIR versions",
-               _configure_diff, run_diff),
-    Subcommand("check", "fail when the op definitions changed without a patch or a version "
-                        "bump (for CI)", _configure_check, run_check),
+    Subcommand("diff", "list the op-definition changes between two PIR versions, or draft a "
+                       "patch from them", _configure_diff, run_diff),
+    Subcommand("check", "fail when the op definitions changed without a patch, a reviewed "
+                        "unmigratable entry or a version bump (for CI)",
+               _configure_check, run_check),
+    Subcommand("coverage", "per release step, how many breaking definition changes Paddle's "
+                           "and pirc's patches migrate", _configure_coverage, run_coverage),
 )

@@ -45,10 +45,12 @@ from ..errors import PatchError
 from ..ir.registry import op_class
 from . import paddle_kinds as PK
 from .kind_actions import AttrKindPresent, AttrKindRename, TypeKindPresent, TypeKindRename
-from .model import Action, AttrValue, PatchFile
+from .model import Action, AttrValue, PatchFile, action_path
 from .op_actions import (
     AddAttr,
+    AddNullInput,
     AddOutput,
+    AttrToInput,
     ConvertAttr,
     DeleteAttr,
     DeleteInput,
@@ -176,6 +178,13 @@ class CompiledStep:
     def has_pairs(self) -> bool:
         return bool(self.pair_patterns)
 
+    def pair_names(self) -> set[str]:
+        return {n for p in self.pair_patterns for n in p.names}
+
+    def rename_targets(self) -> set[str]:
+        return {a.new_name for p in self.op_patterns for a in p.actions
+                if isinstance(a, RenameOp)}
+
     # The xDSL route: the same actions as RewritePatterns under PatternRewriteWalker.
     def run_with_walker(self, program) -> StepContext:
         ctx = self.context = self._new_context()
@@ -206,15 +215,18 @@ class CompiledStep:
                               program)
 
 
-def run_steps(program, steps: list[CompiledStep], settle_version: int | None = None):
+def run_steps(program, steps: list[CompiledStep], settle_version: int | None = None,
+              idle_pairs: bool = False):
     """Run several steps in one walk of the program; returns their contexts.
 
     Steps whose actions are all local to one op (op patches, kind renames) give the same
     program whether run one after the other or op by op, so consecutive such steps share
-    a walk.  A step with op-pair patches (which connect two ops) must run alone.  With
-    `settle_version`, every op takes its class at that version in the same walk.
+    a walk.  A step with op-pair patches (which connect two ops) must run alone, unless
+    the caller knows no op of the program can be named by its pairs (`idle_pairs`: the
+    pair actions then never run).  With `settle_version`, every op takes its class at that
+    version in the same walk.
     """
-    if len(steps) > 1 and any(s.has_pairs() for s in steps):
+    if len(steps) > 1 and not idle_pairs and any(s.has_pairs() for s in steps):
         raise ValueError("a step with op_pair_patches runs alone")
     plans = []
     for step in steps:
@@ -260,6 +272,14 @@ def _apply_all(op, plans, settle_version) -> None:
             settle_class(op, to_version)
 
 
+def op_names(program) -> set[str]:
+    """The names of the program's ops (nested ones included), in one fast walk."""
+    names: set[str] = set()
+    add = names.add
+    _walk(program, lambda op: add(op.name), None)
+    return names
+
+
 def _walk(program, visit, settle_version: int | None, names=None) -> None:
     """Call `visit` on every op (or, with `names`, on the ops whose name is in it), in
     program order, nested ops after their parent; with `settle_version`, then give each op
@@ -295,7 +315,7 @@ def compile_patch(patch: PatchFile, from_version: int | None = None,
     to_version = patch.version if to_version is None else to_version
     from_version = (to_version - 1) if from_version is None else from_version
     step = CompiledStep(patch, from_version, to_version, f"patch {_file_label(patch)}")
-    c = _Compiler(patch)
+    c = _Compiler(patch, from_version, to_version)
     for pair in patch.op_pair_patches:
         actions = [c.pair_action(pair.producer, pair.consumer, a) for a in pair.actions]
         step.pair_patterns.append(OpPairPattern(step, actions, {pair.producer, pair.consumer},
@@ -319,15 +339,19 @@ def _file_label(patch: PatchFile) -> str:
 
 
 class _Compiler:
-    def __init__(self, patch: PatchFile):
+    def __init__(self, patch: PatchFile, from_version: int | None = None,
+                 to_version: int | None = None):
         self.patch = patch
+        self.from_version = from_version  # the op definitions add_null_input counts from
+        self.to_version = to_version  # the version of the ops attr_to_input makes
         self.errors: list[PatchError] = []
 
     def source(self, action: Action) -> str:
-        return f"{self.patch.path}:{action.line}"
+        return f"{action_path(self.patch, action)}:{action.line}"
 
     def error(self, action: Action, message: str) -> OpAction:
-        self.errors.append(PatchError(f"{action.action}: {message}", self.patch.path, action.line))
+        self.errors.append(PatchError(f"{action.action}: {message}",
+                                      action_path(self.patch, action), action.line))
         return OpAction(self.source(action))  # a placeholder; compiling fails at the end
 
     def raise_errors(self) -> None:
@@ -358,9 +382,35 @@ class _Compiler:
                 return SetOutputType(int(a.object), _type_of(a), src)
             if kind == "modify_name":
                 return RenameOp(_new_name(a), src)
+            if kind == "add_null_input":
+                return AddNullInput(int(a.object), self.operands_before(op_name, a), src)
+            if kind == "attr_to_input":
+                return AttrToInput(a.object, int(a.index), self.operands_before(op_name, a),
+                                   op_class("pd_op.full", self.to_version), src)
         except (ValueError, TypeError, KeyError) as e:
             return self.error(a, f"{op_name}: {_reason(e)}")
         return self.error(a, f"{op_name}: not an op_patches action")
+
+    def operands_before(self, op_name: str, a: Action) -> int:
+        """How many operands an op has when `a` (an add_null_input of its entry) applies: its
+        definition's count at the step's old version, moved by the entry's earlier
+        operand actions."""
+        from ..ir.specs import get_spec
+        spec = get_spec(op_name, self.from_version) if self.from_version is not None else None
+        if spec is None or spec.variadic_operands:
+            raise ValueError(f"{a.action} needs a definition of {op_name} at version "
+                             f"{self.from_version} with a fixed operand count, to tell the old "
+                             f"form from the new")
+        count = len(spec.operands)
+        entry = next(e for e in self.patch.op_patches if e.op_name == op_name)
+        for earlier in entry.actions:
+            if earlier is a:
+                break
+            if earlier.action in ("add_null_input", "attr_to_input"):
+                count += 1
+            elif earlier.action == "delete_input":
+                count -= 1
+        return count
 
     def modify_attr(self, a: Action, kind: str, src: str) -> OpAction:
         v: AttrValue = a.value

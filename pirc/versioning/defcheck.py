@@ -6,56 +6,42 @@ Rules (docs/PATCH-CHECK.md):
    released version (`since <= release`), or for release + 1 when the policy says develop.
    The definitions at each released version hash to the fingerprint recorded for it in
    dialects/released.yaml, so editing a released version's definitions in place fails.
-2. **Every breaking change has a patch.**  For each step N = 2 .. release (and release ->
-   release + 1 when develop, patched by 0.yaml), each breaking change between the
-   definitions at N-1 and N (pirc.versioning.defdiff) is covered by an action of patch N,
-   or listed in dialects/unpatched.yaml with a reason.
+2. **Every breaking change is migrated or reviewed.**  For each step N = 2 .. release (and
+   release -> release + 1 when develop, patched by 0.yaml), each breaking change between
+   the definitions at N-1 and N (pirc.versioning.defdiff) is covered by an action of patch
+   N (Paddle's N.yaml with pirc's layer pirc/N.yaml merged over it), or listed in the
+   folder's unmigratable.yaml with the reason and the advice (pirc.versioning.coverage).
 3. **Patches agree with the definitions.**  An action that retypes or adds an attribute of
-   an op defined at N gives the kind the definition at N has.
-4. **The allowlist stays honest.**  An unpatched.yaml entry that matches no uncovered
-   breaking change is an error.
+   an op defined at N gives the kind the definition at N has (unless a later action of the
+   same entry deletes it again).
+4. **The unmigratable list stays honest.**  An entry that matches no uncovered breaking
+   change is an error.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from ..errors import PircError
 from ..ir import specs
 from . import paddle_kinds as K
-from .defdiff import BREAKING_KINDS, DefChange, definitions_at, diff_versions, projection
-from .model import AttrValue, PatchFile
+from .defdiff import DefChange, definitions_at, projection
+from .model import AttrValue, PatchFile, action_path
 
-ALLOWLIST = "unpatched.yaml"
+if TYPE_CHECKING:
+    from .coverage import Coverage
+
 FINGERPRINTS = "released.yaml"
-_ALLOW_KEYS = {"version", "ops", "change", "subject", "reason"}
 
 
 class CheckError(PircError):
-    """dialects/unpatched.yaml or released.yaml is malformed."""
-
-
-@dataclass(frozen=True)
-class Allowed:
-    """One unpatched.yaml entry: breaking changes of a step that stay unpatched on purpose."""
-
-    versions: tuple[int, ...]  # the steps' new versions (0 = the develop step)
-    ops: tuple[str, ...]  # fnmatch patterns
-    change: str  # a change kind or a pattern ("attr_*"); "patch_mismatch" for rule 3
-    subject: str  # attribute / operand / result name pattern ("*" = any)
-    reason: str
-    line: int
-
-    def matches(self, step: int, kind: str, op: str, subject: str) -> bool:
-        return (step in self.versions and fnmatch.fnmatchcase(kind, self.change)
-                and fnmatch.fnmatchcase(subject or "", self.subject)
-                and any(fnmatch.fnmatchcase(op, p) for p in self.ops))
+    """dialects/released.yaml is malformed."""
 
 
 @dataclass
@@ -67,52 +53,6 @@ class Finding:
 
 
 # -- the allowlist and the fingerprints --------------------------------------------------------
-
-
-def load_allowlist(path: Path) -> list[Allowed]:
-    if not path.exists():
-        return []
-    text = path.read_text(encoding="utf-8")
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as e:
-        raise CheckError(f"{path}: invalid YAML: {e}") from None
-    if node is None:
-        return []
-    doc = yaml.safe_load(text)
-    if not isinstance(doc, list):
-        raise CheckError(f"{path}:1: error: expected a list of entries "
-                         "({version, ops, change, subject?, reason})")
-    out = []
-    for entry, item in zip(doc, node.value):
-        line = item.start_mark.line + 1
-        where = f"{path}:{line}: error:"
-        if not isinstance(entry, dict):
-            raise CheckError(f"{where} an entry must be a mapping")
-        unknown = set(entry) - _ALLOW_KEYS
-        if unknown:
-            raise CheckError(f"{where} unknown key(s) {', '.join(sorted(unknown))} "
-                             f"(allowed: {', '.join(sorted(_ALLOW_KEYS))})")
-        missing = {"version", "ops", "change", "reason"} - set(entry)
-        if missing:
-            raise CheckError(f"{where} missing {', '.join(sorted(missing))}")
-        ops, versions = entry["ops"], entry["version"]
-        ops = [ops] if isinstance(ops, str) else ops
-        versions = [versions] if type(versions) is int else versions
-        if not isinstance(versions, list) or not versions \
-                or not all(type(v) is int for v in versions):
-            raise CheckError(f"{where} `version` must be a PIR version or a list of them")
-        if not isinstance(ops, list) or not ops or not all(isinstance(o, str) for o in ops):
-            raise CheckError(f"{where} `ops` must be an op name pattern or a list of them")
-        change = str(entry["change"])
-        if not any(fnmatch.fnmatchcase(k, change) for k in BREAKING_KINDS + ("patch_mismatch",)):
-            raise CheckError(f"{where} `change: {change}` matches no breaking change kind "
-                             f"({', '.join(BREAKING_KINDS)}, patch_mismatch)")
-        if not str(entry["reason"]).strip():
-            raise CheckError(f"{where} every entry needs a reason")
-        out.append(Allowed(tuple(versions), tuple(ops), change,
-                           str(entry.get("subject", "*")), str(entry["reason"]), line))
-    return out
 
 
 def fingerprint(version: int) -> str:
@@ -181,8 +121,9 @@ def _renamed_kind(kind: str, renames: dict[str, str]) -> str:
     return renames.get(kind, kind)
 
 
-def covered(c: DefChange, patch: PatchFile | None) -> bool:
-    """Whether an action of `patch` makes up for the breaking change `c`."""
+def covered(c: DefChange, patch: PatchFile | None, changes: list[DefChange] = ()) -> bool:
+    """Whether an action of `patch` makes up for the breaking change `c`; `changes` are
+    the step's other changes (an added operand is covered by counting add_null_inputs)."""
     if patch is None:
         return False
     actions = [a for p in patch.op_patches if p.op_name == c.op for a in p.actions]
@@ -193,6 +134,8 @@ def covered(c: DefChange, patch: PatchFile | None) -> bool:
 
     if c.kind == "op_removed":
         return "modify_name" in names
+    if c.kind == "op_renamed":
+        return any(a.action == "modify_name" and a.new_name == c.new for a in actions)
     if c.kind == "attr_retyped":
         if on("modify_attr", c.subject):
             return True
@@ -206,11 +149,25 @@ def covered(c: DefChange, patch: PatchFile | None) -> bool:
         return bool(on("add_attr", c.subject)) or any(
             a.action == "modify_attr_name" and a.new_name == c.subject for a in actions)
     if c.kind == "attr_removed":
-        return bool(on("delete_attr", c.subject) or on("modify_attr_name", c.subject))
+        return bool(on("delete_attr", c.subject) or on("modify_attr_name", c.subject)
+                    or on("attr_to_input", c.subject))
     if c.kind == "operand_removed":
         return bool(on("delete_input", c.index)) or _pair(patch, c, "delete_value", consumer=True)
     if c.kind == "operand_added":
-        return _pair(patch, c, "add_value", consumer=True)
+        if _pair(patch, c, "add_value", consumer=True) or any(
+                a.action == "attr_to_input" and (a.index == c.index or a.object == c.subject)
+                for a in actions):
+            return True
+        # Operands are positional: the definitions align them by name, which need not be
+        # where the new one went (flash_attn_v3_varlen's seqused_q / seqused_k went before
+        # qv), so an optional operand counts as covered while the entry inserts as many
+        # null values as the step adds optional operands.  The validator checks that each
+        # null value lands on an optional operand of the new definition.
+        if not (c.new or "").endswith("optional"):
+            return False
+        added = [d for d in changes if d.op == c.op and d.kind == "operand_added"]
+        return (all((d.new or "").endswith("optional") for d in added)
+                and len([a for a in actions if a.action == "add_null_input"]) >= len(added))
     if c.kind == "result_added":
         return bool(on("add_output", c.index)) or _pair(patch, c, "add_value", consumer=False)
     if c.kind == "result_removed":
@@ -235,21 +192,26 @@ def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str]]:
     definitions at `step`."""
     out = []
     for p in patch.op_patches:
-        spec = definitions_at_cached(step).get(p.op_name)
+        # A renamed op ends as the new name's op: its attributes must fit that definition.
+        final = next((a.new_name for a in p.actions if a.action == "modify_name"), p.op_name)
+        spec = definitions_at_cached(step).get(final)
         if spec is None:
             continue  # ops pirc has no definition of (onednn_op.*): nothing to compare
-        for a in p.actions:
+        for i, a in enumerate(p.actions):
             if a.action not in ("modify_attr", "add_attr") or a.value is None:
                 continue
+            if any(b.action == "delete_attr" and b.object == a.object
+                   for b in p.actions[i + 1:]):
+                continue  # deleted again by a later action (pirc's layer over Paddle's patch)
             attr = spec.attribute(a.object)
             given = action_kind(a.value)
             if attr is None:
                 out.append((p.op_name, a.object, (
-                    f"{patch.path}:{a.line}: {a.action} {p.op_name}.{a.object}: the definition "
+                    f"{action_path(patch, a)}:{a.line}: {a.action} {p.op_name}.{a.object}: the definition "
                     f"at version {step} has no attribute {a.object}")))
             elif not kinds_agree(given, attr.type):
                 out.append((p.op_name, a.object, (
-                    f"{patch.path}:{a.line}: {a.action} {p.op_name}.{a.object} gives {given}, "
+                    f"{action_path(patch, a)}:{a.line}: {a.action} {p.op_name}.{a.object} gives {given}, "
                     f"but the definition at version {step} says {attr.type}")))
     return out
 
@@ -274,9 +236,8 @@ def steps(release: int, develop: bool) -> list[tuple[int, int, int]]:
     return out
 
 
-def run_check(patch_set, allowlist_path: Path, prints_path: Path, allowlist: list[Allowed],
-              recorded: dict[int, str]) -> tuple[list[Finding], dict]:
-    """Every Finding, plus counts for the report."""
+def run_check(patch_set, prints_path: Path, recorded: dict[int, str]) -> tuple[list[Finding], "Coverage"]:
+    """Every Finding, plus the coverage table (coverage.Coverage) for the report."""
     release, develop = patch_set.release_version, patch_set.develop
     findings: list[Finding] = []
     newest = release + 1 if develop else release
@@ -301,42 +262,31 @@ def run_check(patch_set, allowlist_path: Path, prints_path: Path, allowlist: lis
                 f"{got[:12]}, recorded {want[:12]}): a released format cannot change; record "
                 f"the change as a revision `since: {release + 1}` with develop on, or, if it "
                 f"only corrects pirc's record of Paddle's definitions, rerun with --record")))
-    used: set[int] = set()
-    counts = {"steps": 0, "breaking": 0, "covered": 0, "allowed": 0}
-
-    def allowed(step, kind, op, subject) -> bool:
-        hits = [i for i, a in enumerate(allowlist) if a.matches(step, kind, op, subject)]
-        used.update(hits)
-        return bool(hits)
-
+    from .coverage import UNCOVERED, measure
+    table = measure(patch_set)
     for old, new, number in steps(release, develop):
-        counts["steps"] += 1
         patch = patch_set.files.get(number)
-        step = number  # allowlist entries name the step by its patch: 0 = develop
         for op, attr, message in mismatches(new, patch) if patch is not None else ():
-            if not allowed(step, "patch_mismatch", op, attr):
-                findings.append(Finding("mismatch", message + (
-                    f" (fix the patch, or list it in {allowlist_path} with a reason)")))
-        for c in diff_versions(old, new):
-            if not c.breaking:
-                continue
-            counts["breaking"] += 1
-            if covered(c, patch):
-                counts["covered"] += 1
-                continue
-            if allowed(step, c.kind, c.op, c.subject):
-                counts["allowed"] += 1
-                continue
-            where = f"{number}.yaml" if patch is not None else f"{number}.yaml (absent)"
-            findings.append(Finding("unpatched", (
-                f"{old} -> {new}: {c.op}: {c.describe()}: no action of {where} covers it "
-                f"(add one, e.g. from `pirc-patch diff {old} {new}`, or list it in "
-                f"{allowlist_path} with a reason)")))
-    for i, a in enumerate(allowlist):
-        if i not in used:
-            findings.append(Finding("stale", (
-                f"{allowlist_path}:{a.line}: entry for version "
-                f"{', '.join(map(str, a.versions))} "
-                f"({a.change} on {', '.join(a.ops)}) matches no unpatched breaking change: "
-                f"remove it")))
-    return findings, counts
+            findings.append(Finding("mismatch", message + " (fix the patch: pirc's layer "
+                                                          "can delete an attribute Paddle adds)"))
+    where = _unmigratable_path(patch_set)
+    for row in table.rows:
+        if row.status != UNCOVERED:
+            continue
+        c, number = row.change, row.number
+        findings.append(Finding("unpatched", (
+            f"{row.old} -> {row.new}: {c.op}: {c.describe()}: no action of {number}.yaml or "
+            f"pirc/{number}.yaml covers it (add one to the layer pirc/{number}.yaml, e.g. from "
+            f"`pirc-patch diff {row.old} {row.new}`, or, if nothing can migrate it, list it "
+            f"in {where} with the reason and the advice)")))
+    for e in table.stale:
+        findings.append(Finding("stale", (
+            f"{e.path}:{e.line}: entry for version {', '.join(map(str, e.versions))} "
+            f"({e.change} on {', '.join(e.ops)}) matches no uncovered breaking change: "
+            f"remove it")))
+    return findings, table
+
+
+def _unmigratable_path(patch_set) -> str:
+    from .unmigratable import UNMIGRATABLE_FILE
+    return str(Path(patch_set.directory) / UNMIGRATABLE_FILE)

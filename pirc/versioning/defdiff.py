@@ -25,6 +25,7 @@ from ..ir import specs
 # Change kinds.  The first group breaks programs saved under the old definition.
 BREAKING_KINDS = (
     "op_removed",
+    "op_renamed",  # the old op is a new name's now (matched by signature): `new` names it
     "attr_added",  # a required attribute the old programs lack
     "attr_removed",  # the verifier rejects attributes the definition does not know
     "attr_retyped",  # Float -> Double, array<int32> -> array<int64>, ...
@@ -40,6 +41,7 @@ BREAKING_KINDS = (
 )
 COMPATIBLE_KINDS = (
     "op_added",
+    "op_name_reused",  # after op_renamed: the old name now holds a different op
     "attr_added_optional",
     "attr_now_optional",
     "operand_now_optional",
@@ -79,6 +81,10 @@ class DefChange:
             return "op added"
         if k == "op_removed":
             return "op removed"
+        if k == "op_renamed":
+            return f"op renamed to {self.new} (same operands, attributes and results)"
+        if k == "op_name_reused":
+            return f"name reused by a different op (the old op is {self.new} now)"
         if k in ("attr_added", "attr_added_optional"):
             default = f" = {json.dumps(_plain(self.default))}" if self.has_default else ""
             optional = ", optional" if k == "attr_added_optional" else ""
@@ -152,16 +158,61 @@ def spec_at(name: str, version: int) -> specs.OpSpec | None:
     return found
 
 
+def _role(name: str) -> tuple[bool, bool]:
+    """(backward, inplace) of an op name: `pd_op.relu_grad_` is both."""
+    return name.rstrip("_").endswith("grad"), name.endswith("_")
+
+
 # -- diffing ----------------------------------------------------------------------------------
 
 
 def diff_versions(old: int, new: int) -> list[DefChange]:
-    """Every change from the definitions at `old` to those at `new`, sorted by op."""
+    """Every change from the definitions at `old` to those at `new`, sorted by op.
+
+    An op whose old definition is, exactly, the definition of an op new at `new` was
+    renamed (`op_renamed`): Paddle 3.3 moved 3.2's rms_norm to fused_rms_norm_quant.  Its
+    other changes are not listed (a program of the old op becomes the new name's op), the
+    new name is not listed as added, and an old name that still exists gets
+    `op_name_reused` (3.3's rms_norm is another op)."""
     before, after = definitions_at(old), definitions_at(new)
+    renamed = find_renames(before, after)
     changes: list[DefChange] = []
+    targets = set(renamed.values())
     for name in sorted(set(before) | set(after)):
+        if name in renamed:
+            changes.append(DefChange(name, "op_renamed", new=renamed[name]))
+            if name in after:
+                changes.append(DefChange(name, "op_name_reused", new=renamed[name]))
+            continue
+        if name in targets:
+            continue
         changes.extend(diff_op(name, before.get(name), after.get(name)))
     return changes
+
+
+def find_renames(before: dict, after: dict) -> dict[str, str]:
+    """{old name: new name} for ops whose old definition equals, in everything a program
+    depends on, the definition of exactly one op that is new at the later version (and
+    no other old op's), in the same role: forward, backward (`*_grad`) or inplace (`*_`)
+    ops are only renamed into their own kind.  Exact equality keeps look-alikes apart
+    (send_and_recv and ap_variadic share operands and results, not attributes); the role
+    keeps 3.0's repeat_interleave from passing for 3.3's repeat_interleave_double_grad,
+    whose definitions happen to agree."""
+    added = {n: json.dumps(projection(s), sort_keys=True) for n, s in after.items()
+             if n not in before}
+    by_shape: dict[str, list[str]] = {}
+    for n, shape in added.items():
+        by_shape.setdefault(shape, []).append(n)
+    candidates: dict[str, list[str]] = {}
+    for n, spec in before.items():
+        now = after.get(n)
+        if now is not None and projection(now) == projection(spec):
+            continue  # unchanged: not renamed
+        shape = json.dumps(projection(spec), sort_keys=True)
+        same = [m for m in by_shape.get(shape, ()) if _role(m) == _role(n)]
+        if len(same) == 1:
+            candidates.setdefault(same[0], []).append(n)
+    return {olds[0]: new for new, olds in candidates.items() if len(olds) == 1}
 
 
 def diff_op(name: str, old: specs.OpSpec | None, new: specs.OpSpec | None) -> list[DefChange]:

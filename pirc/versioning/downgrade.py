@@ -48,10 +48,15 @@ from .kind_actions import op_holds_attr_kind, op_holds_type
 from .model import PatchFile
 from .op_actions import (
     AddAttr,
+    AddNullInput,
     AddOutput,
+    AttrToInput,
     ConvertAttr,
     DeleteAddedAttr,
+    InputToAttr,
+    Nothing,
     OpAction,
+    RemoveNullInput,
     Refuse,
     RemoveOutput,
     RenameAttr,
@@ -66,7 +71,7 @@ def compile_inverse(patch: PatchFile, from_version: int, to_version: int) -> Com
     """The step that undoes `patch`: a program of `from_version` back to `to_version`."""
     step = CompiledStep(patch, from_version, to_version, f"inverse of patch {_file_label(patch)}",
                         inverse=True)
-    c = _Compiler(patch)
+    c = _Compiler(patch, to_version, from_version)
     inv = _Inverter(c, to_version)
     for entry in reversed(patch.type_patches):
         actions = [inv.type_kind(entry.type_name, a) for a in reversed(entry.actions)]
@@ -82,6 +87,12 @@ def compile_inverse(patch: PatchFile, from_version: int, to_version: int) -> Com
                 final_name = a.new_name
         actions = [inv.op_action(entry.op_name, a, f) for a, f in zip(reversed(entry.actions), reversed(forward))]
         step.op_patterns.append(OpPatchPattern(step, actions, {final_name}, final_name))
+        if final_name != entry.op_name:
+            reused = _name_reused(entry.op_name, final_name, from_version, to_version,
+                                  c.source(entry.actions[0]))
+            if reused is not None:
+                step.op_patterns.append(OpPatchPattern(step, [reused], {entry.op_name},
+                                                       entry.op_name))
     for pair in reversed(patch.op_pair_patches):
         actions = [inv.pair_action(pair.producer, pair.consumer, a) for a in reversed(pair.actions)]
         step.pair_patterns.append(OpPairPattern(step, actions, {pair.producer, pair.consumer},
@@ -119,6 +130,10 @@ class _Inverter:
             return Refuse(kind, forward.name, "the value before the patch is unknown", src,
                           when=_has_attr(forward.name))
         if kind in ("delete_attr", "delete_output_attr"):
+            if self.had_no_attr(op_name, forward.name):
+                # The older version has no such attribute either (pirc's layer deletes one
+                # that Paddle's patch adds against the definition): nothing to restore.
+                return Nothing(kind, src)
             return Refuse(kind, forward.name, "the deleted value is unknown", src)
         if isinstance(forward, RenameAttr):
             return RenameAttr(forward.new_name, forward.name, src, kind)
@@ -126,11 +141,24 @@ class _Inverter:
             return RemoveOutput(forward.index, src)
         if kind == "delete_input":
             return Refuse(kind, str(forward.index), "the removed operand is unknown", src)
+        if isinstance(forward, AddNullInput):
+            return RemoveNullInput(forward.index, forward.before + 1, src)
+        if isinstance(forward, AttrToInput):
+            old = self.old_attr_kind(op_name, forward.name)
+            if old is None:
+                return Refuse(kind, forward.name, f"no op definition of {op_name} at version "
+                                                  f"{self.old_version} gives the attribute's kind", src)
+            return InputToAttr(forward.name, forward.index, forward.before + 1, old, src)
         if kind == "modify_output_type":
             return Refuse(kind, str(forward.index), "the result's type before the patch is unknown", src)
         if isinstance(forward, RenameOp):
             return RenameOp(op_name, src)
         return Refuse(kind, "", "pirc has no inverse for this action", src)
+
+    def had_no_attr(self, op_name: str, attr: str) -> bool:
+        from ..ir.specs import get_spec
+        spec = get_spec(op_name, self.old_version)
+        return spec is not None and spec.attribute(attr) is None
 
     def old_attr_kind(self, op_name: str, attr: str) -> str | None:
         try:
@@ -145,8 +173,11 @@ class _Inverter:
     def pair_action(self, producer: str, consumer: str, a) -> OpAction:
         forward = self.c.pair_action(producer, consumer, a)
         if isinstance(forward, AddValue):
+            old = get_spec(producer, self.old_version)
+            had_it = (old is not None and not old.variadic_results
+                      and len(old.results) > forward.out_index)
             return DeleteValue(producer, consumer, forward.out_index, forward.in_index,
-                               forward.source, strict=True)
+                               forward.source, strict=True, keep_result=had_it)
         if isinstance(forward, DeleteValue):
             return Refuse("delete_value", f"[{forward.out_index}, {forward.in_index}] on "
                                           f"({producer}, {consumer})",
@@ -175,6 +206,24 @@ class _Inverter:
                       f"it holds {new_type} types, and pirc cannot tell which of them were "
                       f"{type_name} before the patch", src,
                       when=(lambda op, p=probe: op_holds_type(op, p)) if probe else None)
+
+
+def _name_reused(old_name: str, new_name: str, newer: int, older: int, src: str):
+    """A Refuse for the ops that hold `old_name` at `newer` as a different op: the step
+    renamed the old op to `new_name` and the name went to a new op (3.3's rms_norm), which
+    has no form at `older`.  An op renamed back by this inverse step keeps the old form
+    (every required attribute of the old definition), so only the new op is refused."""
+    old, new = get_spec(old_name, older), get_spec(old_name, newer)
+    if old is None or new is None or old is new:
+        return None
+    required = [a.name for a in old.attributes if not a.optional]
+
+    def new_form(op) -> bool:
+        return any(name not in op.attributes for name in required)
+    return Refuse("modify_name", old_name,
+                  f"at version {newer} {old_name} is another op than at version {older} (whose "
+                  f"{old_name} became {new_name}); it has no version-{older} form", src,
+                  when=new_form)
 
 
 def _has_attr(name: str):

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from ..ir.paddle_names import place_text
 from . import paddle_kinds as K
@@ -19,17 +20,28 @@ def explain_patch(patch: PatchFile, policy: VersionPolicy | None = None) -> list
     policy = policy or POLICY
     lines = [f"{patch.path}: {_step(patch.version, policy)}"]
     for entry in patch.op_patches:
-        lines += [f"{entry.op_name}: {_op_action(a)}" for a in entry.actions]
+        lines += [f"{entry.op_name}: {_op_action(a)}{_layer(patch, a)}" for a in entry.actions]
     for entry in patch.op_pair_patches:
-        lines += [f"[{entry.producer}, {entry.consumer}]: {_pair_action(entry.producer, entry.consumer, a)}"
+        lines += [f"[{entry.producer}, {entry.consumer}]: "
+                  f"{_pair_action(entry.producer, entry.consumer, a)}{_layer(patch, a)}"
                   for a in entry.actions]
     for entry in patch.attr_patches:
-        lines += [f"{entry.attr_type}: {_attr_kind_action(entry.attr_type, a)}" for a in entry.actions]
+        lines += [f"{entry.attr_type}: {_attr_kind_action(entry.attr_type, a)}{_layer(patch, a)}"
+                  for a in entry.actions]
     for entry in patch.type_patches:
-        lines += [f"{entry.type_name}: {_type_kind_action(entry.type_name, a)}" for a in entry.actions]
+        lines += [f"{entry.type_name}: {_type_kind_action(entry.type_name, a)}{_layer(patch, a)}"
+                  for a in entry.actions]
     if patch.is_empty():
         lines.append("  no changes")
     return lines
+
+
+def _layer(patch: PatchFile, a: Action) -> str:
+    """Where an action merged from the folder's layer (pirc.versioning.layers) comes from."""
+    if not a.path or a.path == patch.path:
+        return ""
+    path = Path(a.path)
+    return f"  [{path.parent.name}/{path.name}:{a.line}]"
 
 
 def _step(version: int, policy: VersionPolicy) -> str:
@@ -102,6 +114,11 @@ def _op_action(a: Action) -> str:
         return f"result #{a.object} becomes {K.type_text(a.type_name, a.type_data)}"
     if name == "modify_name":
         return f"is renamed to {a.new_name}"
+    if name == "attr_to_input":
+        return (f"attribute {a.object} becomes operand #{a.index}, made by a one-element "
+                f"pd_op.full holding its value")
+    if name == "add_null_input":
+        return f"takes <<NULL VALUE>> as a new optional operand #{a.object} (old form only)"
     return name  # pragma: no cover - schema admits no other op action
 
 

@@ -19,6 +19,8 @@ OP_ACTIONS = (
     "add_output_attr", "modify_output_attr", "delete_output_attr",
     "modify_attr_name", "modify_output_attr_name",
     "add_output", "delete_input", "modify_output_type", "modify_name",
+    "add_null_input",  # pirc: an optional operand inserted as <<NULL VALUE>>
+    "attr_to_input",  # pirc: an attribute that became an operand (a mutable attribute)
 )
 OP_PAIR_ACTIONS = ("add_value", "delete_value")
 ATTR_KIND_ACTIONS = ("modify_name", "delete_attr")
@@ -63,6 +65,15 @@ class Action:
     type_data: Any = None  # a DenseTensorType's [dtype, dims, layout, lod, offset]
     new_name: str | None = None
     line: int = 0
+    index: int | None = None  # attr_to_input: the operand the attribute becomes
+    # The file the action was read from, when it is not its PatchFile's own: a merged patch
+    # (pirc.versioning.layers) holds actions of Paddle's file and of pirc's layer.
+    path: str | None = None
+
+
+def action_path(patch: "PatchFile", action: Action) -> str:
+    """The file an action of `patch` came from (for FILE:LINE messages)."""
+    return action.path or patch.path
 
 
 @dataclass(frozen=True)
@@ -125,3 +136,9 @@ class PatchSet:
     release_version: int
     develop: bool
     files: dict[int, PatchFile] = field(default_factory=dict)
+    # Before merging the folder's layer (pirc/N.yaml, pirc.versioning.layers): the files as
+    # the folder holds them (Paddle's own, for pirc's folder).  Equal to `files` without a layer.
+    base_files: dict[int, PatchFile] = field(default_factory=dict)
+    layer_files: dict[int, PatchFile] = field(default_factory=dict)
+    # The folder's unmigratable.yaml (pirc.versioning.unmigratable.Unmigratable entries).
+    unmigratable: list = field(default_factory=list)

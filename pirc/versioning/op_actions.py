@@ -298,6 +298,158 @@ class DeleteInput(OpAction):
         return True
 
 
+class AddNullInput(OpAction):
+    """add_null_input (pirc): operand `index` becomes a `<<NULL VALUE>>`, for an optional
+    operand a new definition inserted.  Applied to ops that have `before` operands (the
+    old definition's count, after the entry's earlier actions), so an op that has the
+    operand already is left alone; an absent optional operand is exactly what a null value
+    means, so no producer is needed and the graph cannot break."""
+
+    action = "add_null_input"
+
+    def __init__(self, index: int, before: int, source: str = ""):
+        super().__init__(source)
+        self.index = index
+        self.before = before
+
+    def describe(self) -> str:
+        return f"add_null_input {self.index}"
+
+    def apply(self, op, ctx) -> bool:
+        operands = list(op.operands)
+        if len(operands) != self.before:
+            return False
+        from ..ir.ops import null_value
+        operands.insert(self.index, null_value())
+        op.operands = operands
+        return True
+
+
+class RemoveNullInput(OpAction):
+    """Inverse of add_null_input: remove operand `index` when it is a `<<NULL VALUE>>`; a
+    real value there cannot be expressed by the older version: refused."""
+
+    action = "add_null_input"
+
+    def __init__(self, index: int, after: int, source: str = ""):
+        super().__init__(source)
+        self.index = index
+        self.after = after
+
+    def describe(self) -> str:
+        return f"undo add_null_input {self.index}"
+
+    def apply(self, op, ctx) -> bool:
+        operands = list(op.operands)
+        if len(operands) != self.after:
+            return False
+        from ..ir.ops import is_null_value
+        if not is_null_value(operands[self.index]):
+            ctx.refuse(op, self, f"operand {self.index} holds a value; the older version has no "
+                                 f"such operand")
+            return False
+        del operands[self.index]
+        op.operands = operands
+        return True
+
+
+# An attribute kind that can become a tensor: the DataType and element type of a
+# one-element tensor holding it, as Paddle's builders make one for a mutable attribute.
+TENSOR_OF_KIND = {"bool": ("bool", "b"), "int32": ("int32", "i32"), "int64": ("int64", "i64"),
+                  "float": ("float32", "f32"), "double": ("float64", "f64")}
+
+
+class AttrToInput(_Named):
+    """attr_to_input (pirc): attribute `name` becomes operand `index`, a one-element tensor
+    made by a `pd_op.full` inserted before the op (shape [1], the attribute's value, its
+    dtype, on the CPU), which is what Paddle's op builders make for a mutable attribute.
+    Applied to ops that still have the attribute and `before` operands."""
+
+    action = "attr_to_input"
+
+    def __init__(self, name: str, index: int, before: int, full_class, source: str = ""):
+        super().__init__(name, source)
+        self.index = index
+        self.before = before
+        self.full_class = full_class  # pd_op.full's op class at the step's new version
+
+    def describe(self) -> str:
+        return f"attr_to_input {self.name} -> operand {self.index}"
+
+    def apply(self, op, ctx) -> bool:
+        attr = op.attributes.get(self.name)
+        operands = list(op.operands)
+        if attr is None or len(operands) != self.before:
+            return False
+        kind = A.attr_kind(attr)
+        if kind not in TENSOR_OF_KIND:
+            ctx.refuse(op, self, f"{self.name} is a {kind} attribute; only a bool or a number "
+                                 f"becomes a one-element tensor")
+            return False
+        from ..ir.builder import append_op
+        from ..ir.paddle_names import parse_place_text
+        from ..ir.types import DenseTensorType, ELEMENT_TYPES
+        dtype, element = TENSOR_OF_KIND[kind]
+        value = float(A.scalar_value(attr))  # True -> 1.0 (an i1's raw value reads -1)
+        full = append_op(self.full_class, [], [DenseTensorType.make(ELEMENT_TYPES[element], (1,))], {
+            "dtype": A.dtype_attr(dtype),
+            "place": A.place_attr(*parse_place_text("Place(cpu)")),
+            "shape": A.int_array_attr((1,)),
+            "stop_gradient": A.array_attr([A.bool_attr(True)]),
+            "value": A.float_attr(value, double=True),
+        }, None)
+        op.parent_block().insert_op_before(full, op)
+        operands.insert(self.index, full.results[0])
+        op.operands = operands
+        del op.attributes[self.name]
+        return True
+
+
+class InputToAttr(_Named):
+    """Inverse of attr_to_input: operand `index`, when a `pd_op.full` of one element makes
+    it, becomes attribute `name` again, of the older definition's `kind`; the full op goes
+    when nothing else uses it.  Any other producer holds a value known only when the
+    program runs: refused."""
+
+    action = "attr_to_input"
+
+    def __init__(self, name: str, index: int, after: int, kind: str, source: str = ""):
+        super().__init__(name, source)
+        self.index = index
+        self.after = after
+        self.kind = kind
+
+    def describe(self) -> str:
+        return f"undo attr_to_input {self.name} -> operand {self.index}"
+
+    def apply(self, op, ctx) -> bool:
+        operands = list(op.operands)
+        if self.name in op.attributes or len(operands) != self.after:
+            return False
+        value = operands[self.index]
+        full = getattr(value, "op", None)
+        shape = full.attributes.get("shape") if full is not None else None
+        if full is None or full.name != "pd_op.full" or shape is None \
+                or tuple(getattr(shape, "data", ())) not in ((1,), ()):
+            ctx.refuse(op, self, f"operand {self.index} is not made by a one-element pd_op.full, "
+                                 f"so its value is not known before the program runs")
+            return False
+        try:
+            number = float(A.scalar_value(full.attributes["value"]))
+            attr = (A.bool_attr(number != 0.0) if self.kind == "bool"
+                    else convert_attr(A.float_attr(number, double=True), self.kind))
+        except (ValueError, TypeError) as e:
+            ctx.refuse(op, self, str(e))
+            return False
+        del operands[self.index]
+        op.operands = operands
+        op.attributes[self.name] = attr
+        if full.results[0].first_use is None:
+            full.detach()
+            full.erase()
+        return True
+
+
 class SetOutputType(OpAction):
     """modify_output_type: result `index` takes `type` (uses see the new type)."""
 
@@ -342,6 +494,17 @@ class RenameOp(OpAction):
         # a generic class carries the name.
         op.__class__ = generic_class(self.new_name)
         return True
+
+
+class Nothing(OpAction):
+    """An inverse with nothing to undo (the action removed what the older version lacks too)."""
+
+    def __init__(self, action: str, source: str = ""):
+        super().__init__(source)
+        self.action = action
+
+    def apply(self, op, ctx) -> bool:
+        return False
 
 
 class Refuse(OpAction):

@@ -114,13 +114,17 @@ class AddValue(_PairAction):
 
 class DeleteValue(_PairAction):
     """delete_value; with `strict` (the inverse of add_value in a downgrade) a consumer's
-    operand j is removed only when it is the producer's value."""
+    operand j is removed only when it is the producer's value.  With `keep_result` (the
+    inverse of an add_value whose producer had result i already at the older version, as
+    nanmedian's `out` for nanmedian_grad) only the consumers' operand goes."""
 
     action = "delete_value"
 
-    def __init__(self, producer, consumer, out_index, in_index, source: str = "", strict: bool = False):
+    def __init__(self, producer, consumer, out_index, in_index, source: str = "", strict: bool = False,
+                 keep_result: bool = False):
         super().__init__(producer, consumer, out_index, in_index, source)
         self.strict = strict
+        self.keep_result = keep_result
 
     def describe(self) -> str:
         text = super().describe()
@@ -129,7 +133,7 @@ class DeleteValue(_PairAction):
     def apply(self, op, ctx) -> bool:
         changed = False
         handled = ctx.handled.setdefault(id(self), set())
-        if op.name == self.producer:
+        if op.name == self.producer and not self.keep_result:
             changed |= self._drop_result(op, ctx, handled)
         if op.name == self.consumer and id(op) not in handled:
             operands = list(op.operands)

@@ -15,8 +15,9 @@ actions cannot express or what cannot be told from the definitions:
   definition does not give: review them);
 * operand added, result removed, operand/result retyped, regions changed: comments (they
   need op_pair_patches or cannot be migrated);
-* ops added and ops removed are listed as comments: a rename (modify_name) cannot be told
-  apart from a removal plus an addition.
+* op renamed (its old definition is exactly a new op's: defdiff.find_renames) -> modify_name;
+* other ops added and ops removed are listed as comments: a rename that also changed the
+  definition cannot be told apart from a removal plus an addition.
 
 Output is deterministic: ops sorted by name, actions in definition order.
 """
@@ -83,7 +84,9 @@ def _op_entry(op: str, changes: list[DefChange]) -> tuple[list[str], list[str]]:
     removed_inputs = []
     for c in changes:
         k = c.kind
-        if k == "attr_retyped":
+        if k == "op_renamed":
+            actions.extend(["      - action : modify_name", f"{a}data : {c.new}"])
+        elif k == "attr_retyped":
             cpp = cpp_attribute(c.new)
             if cpp is None:
                 notes.append(f"attribute {c.subject}: {c.old} -> {c.new} (no patch type for {c.new})")
@@ -168,18 +171,36 @@ def draft_patch(old: int, new: int, changes: list[DefChange], source: str = "dia
     return "\n".join(lines) + "\n"
 
 
-def summary_text(old: int, new: int, changes: list[DefChange]) -> str:
-    """`--format=text`: every change, one line each, breaking ones marked."""
+def summary_text(old: int, new: int, changes: list[DefChange], statuses: dict | None = None) -> str:
+    """`--format=text`: every change, one line each, marked breaking or harmless; with
+    `statuses` (pirc.versioning.coverage rows keyed by (op, kind, subject, index)), each
+    breaking change also says what covers it."""
     by_op: dict[str, list[DefChange]] = {}
     for c in changes:
         by_op.setdefault(c.op, []).append(c)
     n_added = sum(1 for cs in by_op.values() if cs[0].kind == "op_added")
     n_removed = sum(1 for cs in by_op.values() if cs[0].kind == "op_removed")
+    n_renamed = sum(1 for cs in by_op.values() if cs[0].kind == "op_renamed")
     n_breaking = sum(1 for c in changes if c.breaking)
     lines = [f"PIR version {old} -> {new}: {n_added} ops added, {n_removed} removed, "
-             f"{len(by_op) - n_added - n_removed} changed; {n_breaking} breaking changes"]
+             f"{n_renamed} renamed, {len(by_op) - n_added - n_removed - n_renamed} changed; "
+             f"{n_breaking} breaking changes"]
     for op in sorted(by_op):
         for c in by_op[op]:
-            mark = "  [breaking]" if c.breaking else ""
-            lines.append(f"{op}: {c.describe()}{mark}")
+            lines.append(f"{op}: {c.describe()}  [{_mark(c, statuses)}]")
     return "\n".join(lines) + "\n"
+
+
+def _mark(c: DefChange, statuses: dict | None) -> str:
+    if not c.breaking:
+        return "harmless"
+    row = (statuses or {}).get((c.op, c.kind, c.subject, c.index))
+    if row is None:
+        return "breaking"
+    if row.status == "paddle":
+        return f"breaking, covered by {row.number}.yaml"
+    if row.status == "pirc":
+        return f"breaking, covered by pirc/{row.number}.yaml"
+    if row.status == "unmigratable":
+        return f"breaking, unmigratable (unmigratable.yaml:{row.entry.line})"
+    return "breaking, UNCOVERED"

@@ -51,6 +51,9 @@ class Plan:
     source: int
     target: int
     steps: tuple[Step, ...]
+    # The program's op names when the planner walked it (for the unmigratable check);
+    # apply_plan reuses them instead of walking again.
+    op_names: frozenset | None = None
 
     @property
     def is_downgrade(self) -> bool:
@@ -117,7 +120,26 @@ def make_plan(source: int, target: int | None, patch_set: PatchSet, program=None
         raise PlanError(f"cannot {direction} from version {name_version(source)} to "
                         f"{name_version(target)}: {where} has no {n}.yaml (the step "
                         f"{name_version(_before(n, order))} -> {name_version(n)}){blocking}")
-    return Plan(source, target, tuple(Step(patch_set.files[n], f, t, inv) for n, f, t, inv in steps))
+    plan = Plan(source, target, tuple(Step(patch_set.files[n], f, t, inv) for n, f, t, inv in steps))
+    if program is not None and plan.steps and not plan.is_downgrade and patch_set.unmigratable:
+        from .compiler import op_names
+        plan = Plan(plan.source, plan.target, plan.steps, frozenset(op_names(program)))
+        _refuse_unmigratable(program, plan, patch_set)
+    return plan
+
+
+def _refuse_unmigratable(program, plan: Plan, patch_set: PatchSet) -> None:
+    """An op the folder's unmigratable.yaml names at a step of the plan: no step can give it
+    a form the target accepts, so the upgrade stops before anything changes."""
+    from .policy import POLICY
+    from .unmigratable import blocking_ops
+    found = blocking_ops(program, [(s.patch, s.from_version, s.to_version) for s in plan.steps],
+                         patch_set.unmigratable, POLICY.paddle_releases, plan.op_names)
+    if found:
+        n = len(found)
+        raise PlanError(f"cannot upgrade from version {name_version(plan.source)} to "
+                        f"{name_version(plan.target)}: {n} op{'s have' if n != 1 else ' has'} "
+                        f"no migration:\n  " + "\n  ".join(found))
 
 
 def _before(n: int, order: list[int]) -> int:

@@ -34,10 +34,13 @@ from .model import (
     TypeKindPatch,
 )
 from .policy import DEVELOP_VERSION, VERSIONS_FILE, VersionPolicy, parse_versions, patches_dir
+from . import layers
 from . import policy as _policy
+from .unmigratable import UNMIGRATABLE_FILE, read_unmigratable
 from .spec_checks import SpecCheck, show_subject as _show_subject
 
 UNKNOWN_VERSION = -1  # PatchFile.version of a file validated on its own, not named N.yaml
+_NO_BASE = PatchFile("", UNKNOWN_VERSION)  # "a base file itself": look for no base of it
 
 SECTIONS = ("op_patches", "op_pair_patches", "attr_patches", "type_patches")
 # The key naming what an entry acts on, per section.
@@ -55,7 +58,8 @@ class Rule:
     type:   "attr" (an attribute kind and its value), "type" (a type), "attr_kind" /
             "type_kind" (the new kind of a kind rename) or None.
     data:   "value" (required, fits `type`), "optional_value", "type_data" (required for
-            container types), "attr_name" / "op_name" (a rename's new name) or None.
+            container types), "attr_name" / "op_name" (a rename's new name), "index" (an
+            operand index: attr_to_input) or None.
     """
 
     object: str | None
@@ -77,6 +81,8 @@ RULES: dict[str, dict[str, Rule]] = {
         "delete_input": Rule("index", None, None),
         "modify_output_type": Rule("index", "type", "type_data"),
         "modify_name": Rule(None, None, "op_name"),
+        "add_null_input": Rule("index", None, None),  # pirc's extensions (docs/PATCHES.md)
+        "attr_to_input": Rule("name", None, "index"),
     },
     "op_pair_patches": {
         "add_value": Rule("pair", "type", "type_data"),
@@ -134,26 +140,46 @@ def load_patch_file(path: str | Path, version: int | None = None,
 
 
 def check_patch_file(path: str | Path, version: int | None = None,
-                     release: int | None = None) -> tuple[PatchFile, list[PatchError]]:
-    """Like load_patch_file, but returns the errors (and a best-effort PatchFile)."""
+                     release: int | None = None,
+                     base: PatchFile | None = None) -> tuple[PatchFile, list[PatchError]]:
+    """Like load_patch_file, but returns the errors (and a best-effort PatchFile).
+
+    `base`: the patch a layer file (pirc.versioning.layers) is merged over; attributes its
+    `add_attr`s give an op count as the op's own when the layer's actions are checked."""
     path = Path(path)
     if version is None:
         version = version_of_file(path)
+    if base is None:
+        base = _base_of_layer_file(path, version, release)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         return PatchFile(str(path), version), [PatchError(f"not UTF-8 text (byte {e.start})", str(path))]
     except OSError as e:
         return PatchFile(str(path), version), [PatchError(f"cannot read: {e.strerror}", str(path))]
-    return parse_patch_text(text, str(path), version, release)
+    return parse_patch_text(text, str(path), version, release, base)
 
 
 def parse_patch_text(text: str, filename: str, version: int = UNKNOWN_VERSION,
-                     release: int | None = None) -> tuple[PatchFile, list[PatchError]]:
+                     release: int | None = None,
+                     base: PatchFile | None = None) -> tuple[PatchFile, list[PatchError]]:
     doc = LocatedYaml(text, filename)
     reader = _FileReader(doc, version, _policy.RELEASE_VERSION if release is None else release)
+    if base is not None and base is not _NO_BASE:
+        reader.specs.added = {(e.op_name, a.object) for e in base.op_patches
+                              for a in e.actions if a.action == "add_attr"}
     patch = reader.read()
     return patch, sorted(doc.errors, key=lambda e: (e.line, e.column))  # stable: file order
+
+
+def _base_of_layer_file(path: Path, version: int, release: int | None) -> PatchFile | None:
+    """For a layer file validated on its own (`pirc-patch validate patches/pirc/4.yaml`): the
+    folder's own N.yaml it is merged over, so its actions are checked as they apply."""
+    own = path.parent.parent / path.name
+    if path.parent.name != layers.LAYER_DIR or version < 0 or not own.is_file():
+        return None
+    patch, _ = check_patch_file(own, version, release, base=_NO_BASE)
+    return patch
 
 
 def version_of_file(path: Path) -> int:
@@ -185,7 +211,7 @@ def check_patch_set(directory: str | Path | None = None) -> tuple[PatchSet, list
     errors: list[PatchError] = []
     numbered: dict[int, Path] = {}
     for path in sorted(folder.iterdir()):
-        if path.suffix not in (".yaml", ".yml") or path.name == VERSIONS_FILE:
+        if path.suffix not in (".yaml", ".yml") or path.name in (VERSIONS_FILE, UNMIGRATABLE_FILE):
             continue  # README.md, __init__.py: not patches
         m = _FILE_NAME.match(path.name)
         if m is None:
@@ -220,7 +246,21 @@ def check_patch_set(directory: str | Path | None = None) -> tuple[PatchSet, list
         patch, file_errors = check_patch_file(path, n, policy.release)
         files[n] = patch
         errors.extend(file_errors)
-    return PatchSet(name, policy.release, policy.develop, files), errors
+    base = dict(files)
+    layer_numbered, layer_errors = layers.read_layer_names(folder, numbered)
+    errors.extend(layer_errors)
+    layer_files: dict[int, PatchFile] = {}
+    for n, path in sorted(layer_numbered.items()):
+        patch, file_errors = check_patch_file(path, n, policy.release, base[n])
+        layer_files[n] = patch
+        errors.extend(file_errors)
+        files[n], merge_errors = layers.merge(files[n], patch)
+        errors.extend(merge_errors)
+    from .defdiff import BREAKING_KINDS
+    unmigratable, list_errors = read_unmigratable(folder / UNMIGRATABLE_FILE, BREAKING_KINDS)
+    errors.extend(list_errors)
+    return PatchSet(name, policy.release, policy.develop, files, base, layer_files,
+                    unmigratable), errors
 
 
 def _folder_policy(folder: Path, numbered: dict[int, Path], errors: list) -> VersionPolicy:
@@ -259,7 +299,9 @@ class _FileReader:
     def __init__(self, doc: LocatedYaml, version: int, release: int):
         self.doc = doc
         self.version = version
-        self.specs = SpecCheck.for_version(version_before(version, release) if version >= 0 else None)
+        before = version_before(version, release) if version >= 0 else None
+        after = release + 1 if version == DEVELOP_VERSION else version
+        self.specs = SpecCheck.for_version(before, after)
 
     def error(self, at, message: str) -> None:
         self.doc.error(at, message)
@@ -504,6 +546,16 @@ class _FileReader:
             elif new == obj:
                 self.error(data_entry.value, f"{label}: renames `{obj}` to itself")
             return Action(name, obj, new_name=new, line=line)
+        if rule.data == "index":
+            if data_entry is None:
+                self.error(node, f"{label}: needs the operand index in `data:`")
+                return None
+            value = self.doc.value(data_entry.value) if is_scalar(data_entry.value) else None
+            if type(value) is not int or value < 0:
+                self.error(data_entry.value, f"{label}: `{data_entry.key}` must be an operand "
+                                             f"index (0, 1, ...), got {describe(data_entry.value)}")
+                return None
+            return Action(name, obj, index=value, line=line)
         return Action(name, obj, line=line)
 
     def refuse(self, section: str, where: str, name: str, at) -> None:

@@ -28,13 +28,18 @@ class SpecCheck:
     ops new at this step pass unchecked (the structure checks still apply).
     """
 
-    def __init__(self, version: int | None):
+    def __init__(self, version: int | None, after: int | None = None):
         self.version = version
+        self.after = after  # the version the patch produces (for add_null_input)
+        # (op, attribute) pairs a layer's base patch adds (pirc.versioning.layers)
+        self.added: set[tuple[str, str]] = set()
 
     @classmethod
-    def for_version(cls, version: int | None) -> "SpecCheck":
+    def for_version(cls, version: int | None, after: int | None = None) -> "SpecCheck":
         from ..ir.program import KNOWN_VERSIONS
-        return cls(version if version in KNOWN_VERSIONS else None)
+        if version not in KNOWN_VERSIONS:
+            return cls(None)
+        return cls(version, after if after is not None and after > version else None)
 
     @staticmethod
     def ops_named(short: str) -> list[str]:
@@ -116,7 +121,67 @@ class SpecCheck:
             if adding:
                 counts[op] = (operands, results + 1)
         elif name in ("modify_attr", "delete_attr", "modify_attr_name"):
-            self.check_attribute(reader, label, spec, action, at)
+            if (op, action.object) not in self.added:
+                self.check_attribute(reader, label, spec, action, at)
+        elif name == "attr_to_input":
+            # Only an action that checks out moves the count (the next index is then counted
+            # from what really applies).
+            if self.check_attr_to_input(reader, label, spec, op, action, operands, at):
+                counts[op] = (operands + 1, results)
+        elif name == "add_null_input":
+            if self.check_null_input(reader, label, op, action, operands, at):
+                counts[op] = (operands + 1, results)
+
+    def check_attr_to_input(self, reader, label, spec, op, action, operands, at) -> bool:
+        """The attribute must exist and hold a bool or a number (it becomes a one-element
+        tensor); the index must be a place for a new operand.  True when it checks out."""
+        if (op, action.object) not in self.added:
+            attr = spec.attribute(action.object)
+            if attr is None:
+                self.check_attribute(reader, label, spec, action, at)
+                return False
+            from .op_actions import TENSOR_OF_KIND
+            if attr.type not in TENSOR_OF_KIND:
+                reader.error(action.line, f"{label}: `{action.object}` is {attr.type} {at}; only "
+                                          f"a bool or a number becomes a one-element tensor")
+                return False
+        if operands is None:
+            reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
+                                      f"attr_to_input needs a fixed operand count")
+            return False
+        if action.index > operands:
+            reader.error(action.line, f"{label}: operand index {action.index} is out of range: "
+                                      f"{op} has {operands} operand(s) {at} (a new operand goes "
+                                      f"at 0..count)")
+            return False
+        return True
+
+    def check_null_input(self, reader, label: str, op: str, action: Action, operands, at) -> bool:
+        """The index must be a place for a new operand, and the definition the patch produces
+        must have an optional operand there (a null value anywhere else is invalid).  True
+        when it checks out."""
+        if operands is None:
+            reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
+                                      f"add_null_input needs a fixed operand count")
+            return False
+        if action.object > operands:
+            reader.error(action.line, f"{label}: operand index {action.object} is out of range: "
+                                      f"{op} has {operands} operand(s) {at} (a new operand goes "
+                                      f"at 0..count)")
+            return False
+        from .defdiff import spec_at
+        new = spec_at(op, self.after) if self.after is not None else None
+        if new is None:
+            return True
+        slots = new.operands
+        if action.object >= len(slots) or not slots[action.object].optional:
+            what = (f"operand {action.object} ({slots[action.object].name}) is required"
+                    if action.object < len(slots) else f"it has {len(slots)} operand(s)")
+            reader.error(action.line, f"{label}: at PIR version {self.after}, {op}'s {what}; "
+                                      f"only an optional operand can be a <<NULL VALUE>> (a "
+                                      f"required one needs a producer: op_pair_patches add_value)")
+            return False
+        return True
 
     def check_attribute(self, reader, label: str, spec, action: Action, at: str) -> None:
         from ..ir.specs import UNIVERSAL_ATTRIBUTES

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..ir.builder import gc_paused
-from .compiler import CompiledStep, compile_patch, run_steps, settle_classes
+from .compiler import CompiledStep, compile_patch, op_names, run_steps, settle_classes
 from .model import PatchFile, PatchSet
 from .planner import Plan, PlanError, make_plan, name_version
 
@@ -83,17 +83,26 @@ def change_version(program, target: int | None = None, patch_dir=None):
 def apply_plan(program, plan: Plan) -> None:
     steps = [compiled(s.patch, s.from_version, s.to_version, s.inverse) for s in plan.steps]
     # Consecutive steps without op pairs share one walk (run_steps); the last walk also
-    # gives every op its class at the target.  The cyclic GC is paused as in the readers:
-    # the program's objects are long-lived, and each collection would rescan them all.
+    # gives every op its class at the target.  A step whose pairs name no op the program
+    # has (or that a step renames an op to) cannot act through them, so it shares a walk
+    # too: pirc's layer has a pair for nanmedian_grad that most programs never meet.  The
+    # cyclic GC is paused as in the readers: the program's objects are long-lived, and
+    # each collection would rescan them all.
+    idle = not any(s.has_pairs() for s in steps)
+    if not idle:
+        names = plan.op_names if plan.op_names is not None else op_names(program)
+        reachable = set(names).union(*(s.rename_targets() for s in steps))
+        idle = not any(s.pair_names() & reachable for s in steps)
     groups: list[list[CompiledStep]] = []
     for step in steps:
-        if groups and not step.has_pairs() and not groups[-1][-1].has_pairs():
+        if groups and (idle or (not step.has_pairs() and not groups[-1][-1].has_pairs())):
             groups[-1].append(step)
         else:
             groups.append([step])
     with gc_paused():
         for i, group in enumerate(groups):
-            run_steps(program, group, plan.target if i == len(groups) - 1 else None)
+            run_steps(program, group, plan.target if i == len(groups) - 1 else None,
+                      idle_pairs=idle)
         if not groups and program.version != plan.target:
             settle_classes(program, plan.target)
     if plan.is_downgrade:

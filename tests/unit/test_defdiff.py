@@ -92,10 +92,10 @@ def test_real_steps_show_what_paddle_changed():
 def test_draft_matches_paddles_own_patches_where_paddle_patched():
     """Every action of Paddle's patches 2-4 on an op pirc defines is in the draft (same
     object, same kind), except kthvalue (Paddle ships its version-2 change in patch 3) and
-    moe_unpermute.using_ue8m0_scale (not in 3.3.1's definition: see dialects/unpatched.yaml)."""
+    moe_unpermute.using_ue8m0_scale (not in 3.3.1's definition: pirc's layer deletes it)."""
     for n in (2, 3, 4):
         draft = yaml.safe_load(draft_patch(n - 1, n, diff_versions(n - 1, n)))
-        drafted = {(p["op_name"], a["action"], str(a["object"]))
+        drafted = {(p["op_name"], a["action"], str(a.get("object")))
                    for p in draft["op_patches"] for a in p["actions"]}
         paddle = load_patch_file(ROOT / "patches" / f"{n}.yaml")
         for p in paddle.op_patches:
@@ -114,13 +114,16 @@ def test_draft_shapes():
     draft = draft_patch(3, 4, diff_versions(3, 4))
     assert "  - op_name : pd_op.leaky_relu\n    actions:\n      - action : modify_attr\n" \
            "        object : negative_slope\n        type : pir::DoubleAttribute\n" in draft
-    # Removed operands are deleted highest index first, so each index means the old one.
-    rms = draft[draft.index("op_name : pd_op.rms_norm\n"):]
-    assert rms.index("object : 4  # norm_bias") < rms.index("object : 3  # norm_weight") \
-        < rms.index("object : 2  # residual")
-    # Additions and removals of whole ops are comments: a rename cannot be told apart.
-    assert "#   pd_op.fused_rms_norm_quant" in draft
+    # A rename found by signature is a modify_name, and the new name is not listed as added.
+    assert "  - op_name : pd_op.rms_norm\n    actions:\n      - action : modify_name\n" \
+           "        data : pd_op.fused_rms_norm_quant\n" in draft
+    assert "#   pd_op.fused_rms_norm_quant\n" not in draft
     assert draft == draft_patch(3, 4, diff_versions(3, 4))
+    # Removed operands are deleted highest index first, so each index means the old one.
+    old = _spec(["x", "bias", "residual", "norm_weight", "norm_bias"])
+    synthetic = draft_patch(1, 2, diff_op("pd_op.t", old, _spec(["x", "bias"])))
+    assert synthetic.index("object : 4  # norm_bias") < synthetic.index(
+        "object : 3  # norm_weight") < synthetic.index("object : 2  # residual")
 
 
 def test_draft_is_a_valid_patch(tmp_path):
@@ -136,7 +139,11 @@ def test_draft_is_a_valid_patch(tmp_path):
 def test_cli_diff_text_and_errors(capsys):
     assert pirc_patch(["diff", "1", "2", "--format=text"]) == 0
     out = capsys.readouterr().out
-    assert "pd_op.pool2d: attribute strides: array<int32> -> array<int64>  [breaking]" in out
+    assert ("pd_op.pool2d: attribute strides: array<int32> -> array<int64>  "
+            "[breaking, covered by 2.yaml]") in out
+    assert ("pd_op.pool2d_grad: attribute strides: array<int32> -> array<int64>  "
+            "[breaking, covered by pirc/2.yaml]") in out
+    assert "pd_op.ap_facade: op added  [harmless]" in out
     assert pirc_patch(["diff", "4", "3"]) == 1
     assert "must be an older version than NEW" in capsys.readouterr().err
     assert pirc_patch(["diff", "1", "9"]) == 1
@@ -163,13 +170,14 @@ def test_check_fails_on_a_breaking_change_no_patch_covers(tmp_path, capsys):
     assert pirc_patch(["check", "--patch-dir", str(folder)]) == 1
     err = capsys.readouterr().err
     assert ("error: 3 -> 4: pd_op.leaky_relu: attribute negative_slope: float -> double: "
-            "no action of 4.yaml covers it") in err
+            "no action of 4.yaml or pirc/4.yaml covers it") in err
     assert "1 problem" in err
 
 
 def test_check_fails_on_unbumped_definitions_and_changed_fingerprints(tmp_path, capsys):
     folder = _patch_copy(tmp_path)
     (folder / "4.yaml").unlink()
+    (folder / "pirc" / "4.yaml").unlink()
     versions = folder / "versions.yaml"
     versions.write_text(versions.read_text().replace("release: 4", "release: 3"))
     assert pirc_patch(["check", "--patch-dir", str(folder)]) == 1
@@ -182,24 +190,26 @@ def test_check_fails_on_unbumped_definitions_and_changed_fingerprints(tmp_path, 
     assert "the op definitions of released PIR version 2 changed" in capsys.readouterr().err
 
 
-def test_check_allowlist_must_match_and_be_well_formed(tmp_path, capsys):
-    allow = tmp_path / "unpatched.yaml"
-    allow.write_text((ROOT / "dialects" / "unpatched.yaml").read_text() + (
-        "\n- version: 4\n  ops: [pd_op.matmul]\n  change: attr_retyped\n  reason: none\n"))
-    assert pirc_patch(["check", "--allowlist", str(allow)]) == 1
+def test_unmigratable_entries_must_match_and_be_well_formed(tmp_path, capsys):
+    folder = _patch_copy(tmp_path)
+    listed = folder / "unmigratable.yaml"
+    listed.write_text(listed.read_text() + (
+        "\n- ops: [pd_op.matmul]\n  version: 4\n  change: attr_retyped\n  reason: none\n"
+        "  advice: none\n"))
+    assert pirc_patch(["check", "--patch-dir", str(folder)]) == 1
     err = capsys.readouterr().err
-    assert "matches no unpatched breaking change: remove it" in err
-    allow.write_text("- version: 4\n  ops: [pd_op.x]\n  change: renamed\n  reason: r\n")
-    assert pirc_patch(["check", "--allowlist", str(allow)]) == 1
-    assert "`change: renamed` matches no breaking change kind" in capsys.readouterr().err
+    assert "(attr_retyped on pd_op.matmul) matches no uncovered breaking change: remove it" in err
+    listed.write_text("- ops: [pd_op.x]\n  version: 4\n  change: renamed\n  reason: r\n"
+                      "  advice: a\n")
+    assert pirc_patch(["check", "--patch-dir", str(folder)]) == 1
+    assert "unmigratable.yaml:1: error: `change: renamed` matches no breaking change kind" \
+        in capsys.readouterr().err
 
 
-def test_allowlist_entries_each_cover_something():
-    """Every entry of the shipped allowlist is needed (the check's stale rule, directly)."""
-    entries = defcheck.load_allowlist(ROOT / "dialects" / "unpatched.yaml")
+def test_unmigratable_entries_each_cover_something():
+    """Every entry of the shipped list is needed (the check's stale rule, directly)."""
     patch_set = load_patch_set(ROOT / "patches")
-    findings, counts = defcheck.run_check(patch_set, Path("a"), Path("f"), entries,
-                                          defcheck.load_fingerprints(
-                                              ROOT / "dialects" / "released.yaml"))
+    findings, table = defcheck.run_check(patch_set, Path("f"), defcheck.load_fingerprints(
+        ROOT / "dialects" / "released.yaml"))
     assert findings == []
-    assert counts["covered"] >= 28 and counts["allowed"] > 0
+    assert table.count("paddle") == 28 and table.count("unmigratable") == 20

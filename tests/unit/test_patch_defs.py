@@ -4,8 +4,10 @@ touches that is defined at N-1 and N, a program valid at N-1 upgraded by step N 
 The programs are built from the definitions themselves (one op, fed by pd_op.data values,
 its attributes at their defaults or synthesized from their kinds), so every op a patch
 names is exercised, including the ones no CPU wheel can build (tests/fixtures/patchops
-has the Paddle-made programs).  Steps where Paddle's own patch disagrees with Paddle's
-definitions are expected to fail, with the reason recorded in dialects/unpatched.yaml.
+has the Paddle-made programs).  The patches are pirc's: Paddle's N.yaml with pirc's layer
+patches/pirc/N.yaml merged over it, which also repairs the two places where Paddle's patch 4
+disagrees with Paddle's definitions (moe_permute's new result, moe_unpermute's extra
+attribute).
 """
 
 from __future__ import annotations
@@ -28,14 +30,6 @@ from pirc.versioning.upgrade import upgrade
 
 ROOT = Path(__file__).resolve().parents[2]
 PATCHES = load_patch_set(ROOT / "patches")
-
-# (patch, op) -> why the upgraded program cannot verify at N (dialects/unpatched.yaml).
-PADDLE_DISAGREES = {
-    (4, "pd_op.moe_unpermute"): "Paddle's patch 4 adds using_ue8m0_scale, which 3.3.1's "
-                                "moe_unpermute does not define",
-    (4, "pd_op.moe_permute"): "3.3.1's moe_permute has a fifth result (expert_indices) that "
-                              "Paddle's patch 4 does not add",
-}
 
 _F32 = T.ELEMENT_TYPES["f32"]
 
@@ -136,12 +130,7 @@ def test_patch_step_keeps_programs_valid(n, op):
                 if "built with the definition" not in str(p)], f"{op}: nothing to patch?"
     upgrade(program, target=n)
     assert program.version == n
-    problems = [str(p) for p in collect_problems(program, strict=True)]
-    reason = PADDLE_DISAGREES.get((n, op))
-    if reason is not None:
-        assert problems, f"{op} now verifies after patch {n}: remove it from PADDLE_DISAGREES"
-        return
-    assert problems == []
+    assert [str(p) for p in collect_problems(program, strict=True)] == []
 
 
 def test_every_patched_op_pirc_defines_is_exercised():

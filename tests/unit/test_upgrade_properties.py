@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import pirc
@@ -30,6 +30,10 @@ SHIPPED = load_patches()
 PATCHED_OPS = sorted({e.op_name for n in (2, 3, 4) for e in SHIPPED.files[n].op_patches
                       if e.op_name.startswith("pd_op.") and get_spec(e.op_name, 1) is not None})
 OTHER_OPS = ["pd_op.relu", "pd_op.matmul", "pd_op.scale"]
+# Ops whose upgrade cannot be undone, by design: the downgrade refuses them
+# (tests/unit/test_patch_layers.py checks the refusal).
+ONE_WAY = {"pd_op.weight_dequantize": "Paddle 3.1 removed out_dtype; pirc's layer deletes it, "
+                                      "so its value is gone after the upgrade"}
 
 
 def _f32(x: float) -> float:
@@ -97,6 +101,7 @@ def test_upgrade_of_an_upgraded_program_changes_nothing(program):
 @settings(max_examples=60, deadline=None)
 @given(version_1_programs())
 def test_downgrade_of_an_upgrade_gives_the_program_back(program):
+    assume(not any(op.name in ONE_WAY for op in program.walk()))
     original = clone(program)
     pirc.upgrade(program)
     assert program.version == 4
