@@ -145,29 +145,13 @@ class SpecCheck:
                 reader.error(action.line, f"{label}: `{action.object}` is {attr.type} {at}; only "
                                           f"a bool or a number becomes a one-element tensor")
                 return False
-        if operands is None:
-            reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
-                                      f"attr_to_input needs a fixed operand count")
-            return False
-        if action.index > operands:
-            reader.error(action.line, f"{label}: operand index {action.index} is out of range: "
-                                      f"{op} has {operands} operand(s) {at} (a new operand goes "
-                                      f"at 0..count)")
-            return False
-        return True
+        return _new_operand_fits(reader, label, op, action, "attr_to_input", action.index, operands, at)
 
     def check_null_input(self, reader, label: str, op: str, action: Action, operands, at) -> bool:
         """The index must be a place for a new operand, and the definition the patch produces
         must have an optional operand there (a null value anywhere else is invalid).  True
         when it checks out."""
-        if operands is None:
-            reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
-                                      f"add_null_input needs a fixed operand count")
-            return False
-        if action.object > operands:
-            reader.error(action.line, f"{label}: operand index {action.object} is out of range: "
-                                      f"{op} has {operands} operand(s) {at} (a new operand goes "
-                                      f"at 0..count)")
+        if not _new_operand_fits(reader, label, op, action, "add_null_input", action.object, operands, at):
             return False
         from .defdiff import spec_at
         new = spec_at(op, self.after) if self.after is not None else None
@@ -220,3 +204,18 @@ def _spec_kind(spec_type: str) -> tuple[str, str | None] | None:
     if spec_type in K.ATTRIBUTE_BY_KIND:
         return (spec_type, None)
     return None
+
+
+def _new_operand_fits(reader, label: str, op: str, action: Action, name: str, index: int,
+                      operands, at) -> bool:
+    """A new operand goes at 0..count of an op with a fixed operand count; else an error."""
+    if operands is None:
+        reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
+                                  f"{name} needs a fixed operand count")
+        return False
+    if index > operands:
+        reader.error(action.line, f"{label}: operand index {index} is out of range: "
+                                  f"{op} has {operands} operand(s) {at} (a new operand goes "
+                                  f"at 0..count)")
+        return False
+    return True
