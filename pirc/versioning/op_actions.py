@@ -355,7 +355,10 @@ class RemoveNullInput(OpAction):
 
 # An attribute kind that can become a tensor: the DataType and element type of a
 # one-element tensor holding it, as Paddle's builders make one for a mutable attribute.
-TENSOR_OF_KIND = {"bool": ("bool", "b"), "int32": ("int32", "i32"), "int64": ("int64", "i64"),
+# Integers become int64 whatever their attribute width: Paddle holds an integer Scalar as
+# int64, and its builder makes `pd_op.full` of int64 for it (seen in Paddle 3.3.1 building
+# flash_attn_v3_varlen, whose Int32 max_seqlen_q/k attributes became Scalar operands).
+TENSOR_OF_KIND = {"bool": ("bool", "b"), "int32": ("int64", "i64"), "int64": ("int64", "i64"),
                   "float": ("float32", "f32"), "double": ("float64", "f64")}
 
 

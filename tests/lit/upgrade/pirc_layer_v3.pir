@@ -18,8 +18,8 @@ pir.version 3
 
 // CHECK: pir.version 4
 // CHECK: (%2, %3, %4) = "pd_op.fused_rms_norm_quant" (%0, <<NULL VALUE>>, <<NULL VALUE>>, %1, <<NULL VALUE>>) {begin_norm_axis:(Int32)1,epsilon:(Float)1e-06,
-// CHECK-NEXT: (%5) = "pd_op.full" () {dtype:(pd_op.DataType)int32,place:Place(cpu),shape:(pd_op.IntArray)[1],stop_gradient:[true],value:(Double)64.0} : () -> tensor<1xi32>
-// CHECK-NEXT: (%6) = "pd_op.full" () {dtype:(pd_op.DataType)int32,place:Place(cpu),shape:(pd_op.IntArray)[1],stop_gradient:[true],value:(Double)128.0} : () -> tensor<1xi32>
+// CHECK-NEXT: (%5) = "pd_op.full" () {dtype:(pd_op.DataType)int64,place:Place(cpu),shape:(pd_op.IntArray)[1],stop_gradient:[true],value:(Double)64.0} : () -> tensor<1xi64>
+// CHECK-NEXT: (%6) = "pd_op.full" () {dtype:(pd_op.DataType)int64,place:Place(cpu),shape:(pd_op.IntArray)[1],stop_gradient:[true],value:(Double)128.0} : () -> tensor<1xi64>
 // CHECK-NEXT: (%7, %8) = "pd_op.flash_attn_v3_varlen" (%0, %0, %0, %1, %1, <<NULL VALUE>>, <<NULL VALUE>>, <<NULL VALUE>>, <<NULL VALUE>>, <<NULL VALUE>>, <<NULL VALUE>>, %5, %6) {causal:true,manual_set_pack_gqa:false,num_splits:(Int32)1,pack_gqa:false,sm_margin:(Int32)0,softcap:(Float)0.0,softmax_scale:(Float)0.125,window_size_left:(Int32)-1,window_size_right:(Int32)-1}
 // NEW: pir.version 4
 // NEW: "pd_op.rms_norm" (%0, %1) {epsilon:(Double)1e-06,normalized_shape:[(Int64)3]}
