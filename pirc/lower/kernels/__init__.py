@@ -25,3 +25,5 @@ from . import fused  # noqa: E402,F401 - rsqrt, silu, swiglu, rms_norm (both mea
 from .inplace import register_inplace_aliases  # noqa: E402 - after every kernel module
 
 INPLACE_ALIASES = register_inplace_aliases()
+from . import grad_special  # noqa: E402,F401 - backward ops autograd cannot give
+from .grad import GRAD_KERNELS  # noqa: E402,F401 - backward ops, after every forward kernel

@@ -65,7 +65,11 @@ def logit(x, *, eps=1e-6):
 def softplus(x, *, beta=1.0, threshold=20.0):
     # phi SoftplusFunctor: x*beta > threshold ? x : log(1 + exp(x*beta)) / beta
     xb = x * beta
-    return torch.where(xb > threshold, x, torch.log(1 + torch.exp(xb)) / beta)
+    # exp of the clamped product: the same values where that branch is taken, and no inf
+    # in the other one, whose zero gradient times an infinite exp' would make softplus_grad
+    # (autograd of this kernel) NaN for large x.
+    soft = torch.log(1 + torch.exp(torch.clamp_max(xb, threshold))) / beta
+    return torch.where(xb > threshold, x, soft)
 
 
 @REGISTRY.register("pd_op.softmax", since=1)

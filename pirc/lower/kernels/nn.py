@@ -1,5 +1,5 @@
 """Neural-network layers: conv2d, depthwise_conv2d, batch_norm_, layer_norm, group_norm,
-dropout, one_hot, pad3d.
+instance_norm, dropout, one_hot, pad3d.
 
 Normalisations are written in the order Paddle's CPU kernels evaluate them (batch norm in
 inference folds mean and inverse std into a per-channel scale and bias first), so float32
@@ -130,6 +130,24 @@ def group_norm(x, scale=None, bias=None, *, epsilon=1e-5, groups=-1, data_format
     if channels_last:
         y = _channels_first_to_last(y)
     return y, mean, var
+
+
+@REGISTRY.register("pd_op.instance_norm", since=1, flags=Behaviour(epsilon_placement="inside_sqrt"))
+def instance_norm(x, scale=None, bias=None, *, epsilon=1e-5):
+    # phi InstanceNormKernel: per (sample, channel) over the spatial cells; saved_variance is
+    # the inverse standard deviation 1/sqrt(var + eps), as Paddle saves it.
+    n, c = x.shape[0], x.shape[1]
+    rows = x.reshape(n * c, -1)
+    mean = torch.mean(rows, 1)
+    centred = rows - mean[:, None]
+    var = torch.mean(centred * centred, 1)
+    inv_std = 1 / torch.sqrt(var + epsilon)
+    y = (centred * inv_std[:, None]).reshape(x.shape)
+    if scale is not None:
+        y = y * _per_channel(scale, y, 1)
+    if bias is not None:
+        y = y + _per_channel(bias, y, 1)
+    return y, mean, inv_std
 
 
 @REGISTRY.register("pd_op.dropout", since=1)

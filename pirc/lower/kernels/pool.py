@@ -141,7 +141,11 @@ def pool(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format, p
         return fast.permute(0, *range(2, fast.dim()), 1) if channels_last else fast
     if pooling_type == "max":
         win = _windows(x, kernel, strides, pads, outs, -math.inf)
-        out = win.amax(list(range(-spatial, 0)))
+        # The first maximum of each window in row-major order, picked rather than reduced:
+        # the same value as amax, and autograd (pool2d_grad) then sends the gradient to that
+        # one cell as Paddle's MaxPool grad does, where amax would split it between ties.
+        flat = win.reshape(*win.shape[:-spatial], -1)
+        out = flat.gather(-1, flat.argmax(-1, keepdim=True)).squeeze(-1)
     else:
         win = _windows(x, kernel, strides, pads, outs, 0.0)
         total = _window_sum(win, spatial)

@@ -1,4 +1,4 @@
-"""Reductions and scans: sum, mean, max, argmax, cumsum, topk, kthvalue.
+"""Reductions and scans: sum, mean, max, argmax, cumsum, topk, kthvalue, nanmedian.
 
 An empty axis list means every axis (Paddle's reduce_all).  Float sums use torch's
 reduction order, not Eigen's, so they agree with Paddle to rounding, not bit-for-bit.
@@ -88,6 +88,39 @@ def kthvalue(x, *, k=1, axis=-1, keepdim=False):
     if not keepdim:
         values, indices = values.squeeze(axis), indices.squeeze(axis)
     return values, indices
+
+
+@REGISTRY.register("pd_op.nanmedian", since=1)
+def nanmedian(x, *, axis=(), keepdim=True, mode="avg"):
+    """phi NanmedianKernel: the median of each row's non-NaN values (the reduced axes moved
+    last and flattened); mode avg averages the two middle values of an even count, mode min
+    takes the lower one.  `medians` holds each row's positions of the middle values
+    ([lower, upper] for avg, [lower] for min), -1 for a row of NaNs (whose median is NaN)."""
+    from .grad_special import median_layout  # the layout nanmedian_grad shares
+
+    rows, _, _, axes = median_layout(x, axis)
+    valid = rows.shape[1] - torch.isnan(rows).sum(1)
+    values, order = torch.sort(rows, dim=1, stable=True)  # NaNs sort last
+    half = valid // 2
+    upper = half.clamp_max(rows.shape[1] - 1)
+    lower = torch.where(valid % 2 == 1, half, (half - 1).clamp_min(0))
+    lo = values.gather(1, lower[:, None])[:, 0]
+    hi = values.gather(1, upper[:, None])[:, 0]
+    if mode == "avg":
+        out = torch.where(lower == upper, lo, (lo + hi) / 2)
+        index = torch.stack([order.gather(1, lower[:, None])[:, 0],
+                             order.gather(1, upper[:, None])[:, 0]], 1)
+    else:
+        out = lo
+        index = order.gather(1, lower[:, None])
+    empty = valid == 0
+    out = torch.where(empty, torch.full_like(out, float("nan")), out)
+    index = torch.where(empty[:, None], torch.full_like(index, -1), index)
+    if keepdim:
+        shape = [1 if d in axes else s for d, s in enumerate(x.shape)]
+    else:
+        shape = [s for d, s in enumerate(x.shape) if d not in axes]
+    return out.reshape(shape), index.reshape(shape + ([2] if mode == "avg" else []))
 
 
 @specializer(sum_)
