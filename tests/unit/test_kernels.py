@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import pirc.lower.kernels  # noqa: F401 - registers the kernels
-from pirc.lower.values import torch_dtype
+from kernel_case_values import attribute, decode
 from pirc.runtime.registry import REGISTRY
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "kernel_cases"
@@ -54,20 +54,6 @@ NOT_BIT_EXACT = {
 }
 
 
-def _decode(value):
-    if value is None:
-        return None
-    if "vec" in value:
-        return [_decode(v) for v in value["vec"]]
-    return torch.from_numpy(np.array(value["array"], dtype=value["dtype"]).reshape(value["shape"]))
-
-
-def _attr(value):
-    if isinstance(value, dict) and "dtype" in value:
-        return torch_dtype(value["dtype"])
-    return value
-
-
 def _load(release):
     doc = json.loads((CASES_DIR / f"{release}.json").read_text())
     return [(release, c) for c in doc["cases"]]
@@ -80,14 +66,14 @@ ALL_CASES = [c for release in RELEASE_VERSIONS for c in _load(release)]
                          ids=[f"{r}-{c['name']}" for r, c in ALL_CASES])
 def test_kernel_matches_paddle(release, case):
     entry = REGISTRY.resolve(case["op"], RELEASE_VERSIONS[release])
-    operands = [_decode(o) for o in case["operands"]]
-    attrs = {k: _attr(v) for k, v in case["attrs"].items()}
+    operands = [decode(o) for o in case["operands"]]
+    attrs = {k: attribute(v) for k, v in case["attrs"].items()}
     result = entry.fn(*operands, **attrs)
     if isinstance(result, list) and case["vec_result"]:
         got = result
     else:
         got = list(result) if isinstance(result, tuple) else [result]
-    expected = [_decode(e) for e in case["expected"]]
+    expected = [decode(e) for e in case["expected"]]
     got = got[:len(expected)]
     for i, (g, e) in enumerate(zip(got, expected)):
         where = f"{case['name']} ({release}) result {i}"

@@ -20,9 +20,9 @@ import torch
 import torch.fx as fx
 
 import pirc.lower.kernels  # noqa: F401 - registers the kernels
+from kernel_case_values import attribute, decode
 from pirc.ir.specs import get_spec
 from pirc.lower.specialize import specialize_calls
-from pirc.lower.values import torch_dtype
 from pirc.runtime.registry import REGISTRY
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "kernel_cases"
@@ -30,20 +30,6 @@ RELEASE_VERSIONS = {"3.0.0": 1, "3.3.1": 4}
 CLOSE = {"pd_op.layer_norm"}  # torch's fused layer_norm: reduction order (nn.py says why)
 # Operands that are parameters in real programs (batch norm's statistics, scale and bias).
 PARAMETER_OPERANDS = {"pd_op.batch_norm_": (1, 2, 3, 4)}
-
-
-def _decode(value):
-    if value is None:
-        return None
-    if "vec" in value:
-        return [_decode(v) for v in value["vec"]]
-    return torch.from_numpy(np.array(value["array"], dtype=value["dtype"]).reshape(value["shape"]))
-
-
-def _attr(value):
-    if isinstance(value, dict) and "dtype" in value:
-        return torch_dtype(value["dtype"])
-    return value
 
 
 def _cases():
@@ -121,8 +107,8 @@ def test_there_are_specialised_cases():
 @pytest.mark.parametrize("release,case", CASES)
 def test_specialised_call_matches_the_kernel(release, case, dynamic_first_dim):
     fn = REGISTRY.resolve(case["op"], RELEASE_VERSIONS[release]).fn
-    operands = [_decode(o) for o in case["operands"]]
-    attrs = {k: _attr(v) for k, v in case["attrs"].items()}
+    operands = [decode(o) for o in case["operands"]]
+    attrs = {k: attribute(v) for k, v in case["attrs"].items()}
     result = fn(*operands, **attrs)
     tuple_result = isinstance(result, tuple)
     want = [result[0]] if tuple_result else _flat(result)
