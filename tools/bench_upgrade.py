@@ -43,7 +43,7 @@ def main() -> None:
     from pirc.text.parser import parse_text
     from pirc.versioning import upgrade as U
     from pirc.versioning.compiler import compile_patch
-    from pirc.versioning.schema import load_patch_set
+    from pirc.versioning.patch_sets import load_patch_set
 
     text = generate(args.ops)
 

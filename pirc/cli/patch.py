@@ -44,7 +44,8 @@ def _configure_validate(p: argparse.ArgumentParser) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    from ..versioning.schema import check_patch_file, check_patch_set
+    from ..versioning.patch_sets import check_patch_set
+    from ..versioning.schema import check_patch_file
     failed = False
     for raw in args.paths:
         path = Path(raw)
@@ -97,7 +98,8 @@ def _configure_explain(p: argparse.ArgumentParser) -> None:
 def run_explain(args: argparse.Namespace) -> int:
     from ..versioning.explain import explain_patch
     from ..versioning.policy import VersionPolicy
-    from ..versioning.schema import load_patch_file, load_patch_set
+    from ..versioning.patch_sets import load_patch_set
+    from ..versioning.schema import load_patch_file
     path = Path(args.path)
     if path.is_dir():
         patch_set = load_patch_set(path)

@@ -83,7 +83,7 @@ def _statuses(args, old: int, new: int) -> dict:
     """{id(change): coverage row} for the breaking changes of the step old -> new, when the
     step is one of the patch set's (a diff across several steps has no single patch)."""
     from ..versioning.coverage import measure
-    from ..versioning.schema import load_patch_set
+    from ..versioning.patch_sets import load_patch_set
     table = measure(load_patch_set(args.patch_dir))
     rows = [r for r in table.rows if (r.old, r.new) == (old, new)]
     return {(r.change.op, r.change.kind, r.change.subject, r.change.index): r for r in rows}
@@ -106,7 +106,7 @@ def run_check(args: argparse.Namespace) -> int:
     from ..ir.specs import dialects_dir
     from ..versioning import defcheck
     from ..versioning.coverage import PADDLE, PIRC, UNMIGRATABLE
-    from ..versioning.schema import load_patch_set
+    from ..versioning.patch_sets import load_patch_set
     prints_path = (Path(args.fingerprints) if args.fingerprints
                    else dialects_dir() / defcheck.FINGERPRINTS)
     patch_set = load_patch_set(args.patch_dir)
@@ -141,7 +141,7 @@ def _configure_coverage(p: argparse.ArgumentParser) -> None:
 def run_coverage(args: argparse.Namespace) -> int:
     from ..versioning.coverage import measure, table_text
     from ..versioning.policy import POLICY
-    from ..versioning.schema import load_patch_set
+    from ..versioning.patch_sets import load_patch_set
     sys.stdout.write(table_text(measure(load_patch_set(args.patch_dir)), POLICY.paddle_releases))
     return 0
 

@@ -45,7 +45,7 @@ def _read_patch_set(patch_dir) -> PatchSet:
     refuses a plan that passes through it, naming both versions and the first op that
     blocks, while a program that does not need the step still converts."""
     from ..errors import ErrorList
-    from .schema import check_patch_set
+    from .patch_sets import check_patch_set
     patch_set, errors = check_patch_set(patch_dir)
     gaps = {f"no {n}.yaml:" for n in range(1, patch_set.release_version + 1)
             if n not in patch_set.files}

@@ -14,7 +14,8 @@ from pirc.cli.patch import run as pirc_patch
 from pirc.versioning import defcheck
 from pirc.versioning.defdiff import diff_op, diff_versions
 from pirc.versioning.patch_draft import draft_patch
-from pirc.versioning.schema import load_patch_file, load_patch_set
+from pirc.versioning.patch_sets import load_patch_set
+from pirc.versioning.schema import load_patch_file
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,7 +25,7 @@ from pirc.ir.registry import op_class
 from pirc.ir.specs import get_spec
 from pirc.ir.verifier import collect_problems
 from pirc.versioning.defdiff import diff_versions
-from pirc.versioning.schema import load_patch_set
+from pirc.versioning.patch_sets import load_patch_set
 from pirc.versioning.upgrade import upgrade
 
 ROOT = Path(__file__).resolve().parents[2]

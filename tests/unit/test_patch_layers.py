@@ -22,7 +22,8 @@ from pirc.versioning import layers
 from pirc.versioning.coverage import PADDLE, PIRC, UNCOVERED, UNMIGRATABLE, measure
 from pirc.versioning.defdiff import find_renames
 from pirc.versioning.planner import PlanError
-from pirc.versioning.schema import load_patch_file, load_patch_set, parse_patch_text
+from pirc.versioning.patch_sets import load_patch_set
+from pirc.versioning.schema import load_patch_file, parse_patch_text
 
 ROOT = Path(__file__).resolve().parents[2]
 PATCHES = load_patch_set(ROOT / "patches")

@@ -16,13 +16,12 @@ from pirc.ir import attrs as A
 from pirc.ir import program
 from pirc.ir import types as T
 from pirc.versioning import model, paddle_kinds as K, policy
+from pirc.versioning.patch_sets import check_patch_set, load_patch_set
 from pirc.versioning.schema import (
     REFUSED,
     RULES,
     UNKNOWN_VERSION,
-    check_patch_set,
     load_patch_file,
-    load_patch_set,
     parse_patch_text,
     version_before,
 )
