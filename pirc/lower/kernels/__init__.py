@@ -26,4 +26,5 @@ from .inplace import register_inplace_aliases  # noqa: E402 - after every kernel
 
 INPLACE_ALIASES = register_inplace_aliases()
 from . import grad_special  # noqa: E402,F401 - backward ops autograd cannot give
+from . import grad_common, grad_nn, losses  # noqa: E402,F401 - grads the generic rule cannot map
 from .grad import GRAD_KERNELS  # noqa: E402,F401 - backward ops, after every forward kernel

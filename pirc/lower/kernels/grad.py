@@ -17,8 +17,10 @@ is missing is zeros, valid only when the op asks nothing but gradients w.r.t. in
 gradients (X_grad is linear in them, so those do not depend on their values).
 
 Where the mapping cannot be established from the specs (relu_grad takes `out`, not the `x`
-relu's kernel needs; an operand or attribute of unknown meaning), nothing is registered and
-the lowering reports the op as it reports any op without a kernel.  Some backward ops run
+relu's kernel needs; an operand or attribute of unknown meaning), this rule registers
+nothing: the common such ops have kernels written from Paddle's grad kernels (grad_common.py,
+grad_nn.py, losses.py, imported first), and the lowering reports any other as it reports an
+op without a kernel.  Some backward ops run
 another op's phi kernel (spec `kernel`: pad3d_double_grad runs pad3d, padding with
 pad_value, not the zeros a derivative would give): those lower to that op's kernel, which
 is what Paddle computes.  A few get kernels of their own (grad_special.py), registered
