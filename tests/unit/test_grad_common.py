@@ -18,22 +18,12 @@ import torch.nn.functional as F
 import pirc.lower.kernels  # noqa: F401 - registers every kernel
 from pirc.lower.kernels import grad as grad_mod
 from pirc.runtime.registry import REGISTRY
+from grad_testing import kernel, no_grad, seeded_randn  # noqa: F401 - no_grad is an autouse fixture
 
-V = 4
-
-
-def kernel(name, version=V):
-    return REGISTRY.resolve(name, version).fn
-
-
-@pytest.fixture(autouse=True)
-def _no_grad():
-    with torch.no_grad():
-        yield
 
 
 def _randn(*shape, seed=0, dtype=torch.float64):
-    return torch.randn(tuple(shape), generator=torch.Generator().manual_seed(seed), dtype=dtype)
+    return seeded_randn(shape, seed, dtype)
 
 
 def _vjp(fn, inputs, cotangent):

@@ -22,22 +22,12 @@ from pirc.lower import check_lowerable
 from pirc.ir.specs import get_spec
 from pirc.lower.kernels import grad as grad_mod
 from pirc.runtime.registry import REGISTRY
+from grad_testing import V, kernel, no_grad, seeded_randn  # noqa: F401 - no_grad is an autouse fixture
 
-V = 4  # the PIR version the upgraded training programs run at
-
-
-def kernel(name, version=V):
-    return REGISTRY.resolve(name, version).fn
-
-
-@pytest.fixture(autouse=True)
-def _no_grad():
-    with torch.no_grad():
-        yield
 
 
 def _randn(*shape, seed=0, dtype=torch.float32):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+    return seeded_randn(shape, seed, dtype)
 
 
 # -- first order: autograd of the forward kernel ------------------------------------------------
