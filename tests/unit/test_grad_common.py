@@ -35,6 +35,38 @@ def _vjp(fn, inputs, cotangent):
 
 # -- activations from the forward's result ---------------------------------------------------------
 
+@pytest.mark.parametrize("op,forward,positive", [
+    ("sqrt", torch.sqrt, True), ("rsqrt", torch.rsqrt, True), ("log", torch.log, True)])
+def test_unary_grads_equal_autograd_of_the_forward(op, forward, positive):
+    x = _randn(3, 4, seed=11).abs() + 0.1 if positive else _randn(3, 4, seed=11)
+    dy = _randn(3, 4, seed=12)
+    assert torch.equal(kernel(f"pd_op.{op}")(x), forward(x))
+    # sqrt/rsqrt grads read the forward's result, log_grad its input (the specs say which)
+    first = forward(x) if op != "log" else x
+    (want,) = _vjp(forward, [x], dy)
+    torch.testing.assert_close(kernel(f"pd_op.{op}_grad")(first, dy), want, rtol=1e-12, atol=1e-12)
+
+
+def test_log_softmax_and_its_grad_equal_torch():
+    x, dy = _randn(2, 5, seed=13), _randn(2, 5, seed=14)
+    out = kernel("pd_op.log_softmax")(x, axis=1)
+    assert torch.equal(out, torch.log_softmax(x, 1))
+    (want,) = _vjp(lambda t: torch.log_softmax(t, 1), [x], dy)
+    torch.testing.assert_close(kernel("pd_op.log_softmax_grad")(out, dy, axis=1), want)
+
+
+@pytest.mark.parametrize("op,first_order", [
+    ("tanh", lambda out, dout: dout * (1 - out * out)),
+    ("sigmoid", lambda out, dout: dout * out * (1 - out))])
+def test_tanh_and_sigmoid_double_grads_differentiate_the_first_order_grad(op, first_order):
+    x, dout, ddx = _randn(3, 2, seed=15), _randn(3, 2, seed=16), _randn(3, 2, seed=17)
+    out = torch.tanh(x) if op == "tanh" else torch.sigmoid(x)
+    want_out_grad, want_grad_out_grad = _vjp(first_order, [out, dout], ddx)
+    out_grad, grad_out_grad = kernel(f"pd_op.{op}_double_grad")(out, dout, ddx)
+    torch.testing.assert_close(out_grad, want_out_grad)
+    torch.testing.assert_close(grad_out_grad, want_grad_out_grad)
+
+
 def test_relu_grad_masks_by_out_and_keeps_the_sign_of_a_zeroed_negative_dy():
     out = torch.tensor([0.0, 2.0, 0.0, 3.0])
     dy = torch.tensor([-1.0, -2.0, 5.0, 4.0])

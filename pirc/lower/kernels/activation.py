@@ -79,6 +79,23 @@ def softmax(x, *, axis=-1):
     return torch.softmax(x, axis)
 
 
+@REGISTRY.register("pd_op.log_softmax", since=1)
+def log_softmax(x, *, axis=-1):
+    if x.dim() == 0:
+        return torch.zeros_like(x)
+    return torch.log_softmax(x, axis)
+
+
+@REGISTRY.register("pd_op.sqrt", since=1)
+def sqrt(x):
+    return torch.sqrt(x)
+
+
+@REGISTRY.register("pd_op.log", since=1)
+def log(x):
+    return torch.log(x)
+
+
 # Specialisations (pirc.lower.specialize): the torch call itself where the kernel is one.
 for _kernel, _torch_fn in ((relu, torch.relu), (sigmoid, torch.sigmoid), (tanh, torch.tanh)):
     specializer(_kernel)(lambda site, _fn=_torch_fn: site.call(_fn, site.p["x"]))

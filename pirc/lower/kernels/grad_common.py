@@ -52,6 +52,43 @@ def exp_grad(out, out_grad):
     return out_grad * out
 
 
+@REGISTRY.register("pd_op.sqrt_grad", since=1)
+def sqrt_grad(out, out_grad):
+    return out_grad * 0.5 / out  # phi SqrtGradFunctor: dout * 0.5 / out
+
+
+@REGISTRY.register("pd_op.rsqrt_grad", since=1)
+def rsqrt_grad(out, out_grad):
+    return -0.5 * out_grad * out * out * out  # phi RsqrtGradFunctor, left to right
+
+
+@REGISTRY.register("pd_op.log_grad", since=1)
+def log_grad(x, out_grad):
+    return out_grad / x  # phi LogGradFunctor: dout * (1 / x), as a division
+
+
+@REGISTRY.register("pd_op.tanh_double_grad", since=1)
+def tanh_double_grad(out, grad_out, grad_x_grad):
+    # phi TanhGradGradFunctor: the gradient of tanh_grad = grad_out * (1 - out^2) w.r.t.
+    # out (-2 out grad_out ddx) and w.r.t. grad_out (ddx (1 - out^2)).
+    return -2 * out * grad_out * grad_x_grad, grad_x_grad * (1 - out * out)
+
+
+@REGISTRY.register("pd_op.sigmoid_double_grad", since=1)
+def sigmoid_double_grad(out, grad_out, grad_x_grad):
+    # phi SigmoidGradGradFunctor: sigmoid_grad = dout * out * (1 - out), differentiated
+    # w.r.t. out (ddx dout (1 - 2 out)) and w.r.t. dout (ddx out (1 - out)).
+    return grad_x_grad * grad_out * (1 - 2 * out), grad_x_grad * out * (1 - out)
+
+
+@REGISTRY.register("pd_op.log_softmax_grad", since=1)
+def log_softmax_grad(out, out_grad, *, axis=-1):
+    # phi LogSoftmaxGradFunctor: dout - exp(out) * sum(dout along axis)
+    if out.dim() == 0:
+        return torch.zeros_like(out_grad)
+    return out_grad - torch.exp(out) * out_grad.sum(axis, keepdim=True)
+
+
 @REGISTRY.register("pd_op.softmax_grad", since=1)
 def softmax_grad(out, out_grad, *, axis=-1):
     # phi SoftmaxGradFunctor: (dout - sum(dout * out along axis)) * out
