@@ -49,3 +49,24 @@ def test_syntax_error_inside_the_op_list_has_its_line_and_column():
         read_program(broken, "broken.json")
     assert e.value.line == 1 and e.value.column == broken.index(",,") + 2
     assert "malformed JSON" in e.value.message
+
+
+@pytest.mark.parametrize("separator", [",", ", ", " ,", " , ", ",\n\t", "\r\n,\r\n"])
+def test_any_whitespace_around_the_op_separators_is_streamed(separator, monkeypatch):
+    ops_at = SOURCE.index('"ops":[') + len('"ops":[')
+    spaced = SOURCE[:ops_at] + SOURCE[ops_at:].replace('},{"#"', "}" + separator + '{"#"')
+    monkeypatch.setattr(reader_module.json, "loads", None)  # the whole-document reader is not used
+    expected = read_program(SOURCE, "cf.json")
+    assert program_differences(expected, read_program(spaced, "spaced.json")) == []
+
+
+@pytest.mark.parametrize("damage,message", [(',]', "Expecting value"), (', x', "Expecting value"),
+                                            (' {"#"', "Expecting ',' delimiter")])
+def test_a_broken_op_list_is_a_located_syntax_error(damage, message):
+    ops_at = SOURCE.index('"ops":[') + len('"ops":[')
+    first_end = SOURCE.index('},{"#"', ops_at) + 1  # the end of the first top-level op
+    broken = SOURCE[:first_end] + damage + SOURCE[first_end:]
+    with pytest.raises(SourceError) as e:
+        read_program(broken, "broken.json")
+    assert "malformed JSON" in e.value.message and message in e.value.message
+    assert e.value.line == 1 and e.value.column > first_end
