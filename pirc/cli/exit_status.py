@@ -1,10 +1,13 @@
 """How every pirc command ends: a pirc error is its rendered message on stderr and exit 1.
 
-No Python traceback unless --debug (DESIGN.md, "Errors"); Ctrl-C is exit 130, as a shell's.
+No Python traceback unless --debug (DESIGN.md, "Errors"); Ctrl-C is exit 130, as a shell's;
+a reader that stops early (`pirc-opt big.pir | head`) ends the command quietly with 141,
+the status a shell gives a process killed by SIGPIPE.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -14,7 +17,9 @@ from ..errors import PircError
 def report_errors(command: Callable[[], int], debug: bool = False) -> int:
     """Run `command`; return its exit status, or 1 after printing the error it raised."""
     try:
-        return command()
+        status = command()
+        sys.stdout.flush()  # a closed pipe shows here, not as an "Exception ignored" at exit
+        return status
     except PircError as e:
         if debug:
             raise
@@ -22,3 +27,9 @@ def report_errors(command: Callable[[], int], debug: bool = False) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # Python would report the failed flush of stdout again at exit: point stdout at
+        # /dev/null first (the recipe of Python's signal module documentation).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
