@@ -28,6 +28,20 @@ _INT32_RANGE = (-(2**31), 2**31 - 1)
 _INT64_RANGE = (-(2**63), 2**63 - 1)
 
 
+def _memoised(memo: dict, key, decode, obj, where: str):
+    """`decode(obj)`, once per distinct JSON value (`key` makes it hashable); an error is
+    located under `where`, the JSON path of the value."""
+    k = safe_key(key, obj)
+    got = memo.get(k)
+    if got is None:
+        try:
+            got = decode(obj)
+        except SchemaViolation as e:
+            raise e.under(where) from None
+        memo[k] = got
+    return got
+
+
 class ValueDecoder:
     """Attribute and type decoding with per-program memos."""
 
@@ -36,15 +50,7 @@ class ValueDecoder:
         self.attrs: dict[str, object] = {}
 
     def attr(self, obj, where: str):
-        k = safe_key(attr_key, obj)
-        got = self.attrs.get(k)
-        if got is None:
-            try:
-                got = self.decode_attr(obj)
-            except SchemaViolation as e:
-                raise e.under(where) from None
-            self.attrs[k] = got
-        return got
+        return _memoised(self.attrs, attr_key, self.decode_attr, obj, where)
 
     def decode_attr(self, obj):
         if type(obj) is not dict:
@@ -133,15 +139,7 @@ class ValueDecoder:
     # -- types -------------------------------------------------------------------
 
     def type(self, obj, where: str):
-        k = safe_key(type_key, obj)
-        got = self.types.get(k)
-        if got is None:
-            try:
-                got = self.decode_type(obj)
-            except SchemaViolation as e:
-                raise e.under(where) from None
-            self.types[k] = got
-        return got
+        return _memoised(self.types, type_key, self.decode_type, obj, where)
 
     def decode_type(self, obj):
         if type(obj) is not dict:
