@@ -23,6 +23,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pirc.versioning.paddle_kinds import ATTRIBUTE_KINDS  # noqa: E402 - after the path
 OPDEFS = ROOT / "tools" / "opdefs"
 DIALECTS = ROOT / "dialects"
 HANDWRITTEN = DIALECTS / "handwritten.yaml"
@@ -66,31 +69,12 @@ MUTABLE_ATTR_INPUTS = {
     "paddle::dialect::ScalarAttribute": "scalar",
 }
 
-ATTR_TYPES = {
-    "pir::BoolAttribute": "bool",
-    "pir::FloatAttribute": "float",
-    "pir::DoubleAttribute": "double",
-    "pir::Int32Attribute": "int32",
-    "pir::Int64Attribute": "int64",
-    "pir::IndexAttribute": "index",
-    "pir::StrAttribute": "str",
-    "pir::TypeAttribute": "type",
-    "pir::TensorNameAttribute": "tensor_name",
-    "pir::Complex64Attribute": "complex64",
-    "pir::Complex128Attribute": "complex128",
-    "paddle::dialect::DataTypeAttribute": "dtype",
-    "paddle::dialect::PlaceAttribute": "place",
-    "paddle::dialect::IntArrayAttribute": "int_array",
-    "paddle::dialect::DataLayoutAttribute": "layout",
-    "paddle::dialect::ScalarAttribute": "scalar",
-    "pir::ArrayAttribute": "array",  # untyped: any array
-    # Records without op-info give no C++ attribute class.  `int` is the C++ parameter type
-    # of an Int32Attribute; `Attribute` / `unknown` can be anything.  The hand-written specs
-    # replace all of these; the mapping only matters if a new release adds such an op.
-    "int": "int32",
-    "Attribute": "any",
-    "unknown": "any",
-}
+# Paddle's C++ attribute class -> pirc's attribute kind: pirc's own table, so that what the
+# generator writes is what the verifier and the patch schema read.  Records without op-info
+# give no C++ attribute class: `int` is the C++ parameter type of an Int32Attribute;
+# `Attribute` / `unknown` can be anything.  The hand-written specs replace all of these; the
+# extra entries only matter if a new release adds such an op.
+ATTR_TYPES = {**ATTRIBUTE_KINDS, "int": "int32", "Attribute": "any", "unknown": "any"}
 
 # `data_type` of a Scalar attribute: the scalar kind Paddle builds for it.
 SCALAR_DATA_TYPES = {"float": "float", "double": "double", "int64_t": "int64", "int": "int32",
