@@ -241,15 +241,7 @@ class AddOutput(OpAction):
         return f"add_output {self.index}"
 
     def apply(self, op, ctx) -> bool:
-        n = len(op.results)
-        if n > self.index:
-            return False
-        if n < self.index:
-            ctx.refuse(op, self, f"the op has {n} results; a result at index {self.index} "
-                                 f"would leave a gap")
-            return False
-        insert_result(op, self.index, self.type)
-        return True
+        return add_result_once(op, self.index, self.type, ctx, self, "the op")
 
 
 class RemoveOutput(OpAction):
@@ -543,6 +535,20 @@ def retype_array(attr, element_kind: str):
     if all(a is b for a, b in zip(new, attr.data)):
         return attr
     return A.array_attr(new)
+
+
+def add_result_once(op, index: int, type_, ctx, action, who: str) -> bool:
+    """A new result at `index` unless the op has it already (a program in the new form);
+    refused when results before it are missing. True when the op changed."""
+    n = len(op.results)
+    if n > index:
+        return False
+    if n < index:
+        ctx.refuse(op, action, f"{who} has {n} results; a result at index {index} "
+                               f"would leave a gap")
+        return False
+    insert_result(op, index, type_)
+    return True
 
 
 def insert_result(op, index: int, type_) -> OpResult:

@@ -27,7 +27,7 @@ delete_value [i, j]
 
 from __future__ import annotations
 
-from .op_actions import OpAction, insert_result, remove_result
+from .op_actions import OpAction, add_result_once, remove_result
 
 
 class _PairAction(OpAction):
@@ -61,15 +61,7 @@ class AddValue(_PairAction):
         return changed
 
     def _give_result(self, producer, ctx) -> bool:
-        n = len(producer.results)
-        if n > self.out_index:
-            return False
-        if n < self.out_index:
-            ctx.refuse(producer, self, f"the producer has {n} results; a result at index "
-                                       f"{self.out_index} would leave a gap")
-            return False
-        insert_result(producer, self.out_index, self.type)
-        return True
+        return add_result_once(producer, self.out_index, self.type, ctx, self, "the producer")
 
     def _connect(self, consumer, ctx) -> bool:
         operands = list(consumer.operands)
