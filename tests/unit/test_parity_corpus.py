@@ -3,14 +3,21 @@
 Reference outputs were recorded by real Paddle (tests/fixtures/*/NAME.VER.io.npz): the
 corpus's `reload_out__<i>` are the outputs of the saved program the JSON describes, the
 generated and patch-op fixtures' `out__<i>` those of the loaded program.  An output is
-bit-exact or within float32 tolerance (max abs error < 1e-5 and max abs error / max |ref|
-< 1e-4); every program not bit-exact is listed, with the reason, in docs/PARITY.md.
+bit-exact, or its program is listed in docs/PARITY.md with the reason and a bound (max abs and
+relative error) that every output must stay within.  What a CPU computes differs (torch picks
+kernels by the CPU's vector unit and MKL's code paths): a listed program that is exact here, or
+an unlisted one within float32 tolerance (max abs error < 1e-5, max abs error / max |ref| <
+1e-4), is reported as a ParityReport warning, never failed -- a better result on another
+machine must not fail a test.
 Outputs that depend on a random op (gaussian, uniform, dropout in training) are compared by
 shape and dtype only.  A program saved at an older PIR version must give the same numbers
 run as read and after `pirc.upgrade`.
 """
 
 from pathlib import Path
+
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -79,10 +86,77 @@ def compare(got: np.ndarray, ref: np.ndarray) -> tuple[bool, float, float]:
     return False, err, err / scale if scale else err
 
 
-def documented_inexact() -> set[str]:
-    text = (ROOT / "docs" / "PARITY.md").read_text()
-    return {line.split("|")[1].strip().strip("`") for line in text.splitlines()
-            if line.startswith("| `")}
+class ParityReport(UserWarning):
+    """A parity result to record in docs/PARITY.md, not a failure (exact where a bound is
+    listed, or inexact within float32 tolerance where none is)."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    abs: float
+    rel: float
+
+    def admits(self, err: float, rel: float) -> bool:
+        return err <= self.abs and rel <= self.rel
+
+
+def documented_bounds() -> dict[str, Bound]:
+    """docs/PARITY.md's table: program -> its bound (the two `bound:` columns)."""
+    lines = (ROOT / "docs" / "PARITY.md").read_text().splitlines()
+    header = next(ln for ln in lines if ln.startswith("| program |"))
+    names = [c.strip() for c in header.split("|")[1:-1]]
+    col_abs, col_rel = names.index("bound: max abs"), names.index("bound: relative")
+    bounds = {}
+    for line in lines:
+        if line.startswith("| `"):
+            cells = [c.strip() for c in line.split("|")[1:-1]]
+            bounds[cells[0].strip("`")] = Bound(float(cells[col_abs]), float(cells[col_rel]))
+    return bounds
+
+
+
+def test_every_bound_is_a_number_within_float32_tolerance():
+    bounds = documented_bounds()
+    assert bounds and all(0 < b.abs <= ATOL and 0 < b.rel <= RTOL for b in bounds.values())
+    # every listed program is a fixture the parity test runs
+    assert set(bounds) <= {case_id(c) for c in CASES}
+
+
+def check_outputs(cid: str, results: list[tuple[int, bool, float, float]],
+                  bounds: dict[str, Bound]) -> str | None:
+    """Judge one program's (output, exact, max abs error, relative error) results: raise
+    AssertionError for a failure, return the report to give for a non-failing surprise."""
+    inexact = [(i, err, rel) for i, exact, err, rel in results if not exact]
+    bound = bounds.get(cid)
+    if bound is not None:
+        for i, err, rel in inexact:
+            assert bound.admits(err, rel), (
+                f"output {i}: max abs {err:.3g}, relative {rel:.3g} is beyond the bound in "
+                f"docs/PARITY.md ({bound.abs:g}, {bound.rel:g})")
+        if not inexact:
+            return f"{cid}: every output is bit-exact on this machine (docs/PARITY.md bounds it)"
+        return None
+    for i, err, rel in inexact:
+        assert err < ATOL and rel < RTOL, f"output {i}: max abs {err:.3g}, relative {rel:.3g}"
+    if inexact:
+        worst = max(err for _, err, _ in inexact)
+        return (f"{cid}: outputs {[i for i, _, _ in inexact]} are not bit-exact on this machine "
+                f"(max abs {worst:.3g}, within float32 tolerance): give docs/PARITY.md a row "
+                "with the reason and a bound")
+    return None
+
+
+def test_a_result_better_than_recorded_is_reported_not_failed():
+    bounds = {"p": Bound(1e-6, 1e-6)}
+    assert "bit-exact on this machine" in check_outputs("p", [(0, True, 0.0, 0.0)], bounds)
+    assert check_outputs("p", [(0, False, 5e-7, 1e-7)], bounds) is None
+    with pytest.raises(AssertionError, match="beyond the bound"):
+        check_outputs("p", [(0, False, 2e-6, 1e-7)], bounds)
+    # an unlisted program: exact passes silently, inexact within float32 tolerance is reported
+    assert check_outputs("q", [(0, True, 0.0, 0.0)], bounds) is None
+    assert "give docs/PARITY.md a row" in check_outputs("q", [(0, False, 1e-7, 1e-8)], bounds)
+    with pytest.raises(AssertionError):
+        check_outputs("q", [(0, False, 1e-3, 1e-3)], bounds)
 
 
 def test_cases_cover_every_version():
@@ -101,21 +175,15 @@ def test_parity_with_paddle(case):
     with np.load(npz) as data:
         refs = [data[f"{prefix}{i}"] for i in range(sum(k.startswith(prefix) for k in data.files))]
     assert len(out) == len(refs)
-    inexact = []
+    results = []
     for i, (got, ref) in enumerate(zip(out.values(), refs)):
         if i in random:
             assert got.shape == ref.shape and got.dtype == ref.dtype
             continue
-        exact, err, rel = compare(got, ref)
-        if not exact:
-            assert err < ATOL and rel < RTOL, f"output {i}: max abs {err:.3g}, relative {rel:.3g}"
-            inexact.append(i)
-    if inexact:
-        assert case_id(case) in documented_inexact(), \
-            f"outputs {inexact} are not bit-exact: give the reason in docs/PARITY.md"
-    else:
-        assert case_id(case) not in documented_inexact(), \
-            "every output is bit-exact now: remove the program's row from docs/PARITY.md"
+        results.append((i, *compare(got, ref)))
+    report = check_outputs(case_id(case), results, documented_bounds())
+    if report:
+        warnings.warn(report, ParityReport)
 
 
 OLD = [c for c in CASES if not c[1].name.endswith(".3.3.1.json")]

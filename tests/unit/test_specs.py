@@ -276,10 +276,7 @@ def test_variadic_properties():
     assert y.inputs == ()
 
 
-def test_generating_every_class_is_fast():
-    import time
-
-    start = time.perf_counter()
+def test_every_class_generates():
+    # (its speed is measured by tools/bench_frontend.py's start-up figure, not asserted here)
     classes = {registry.op_class(n, v) for v in specs.SPEC_VERSIONS for n in specs.op_names(v)}
     assert len(classes) > 1700
-    assert time.perf_counter() - start < 5

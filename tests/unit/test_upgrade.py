@@ -88,13 +88,11 @@ def test_compile_errors_name_file_line_and_action():
     assert "add_type_attr" in str(e.value) and "Paddle never implemented it" in str(e.value)
 
 
-def test_shipped_patches_compile_fast():
-    import time
+def test_shipped_patches_compile():
+    # How fast is tools/bench_upgrade.py's business, not a test's (docs/PERFORMANCE.md).
     patches = load_patches()
-    start = time.perf_counter()
     for n in (2, 3, 4):
-        compile_patch(patches.files[n])
-    assert time.perf_counter() - start < 0.5
+        assert compile_patch(patches.files[n]).op_patterns
 
 
 # -- op actions ---------------------------------------------------------------------------

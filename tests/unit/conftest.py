@@ -1,0 +1,21 @@
+"""Settings that make every test's outcome independent of the machine it runs on.
+
+- torch (and the BLAS under it) split reductions and GEMMs by the number of threads, and a
+  different split sums in a different order: one thread everywhere, so a 2-core CI VM and a
+  64-core workstation compute the same bits. Set before torch is first imported, and inherited
+  by the commands the lit tests start.
+- hypothesis draws its examples from a fixed seed (derandomize) and keeps no example database,
+  so a run does not depend on the time of day or on what an earlier run found; exploring new
+  inputs is the fuzzer's job (tools/fuzz), not the test suite's. No deadline: a slow machine
+  is not a failure.
+"""
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("pirc", derandomize=True, database=None, deadline=None)
+settings.load_profile("pirc")
