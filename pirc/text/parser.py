@@ -23,6 +23,7 @@ from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import BLOCK_ARG_ATTRS, null_value
 from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
+from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
 from .attr_literals import UNTYPED_DEFAULTS, LiteralError, to_attr
 from .grammar import lark_parser
@@ -73,7 +74,7 @@ class _Builder:
     # -- errors
     def error(self, message: str, tok: Token, col_shift: int = 0) -> SourceError:
         if self.lines is None:
-            self.lines = self.text.splitlines()
+            self.lines = self.text.split("\n")
         line = tok.line
         source = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return SourceError(message, self.filename, line + self.line_offset, tok.column + col_shift, source)
@@ -107,7 +108,7 @@ class _Builder:
                 raise SourceError(
                     "Paddle's printed text carries no PIR version; state it with "
                     "--from-version=N (1 = Paddle 3.0, 2 = 3.1, 3 = 3.2, 4 = 3.3)",
-                    self.filename, 1 + self.line_offset, 1, self.text.splitlines()[0] if self.text else "")
+                    self.filename, 1 + self.line_offset, 1, self.text.split("\n")[0] if self.text else "")
             version = self.from_version
             self.check_version(version, None)
         self.version = version
@@ -191,7 +192,12 @@ class _Builder:
         results_tok = operands_tok = name_tok = head_tok
         cls = self.classes.get(name)
         if cls is None:
-            cls = self.classes[name] = op_class(name, self.version)
+            try:
+                cls = self.classes[name] = op_class(name, self.version)
+            except OpNameError as e:
+                head = str(head_tok)
+                eq = head.index("=") + 1
+                raise self.error(str(e), head_tok, eq + len(head[eq:]) - len(head[eq:].lstrip())) from None
         # operands
         if form == "while":
             cond, inputs = while_operands(operands_text)
