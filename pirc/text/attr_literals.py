@@ -90,11 +90,27 @@ def number_value(text: str):
 
 
 def to_attr(node, kind: str | None, canonical: bool):
-    """Type literal `node` as PIR attribute kind `kind` (None: infer)."""
+    """Type literal `node` as PIR attribute kind `kind` (None: infer).
+
+    In canonical text every literal spells its own kind (a tag, or a form that only one kind
+    has: a string is a Str, `true` a Bool, `[...]` an array), so the spec's kind is only a hint
+    for what carries no tag: a program whose attribute contradicts its spec reads back as what
+    it holds, and the verifier says what is wrong, as for JSON.
+    """
     tag = node[0]
     if tag == "t":
-        tagged_kind = TAG_KINDS[node[1]]
-        return to_attr(node[2], tagged_kind, canonical)
+        tagged_kind = TAG_KINDS.get(node[1])
+        if tagged_kind is None:
+            raise LiteralError(f"unknown attribute tag {node[1]}; the tags are "
+                               + " ".join(TAG_KINDS))
+        return _as_kind(node[2], tagged_kind, canonical)
+    if canonical and kind is not None:
+        kind = _canonical_hint(tag, kind)
+    return _as_kind(node, kind, canonical)
+
+
+def _as_kind(node, kind: str | None, canonical: bool):
+    tag = node[0]
     if kind is not None and kind.startswith("array"):
         elem_kind = kind[6:-1] if kind.startswith("array<") else None
         if tag != "a":
@@ -120,9 +136,12 @@ def to_attr(node, kind: str | None, canonical: bool):
         if kind == "int_array":
             return A.int_array_attr(tuple(_int_item(n) for n in items))
         if kind in ("complex64", "complex128"):
-            element = A.f32 if kind == "complex64" else A.f64
-            re, im = (float(number_value(n[1])) for n in items)
-            return A.ComplexAttr.make(element, re, im)
+            if len(items) != 2 or any(n[0] != "n" for n in items):
+                raise LiteralError(f"expected {kind} as [REAL,IMAG] (two numbers), got "
+                                   + "[" + ", ".join(describe(n) for n in items) + "]")
+            element_kind = "float" if kind == "complex64" else "double"
+            re, im = (_float_value(n[1], element_kind) for n in items)
+            return A.ComplexAttr.make(A.f32 if kind == "complex64" else A.f64, re, im)
         if kind not in (None, "array"):
             raise LiteralError(f"expected {kind}, got an array")
         return A.array_attr(to_attr(n, None, canonical) for n in items)
@@ -146,12 +165,34 @@ def to_attr(node, kind: str | None, canonical: bool):
     raise LiteralError(f"unsupported literal {node!r}")
 
 
+# Untagged literals whose spelling alone does not say their kind: only these take the spec's
+# kind in canonical text (arrays pass their element kind on to their items).
+def _canonical_hint(tag: str, kind: str) -> str | None:
+    if tag == "n":
+        return kind if kind in _NUMBER_KINDS else None
+    if tag == "i":
+        return kind if kind in ("dtype", "layout") else None
+    if tag == "a":
+        return kind if kind.startswith("array") else None
+    return None
+
+
+_NUMBER_KINDS = frozenset({"float", "double", "int32", "int64", "index", "bool", "scalar"})
+
+
 def _int_item(node) -> int:
     if node[0] == "t":
         node = node[2]
     if node[0] != "n" or is_float_text(node[1]):
         raise LiteralError(f"expected an integer, got {describe(node)}")
-    return int(node[1])
+    return _checked("int_array", int(node[1]))
+
+
+def _checked(kind: str, value):
+    problem = A.out_of_range(kind, value)
+    if problem is not None:
+        raise LiteralError(problem)
+    return value
 
 
 def _float(text: str) -> float:
@@ -160,22 +201,31 @@ def _float(text: str) -> float:
     return special if special is not None else float(text)
 
 
+def _float_value(text: str, kind: str) -> float:
+    """The value of a Float (f32) or Double literal, refused beyond the kind's range."""
+    value = _float(text)
+    if math.isinf(value) and text not in _SPECIAL_FLOATS:
+        raise LiteralError(f"{text} is outside the {'Double' if kind == 'double' else 'Float'} "
+                           "range (write inf or -inf for an infinity)")
+    return _checked(kind, value)
+
+
 def _number(text: str, kind: str | None):
     value = number_value(text)
     if kind in (None, "scalar"):
         # Paddle stores a Scalar attribute (full.value) as a Double whatever
         # the tensor dtype; an unknown attribute gets the widest exact kind.
         if isinstance(value, float) or kind == "scalar":
-            return A.float_attr(_float(text), double=True)
-        return A.int32_attr(value) if value in _INT32_RANGE else A.int64_attr(value)
+            return A.float_attr(_float_value(text, "double"), double=True)
+        if value in _INT32_RANGE:
+            return A.int32_attr(value)
+        return A.int64_attr(_checked("int64", value))
     if kind in ("float", "double"):
-        return A.float_attr(_float(text), double=(kind == "double"))
+        return A.float_attr(_float_value(text, kind), double=(kind == "double"))
     if kind in ("int32", "int64", "index"):
         if isinstance(value, float):
             raise LiteralError(f"expected an integer ({kind}), got {text}")
-        if kind == "int32" and value not in _INT32_RANGE:
-            raise LiteralError(f"{text} does not fit in int32")
-        return A.make_scalar(kind, value)
+        return A.make_scalar(kind, _checked(kind, value))
     if kind == "bool":
         return A.bool_attr(bool(value))
     raise LiteralError(f"expected {kind}, got the number {text}")
