@@ -103,6 +103,8 @@ def to_attr(node, kind: str | None, canonical: bool):
         if tagged_kind is None:
             raise LiteralError(f"unknown attribute tag {node[1]}; the tags are "
                                + " ".join(TAG_KINDS))
+        if node[2][0] == "t":
+            raise LiteralError(f"a value carries one tag, got {node[1]}{node[2][1]}...")
         return _as_kind(node[2], tagged_kind, canonical)
     if canonical and kind is not None:
         kind = _canonical_hint(tag, kind)
@@ -229,6 +231,21 @@ def _number(text: str, kind: str | None):
     if kind == "bool":
         return A.bool_attr(bool(value))
     raise LiteralError(f"expected {kind}, got the number {text}")
+
+
+def literal_depth(node) -> int:
+    """How many arrays deep literal `node` nests (0 for a scalar), found without recursion."""
+    deepest = 0
+    stack = [(node, 0)]
+    while stack:
+        n, depth = stack.pop()
+        while n[0] == "t":
+            n = n[2]
+        if n[0] == "a":
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((item, depth) for item in n[1])
+    return deepest
 
 
 def describe(node) -> str:

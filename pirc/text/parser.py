@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Block, Region
 
+from .. import limits
 from ..errors import SourceError, VersionError
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
@@ -25,8 +26,9 @@ from ..ir.ops import BLOCK_ARG_ATTRS, null_value
 from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
 from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
-from .attr_literals import UNTYPED_DEFAULTS, LiteralError, to_attr
+from .attr_literals import UNTYPED_DEFAULTS, LiteralError, literal_depth, to_attr
 from .grammar import lark_parser
+from .input_limits import check_text_input
 from .op_lines import NULL_VALUE_TEXT, split_head, value_names, while_operands
 from .syntax_errors import explain_composite, explain_op_line, syntax_error
 from .tree import TreeBuilder
@@ -41,6 +43,7 @@ def parse_text(text: str, filename: str = "<input>", from_version: int | None = 
     printed text); it must agree with a version the text carries.
     `line_offset` shifts reported line numbers (used by --split-input-file).
     """
+    check_text_input(text, filename, line_offset)
     parser = lark_parser(TreeBuilder)
     try:
         tree = parser.parse(text, start="start")
@@ -70,6 +73,12 @@ class _Builder:
         self.kinds_memo: dict = {}
         self.values: dict = {}
         self.classes: dict = {}
+        # Regions open around the op being built: with an attribute's array depth, the
+        # nesting that pirc.limits.MAX_NESTING bounds, so that no recursive walker of the
+        # IR (this builder, the printers, the verifier, equality, the JSON writer) can
+        # reach Python's recursion limit on a program pirc accepted.
+        self.depth = 0
+        self.max_nesting = limits.MAX_NESTING.value()
 
     # -- errors
     def error(self, message: str, tok: Token, col_shift: int = 0) -> SourceError:
@@ -78,6 +87,10 @@ class _Builder:
         line = tok.line
         source = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return SourceError(message, self.filename, line + self.line_offset, tok.column + col_shift, source)
+
+    def check_nesting(self, depth: int, tok, col_shift: int = 0) -> None:
+        if depth > self.max_nesting:
+            raise self.error(limits.MAX_NESTING.message(depth), tok, col_shift)
 
     def sub_parse(self, tok: Token, start: str):
         try:
@@ -228,6 +241,9 @@ class _Builder:
                              sig_tok if sig_tok is not None else results_tok)
         attributes = self.typed_attrs(attrs_tok, cls) if attrs_tok is not None else {}
         # regions
+        if regions:
+            self.check_nesting(self.depth + 1, head_tok)
+        self.depth += 1
         ir_regions = []
         arg_attrs = []
         any_arg_attrs = False
@@ -247,6 +263,7 @@ class _Builder:
                 # Paddle prints no `else` for an empty false branch.
                 ir_regions.append(Region(Block()))
                 arg_attrs.append([None])
+        self.depth -= 1
         for per_block in arg_attrs:
             for attrs_list in per_block:
                 if attrs_list is not None:
@@ -293,19 +310,26 @@ class _Builder:
         if pos_tok is None:
             pos_tok = tok
         key = (cls, text)
-        attrs = self.attr_memo.get(key)
-        if attrs is None:
+        memo = self.attr_memo.get(key)
+        if memo is not None:
+            attrs, array_depth, col = memo
+            self.check_nesting(self.depth + array_depth, pos_tok, pos_shift + col)
+        else:
             entries = self.sub_parse(tok, "attr_dict")
             kinds = self.attr_kinds(cls) if cls is not None else {}
             attrs = {}
+            deepest = (0, 0)
             for attr_name, node in entries:
+                col = max(text.find(attr_name + ":"), 0)
+                deepest = max(deepest, (literal_depth(node), col))
+                # Before typing: to_attr recurses once per array level.
+                self.check_nesting(self.depth + deepest[0], pos_tok, pos_shift + deepest[1])
                 try:
                     attrs[attr_name] = to_attr(node, kinds.get(attr_name), self.canonical)
                 except (LiteralError, ValueError) as e:
-                    col = text.find(attr_name + ":")
                     raise self.error(f"attribute '{attr_name}': {e}", pos_tok,
-                                     pos_shift + max(col, 0)) from None
-            self.attr_memo[key] = attrs
+                                     pos_shift + col) from None
+            self.attr_memo[key] = (attrs, *deepest)
         return attrs
 
 
