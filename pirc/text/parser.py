@@ -22,7 +22,7 @@ from .. import limits
 from ..errors import SourceError, VersionError
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
-from ..ir.ops import BLOCK_ARG_ATTRS, null_value
+from ..ir.ops import BLOCK_ARG_ATTRS, is_null_value, null_value
 from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
 from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
@@ -32,7 +32,7 @@ from .input_limits import check_text_input
 from .op_lines import NULL_VALUE_TEXT, split_head, value_names, while_operands
 from .syntax_errors import explain_composite, explain_op_line, syntax_error
 from .tree import TreeBuilder
-from .types_text import TypeSyntaxError
+from .types_text import TypeSyntaxError, type_text
 
 
 def parse_text(text: str, filename: str = "<input>", from_version: int | None = None,
@@ -73,6 +73,7 @@ class _Builder:
         self.kinds_memo: dict = {}
         self.values: dict = {}
         self.classes: dict = {}
+        self.type_pairs: dict = {}
         # Regions open around the op being built: with an attribute's array depth, the
         # nesting that pirc.limits.MAX_NESTING bounds, so that no recursive walker of the
         # IR (this builder, the printers, the verifier, equality, the JSON writer) can
@@ -231,6 +232,10 @@ class _Builder:
             operand_types, result_types = self.signature(sig_tok)
             if len(operand_types) != len(operands):
                 raise self.error(f"{len(operands)} operands but {len(operand_types)} operand types", sig_tok)
+            for i, (value, annotated) in enumerate(zip(operands, operand_types)):
+                if annotated is not value.type and not self.same_type(annotated, value.type) \
+                        and not is_null_value(value):
+                    self.annotation_mismatch(operand_names[i], value, annotated, i, sig_tok)
         elif form == "if":
             result_types = self.result_types(sig_tok)
         else:  # while: results mirror the loop-carried inputs
@@ -276,6 +281,24 @@ class _Builder:
         for n, r in zip(result_names, op.results):
             self.define(n, r, results_tok, defined)
         return op
+
+    def same_type(self, a, b) -> bool:
+        # xDSL type equality is recursive (~20 us); the distinct pairs are few, and the
+        # program keeps every type alive while it is built, so ids are stable keys.
+        key = (id(a), id(b))
+        same = self.type_pairs.get(key)
+        if same is None:
+            same = self.type_pairs[key] = a == b
+        return same
+
+    def annotation_mismatch(self, name: str, value, annotated, i: int, sig_tok):
+        """An operand annotated with another type than its value's, as mlir-opt reports it:
+        the program holds one type per value, so the annotation cannot be kept."""
+        text = str(sig_tok)
+        col = _operand_type_column(text, i)
+        raise self.error(f"use of value '{name}' expects different type than its definition: "
+                         f"annotated '{type_text(annotated, True)}', defined as "
+                         f"'{type_text(value.type, True)}'", sig_tok, col)
 
     def signature(self, tok):
         text = str(tok)
@@ -358,6 +381,24 @@ def _arg_attrs_property(arg_attrs, regions):
                 DictionaryAttr(a if a is not None else {}) for a in attrs_list))
         per_region.append(A.array_attr(blocks))
     return A.array_attr(per_region)
+
+
+def _operand_type_column(signature: str, index: int) -> int:
+    """Offset of operand type `index` in `: (T0, T1) -> R` (commas inside <> and [] skipped)."""
+    start = signature.index("(") + 1
+    depth, n = 0, 0
+    for pos in range(start, len(signature)):
+        c = signature[pos]
+        if c in "<[":
+            depth += 1
+        elif c in ">]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            n += 1
+            if n == index:
+                start = pos + 1
+                break
+    return start + len(signature[start:]) - len(signature[start:].lstrip())
 
 
 def _json_str(tok) -> str:

@@ -63,6 +63,9 @@ class TreeBuilder(Transformer):
     def regions(self, c):
         return c
 
+    def paddle_regions(self, c):
+        return c
+
     def region(self, c):
         return c[0]
 
