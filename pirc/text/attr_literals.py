@@ -92,6 +92,9 @@ def number_value(text: str):
 def to_attr(node, kind: str | None, canonical: bool):
     """Type literal `node` as PIR attribute kind `kind` (None: infer).
 
+    A literal whose form no value of `kind` has (a string where the spec wants an array) is
+    typed by its form instead, and the verifier reports the mismatch: whatever a printer
+    writes for an attribute that contradicts its spec reads back as that attribute.
     In canonical text every literal spells its own kind (a tag, or a form that only one kind
     has: a string is a Str, `true` a Bool, `[...]` an array), so the spec's kind is only a hint
     for what carries no tag: a program whose attribute contradicts its spec reads back as what
@@ -106,8 +109,10 @@ def to_attr(node, kind: str | None, canonical: bool):
         if node[2][0] == "t":
             raise LiteralError(f"a value carries one tag, got {node[1]}{node[2][1]}...")
         return _as_kind(node[2], tagged_kind, canonical)
-    if canonical and kind is not None:
-        kind = _canonical_hint(tag, kind)
+    if kind is not None:
+        kind = _canonical_hint(tag, kind) if canonical else _paddle_hint(tag, kind)
+        if tag == "n" and kind in ("int32", "int64", "index") and is_float_text(node[1]):
+            kind = None  # a float where the spec wants an integer: a Double, for the verifier
     return _as_kind(node, kind, canonical)
 
 
@@ -179,7 +184,22 @@ def _canonical_hint(tag: str, kind: str) -> str | None:
     return None
 
 
+def _paddle_hint(tag: str, kind: str) -> str | None:
+    if kind.startswith("array"):
+        return kind if tag == "a" else None
+    return kind if kind in _KINDS_OF_FORM.get(tag, ()) else None
+
+
 _NUMBER_KINDS = frozenset({"float", "double", "int32", "int64", "index", "bool", "scalar"})
+# The kinds whose values Paddle's text spells in each literal form.
+_KINDS_OF_FORM = {
+    "n": _NUMBER_KINDS,
+    "b": frozenset({"bool", "scalar"}),
+    "s": frozenset({"str", "tensor_name"}),
+    "a": frozenset({"int_array", "complex64", "complex128"}),
+    "i": frozenset({"dtype", "layout"}),
+    "p": frozenset({"place"}),
+}
 
 
 def _int_item(node) -> int:

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
 from ..ir import attrs as A
 from ..ir.paddle_names import place_text
 from .floats import paddle_g
-from .printer_base import PrinterBase, PrintError, describe_op
+from .printer_base import PrinterBase, attr_name_text, PrintError, describe_op
 from .types_text import type_text
 
 # Ops Paddle prints like pd_op.if: no operand types, ` -> RESULTS {`, and
@@ -140,7 +140,7 @@ class PaddlePrinter(PrinterBase):
 
     def dict_text(self, attributes) -> str:
         items = sorted((k, v) for k, v in attributes.items() if k not in HIDDEN_ATTRS)
-        return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
+        return "{" + ",".join(f"{attr_name_text(k)}:{self.attr_text(v)}" for k, v in items) + "}"
 
 
 

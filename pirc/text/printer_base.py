@@ -9,11 +9,23 @@ block arguments `%arg_0, %arg_1, ...` with a second counter.
 
 from __future__ import annotations
 
+import json
+import re
+
 from ..errors import PircError
 from ..ir.ops import BLOCK_ARG_ATTRS, NullValueOp
 from .types_text import type_text
 
 NULL_VALUE_TEXT = "<<NULL VALUE>>"
+
+
+# pir.lark's KEY: an attribute name printed bare.  Any other name (Paddle allows any string,
+# "" included) prints as a JSON string literal, which every text form reads back.
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def attr_name_text(name: str) -> str:
+    return name if _KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
 
 
 class PrintError(PircError):

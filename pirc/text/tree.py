@@ -6,6 +6,8 @@ and never creates IR: the builder in parser.py does, in program order.
 
 from __future__ import annotations
 
+import json
+
 from lark import Token, Transformer
 
 from ..ir.types import ELEMENT_TYPES, NULL_TYPE, VectorType
@@ -77,7 +79,10 @@ class TreeBuilder(Transformer):
         return c
 
     def attr_entry(self, c):
-        return (str(c[0]), c[1])
+        name = str(c[0])
+        if c[0].type == "STRING":
+            name = json.loads(name)
+        return (name, c[1])
 
     def true(self, c):
         return ("b", True)
