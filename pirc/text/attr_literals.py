@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 
+from .. import limits
 from ..ir import attrs as A
 from ..ir.paddle_names import DTYPE_NAMES, parse_place_text
 
@@ -86,6 +87,14 @@ def number_value(text: str):
         return special
     if is_float_text(text):
         return float(text)
+    return _int(text)
+
+
+def _int(text: str) -> int:
+    # Python's int() refuses past 4,300 digits with a ValueError; pirc's limit is lower.
+    digits = len(text) - text.startswith("-")
+    if digits > limits.MAX_INT_DIGITS.value():
+        raise LiteralError(limits.MAX_INT_DIGITS.message(digits))
     return int(text)
 
 
@@ -111,8 +120,11 @@ def to_attr(node, kind: str | None, canonical: bool):
         return _as_kind(node[2], tagged_kind, canonical)
     if kind is not None:
         kind = _canonical_hint(tag, kind) if canonical else _paddle_hint(tag, kind)
-        if tag == "n" and kind in ("int32", "int64", "index") and is_float_text(node[1]):
-            kind = None  # a float where the spec wants an integer: a Double, for the verifier
+        if tag == "n" and kind in ("int32", "int64", "index") and (
+                is_float_text(node[1]) or A.out_of_range(kind, _int(node[1]))):
+            # A float, or an integer too wide for the spec's kind (an Int64 in a program
+            # that a newer Paddle wrote): typed by its form, and the verifier reports it.
+            kind = None
     return _as_kind(node, kind, canonical)
 
 
@@ -207,7 +219,7 @@ def _int_item(node) -> int:
         node = node[2]
     if node[0] != "n" or is_float_text(node[1]):
         raise LiteralError(f"expected an integer, got {describe(node)}")
-    return _checked("int_array", int(node[1]))
+    return _checked("int_array", _int(node[1]))
 
 
 def _checked(kind: str, value):

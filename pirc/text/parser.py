@@ -110,12 +110,13 @@ class _Builder:
         if header is not None:
             self.canonical = True
             _, version_tok, tag_list = header
-            version = int(version_tok)
+            version = self.header_int(version_tok, "a PIR version")
             if self.from_version is not None and self.from_version != version:
                 raise self.error(
                     f"--from-version={self.from_version} contradicts the version this file "
                     f"carries (pir.version {version})", version_tok)
-            tags = [GraphTag(_json_str(n), int(v), _json_str(r)) for n, v, r in tag_list]
+            tags = [GraphTag(_json_str(n), self.header_int(v, "a pass version"), _json_str(r))
+                    for n, v, r in tag_list]
             self.check_version(version, version_tok)
         else:
             if self.from_version is None:
@@ -131,6 +132,15 @@ class _Builder:
         with gc_paused():
             self.build_region_items(items, program.module.body, None)
         return program
+
+    def header_int(self, tok, what: str) -> int:
+        digits = len(str(tok).lstrip("-"))
+        if digits > limits.MAX_INT_DIGITS.value():
+            raise self.error(limits.MAX_INT_DIGITS.message(digits), tok)
+        value = int(str(tok))
+        if value not in range(-(2**63), 2**63):
+            raise self.error(f"{what} is an int64, got {tok}", tok)
+        return value
 
     def check_version(self, version: int, tok):
         if version in KNOWN_VERSIONS or version == 0:
