@@ -282,7 +282,8 @@ def out_of_range(kind: str, value) -> str | None:
     r = INT_RANGES.get(kind)
     if r is not None:
         if value not in r:
-            return f"{value} is outside the {kind} range [{r.start}, {r.stop - 1}]"
+            label = "int64 (an IntArray element)" if kind == "int_array" else kind
+            return f"{value} is outside the {label} range [{r.start}, {r.stop - 1}]"
         return None
     if kind == "float" and math.isfinite(value) and abs(value) > F32_MAX:
         # Values that round to FLT_MAX (up to half an f32 ulp above it) still fit.

@@ -147,6 +147,8 @@ def _as_kind(node, kind: str | None, canonical: bool):
         value = decode_string(node[1], canonical)
         if kind == "tensor_name":
             return A.TensorNameAttr(value)
+        if kind == "scalar":  # canonical text's spelling of a JSON `1.a_scalar`
+            return _json_scalar(value)
         if kind not in (None, "str"):
             raise LiteralError(f"expected {kind}, got a string")
         return A.str_attr(value)
@@ -212,6 +214,16 @@ _KINDS_OF_FORM = {
     "i": frozenset({"dtype", "layout"}),
     "p": frozenset({"place"}),
 }
+
+
+def _json_scalar(text: str):
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if type(data) is not list or not data or type(data[0]) is not str:
+        raise LiteralError(f'expected a Scalar as a JSON string "[dtype, value...]", got {text!r}')
+    return A.ScalarAttr(tuple(data))
 
 
 def _int_item(node) -> int:

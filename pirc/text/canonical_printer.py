@@ -129,4 +129,7 @@ def canonical_attr_text(attr) -> str:
         return f"{KIND_TAGS[kind]}[{fmt(attr.real.value.data)},{fmt(attr.imag.value.data)}]"
     if cls is A.NullAttr:
         return "<#AttrNull>"
+    if cls is A.ScalarAttr:
+        # JSON's `1.a_scalar` data ([dtype, value...], any JSON) kept verbatim as a string.
+        return KIND_TAGS["scalar"] + json.dumps(json.dumps(list(attr.data)), ensure_ascii=False)
     raise TypeError(f"no canonical spelling for attribute {attr}")
