@@ -119,9 +119,10 @@ def to_attr(node, kind: str | None, canonical: bool):
             raise LiteralError(f"a value carries one tag, got {node[1]}{node[2][1]}...")
         return _as_kind(node[2], tagged_kind, canonical)
     if kind is not None:
-        kind = _canonical_hint(tag, kind) if canonical else _paddle_hint(tag, kind)
+        kind = _canonical_hint(tag, kind) if canonical else _paddle_hint(node, kind)
         if tag == "n" and kind in ("int32", "int64", "index") and (
-                is_float_text(node[1]) or A.out_of_range(kind, _int(node[1]))):
+                is_float_text(node[1]) or A.out_of_range(kind, _int(node[1]))
+                or _is_negative_zero(node[1])):
             # A float, or an integer too wide for the spec's kind (an Int64 in a program
             # that a newer Paddle wrote): typed by its form, and the verifier reports it.
             kind = None
@@ -175,6 +176,12 @@ def _as_kind(node, kind: str | None, canonical: bool):
         if kind is None:
             return A.layout_attr(name)
         raise LiteralError(f"expected {kind}, got '{name}'")
+    if tag == "c":  # Paddle's `(re,im)`
+        if kind not in (None, "complex64", "complex128"):
+            raise LiteralError(f"expected {kind}, got a complex value")
+        element_kind = "float" if kind == "complex64" else "double"
+        re, im = (_float_value(n[1], element_kind) for n in node[1])
+        return A.ComplexAttr.make(A.f32 if kind == "complex64" else A.f64, re, im)
     if tag == "p":
         if kind not in (None, "place"):
             raise LiteralError(f"expected {kind}, got a place")
@@ -198,19 +205,42 @@ def _canonical_hint(tag: str, kind: str) -> str | None:
     return None
 
 
-def _paddle_hint(tag: str, kind: str) -> str | None:
+def _paddle_hint(node, kind: str) -> str | None:
+    tag = node[0]
     if kind.startswith("array"):
         return kind if tag == "a" else None
-    return kind if kind in _KINDS_OF_FORM.get(tag, ()) else None
+    if kind not in _KINDS_OF_FORM.get(tag, ()):
+        return None
+    if kind == "int_array" and not all(_is_int_literal(n) for n in node[1]):
+        return None
+    if kind in ("complex64", "complex128") and (
+            len(node[1]) != 2 or any(n[0] != "n" for n in node[1])):
+        return None
+    if kind == "dtype" and node[1] not in DTYPE_NAMES:
+        return None
+    return kind
 
 
-_NUMBER_KINDS = frozenset({"float", "double", "int32", "int64", "index", "bool", "scalar"})
+def _is_negative_zero(text: str) -> bool:
+    # Paddle's %g prints a Double -0.0 as `-0`; no integer prints so.
+    return text.startswith("-") and text.lstrip("-0") == "" and "." not in text
+
+
+def _is_int_literal(node) -> bool:
+    if node[0] == "t":
+        node = node[2]
+    return node[0] == "n" and not is_float_text(node[1])
+
+
+# (Not "bool": every text form spells a bool true or false; a number is not one.)
+_NUMBER_KINDS = frozenset({"float", "double", "int32", "int64", "index", "scalar"})
 # The kinds whose values Paddle's text spells in each literal form.
 _KINDS_OF_FORM = {
     "n": _NUMBER_KINDS,
     "b": frozenset({"bool", "scalar"}),
     "s": frozenset({"str", "tensor_name"}),
     "a": frozenset({"int_array", "complex64", "complex128"}),
+    "c": frozenset({"complex64", "complex128"}),
     "i": frozenset({"dtype", "layout"}),
     "p": frozenset({"place"}),
 }
@@ -263,6 +293,8 @@ def _number(text: str, kind: str | None):
         # the tensor dtype; an unknown attribute gets the widest exact kind.
         if isinstance(value, float) or kind == "scalar":
             return A.float_attr(_float_value(text, "double"), double=True)
+        if _is_negative_zero(text):
+            return A.float_attr(-0.0, double=True)  # Paddle's %g prints a Double -0.0 as -0
         if value in _INT32_RANGE:
             return A.int32_attr(value)
         return A.int64_attr(_checked("int64", value))
@@ -301,6 +333,7 @@ def describe(node) -> str:
         "a": lambda: "an array",
         "i": lambda: f"'{node[1]}'",
         "p": lambda: "a place",
+        "c": lambda: "a complex value",
         "ty": lambda: "a type",
         "null": lambda: "a null attribute",
         "t": lambda: f"{node[1]}{describe(node[2])}",

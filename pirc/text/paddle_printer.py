@@ -9,6 +9,8 @@ spaces, numbers with `%g`, ` -> ` with a trailing space for zero results,
 
 from __future__ import annotations
 
+import json
+
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
 
 from ..ir import attrs as A
@@ -144,6 +146,17 @@ class PaddlePrinter(PrinterBase):
 
 
 
+def paddle_string(value: str) -> str:
+    """A string as Paddle prints it: quotes escaped, nothing else.  A newline, or a
+    backslash before a quote or at the end, would print text that reads back as another
+    string (or none): such a string is refused."""
+    if "\n" in value or value.endswith("\\") or '\\"' in value:
+        raise PrintError(f"cannot print the string {json.dumps(value)[:80]} as Paddle text: "
+                         "Paddle escapes only quotes, so a newline or a backslash before a "
+                         "quote would not read back; --emit=pir (canonical text) keeps it")
+    return '"' + value.replace('"', '\\"') + '"'
+
+
 def paddle_attr_text(attr) -> str:
     cls = type(attr)
     if cls is IntegerAttr:
@@ -154,7 +167,7 @@ def paddle_attr_text(attr) -> str:
     if cls is FloatAttr:
         return paddle_g(attr.value.data)
     if cls is StringAttr:
-        return '"' + attr.data.replace('"', '\\"') + '"'
+        return paddle_string(attr.data)
     if cls is ArrayAttr:
         return "[" + ",".join(paddle_attr_text(a) for a in attr.data) + "]"
     if cls is A.DataTypeAttr or cls is A.DataLayoutAttr:
@@ -166,7 +179,7 @@ def paddle_attr_text(attr) -> str:
     if cls is A.TypeAttr:
         return type_text(attr.type, False)
     if cls is A.TensorNameAttr:
-        return '"' + attr.data.replace('"', '\\"') + '"'
+        return paddle_string(attr.data)
     if cls is A.ComplexAttr:
         return f"({paddle_g(attr.real.value.data)},{paddle_g(attr.imag.value.data)})"
     if cls is A.NullAttr:

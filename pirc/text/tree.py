@@ -114,6 +114,9 @@ class TreeBuilder(Transformer):
     def ident(self, c):
         return ("i", str(c[0]))
 
+    def complex_pair(self, c):
+        return ("c", [("n", str(c[0])), ("n", str(c[1]))])
+
     def place(self, c):
         return ("p", str(c[0]))
 

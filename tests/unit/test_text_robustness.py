@@ -197,3 +197,28 @@ def test_malformed_type_parameters_are_located_errors(type_text):
 def test_huge_header_integers_are_refused_cleanly():
     with pytest.raises(PircError, match="integer literal limit"):
         parse_text("pir.version " + "9" * 500 + "\n{\n}\n", "v.pir")
+
+
+def program_with(attr_name: str, attr) -> object:
+    program = parse_text('pir.version 4\n{\n    () = "pd_op.fetch" () {} : () -> \n}\n', "f.pir")
+    program.block.first_op.attributes[attr_name] = attr
+    return program
+
+
+@pytest.mark.parametrize("name, attr", [
+    ("col", A.float_attr(-0.0, double=True)),            # Paddle's %g: -0, no integer prints so
+    ("persistable", A.array_attr([A.int32_attr(1)])),    # numbers where the spec wants bools
+    ("x", A.ComplexAttr.make(A.f64, 1.0, 2.0)),           # Paddle prints a complex as (1,2)
+    ("dtype", A.layout_attr("NHWC")),                     # a layout where a dtype is expected
+    ("shape", A.array_attr([A.array_attr([])])),          # no IntArray
+])
+def test_paddle_text_of_attributes_contradicting_the_spec_is_a_fixpoint(name, attr):
+    paddle_fixpoint(program_with(name, attr))
+
+
+@pytest.mark.parametrize("value", ["a\nb", "ends in \\", 'a\\"b'])
+def test_paddle_text_refuses_strings_it_cannot_spell(value):
+    program = program_with("name", A.str_attr(value))
+    with pytest.raises(PrintError, match="Paddle escapes only quotes"):
+        print_paddle(program)
+    canonical_round_trip(program)
