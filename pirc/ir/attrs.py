@@ -265,6 +265,32 @@ _KIND_BY_CLASS = {
 
 SCALAR_KINDS = ("bool", "float", "double", "int32", "int64", "index")
 
+# The values each integer kind holds, as Paddle's C++ types do (int32_t, int64_t; an Index
+# is an int64_t too).  xDSL's signless i64 would also take 2^63..2^64-1; Paddle cannot.
+INT_RANGES = {"int32": range(-(2**31), 2**31), "int64": range(-(2**63), 2**63),
+              "index": range(-(2**63), 2**63), "int_array": range(-(2**63), 2**63)}
+F32_MAX = 3.4028234663852886e38
+
+
+def out_of_range(kind: str, value) -> str | None:
+    """Why `value` does not fit PIR kind `kind` (None when it fits).
+
+    Integers must lie in their C++ type's range; a Float must round to a finite f32 unless
+    it is itself infinite (Paddle stores a float attribute as a C++ float, and a literal past
+    FLT_MAX is an error in its parser, not an infinity).
+    """
+    r = INT_RANGES.get(kind)
+    if r is not None:
+        if value not in r:
+            label = "int64 (an IntArray element)" if kind == "int_array" else kind
+            return f"{value} is outside the {label} range [{r.start}, {r.stop - 1}]"
+        return None
+    if kind == "float" and math.isfinite(value) and abs(value) > F32_MAX:
+        # Values that round to FLT_MAX (up to half an f32 ulp above it) still fit.
+        if abs(value) >= 3.4028235677973366e38:
+            return f"{value!r} is outside the Float (f32) range (largest finite {F32_MAX!r})"
+    return None
+
 
 def make_scalar(kind: str, value):
     """Build a scalar attribute of a PIR kind from a Python value."""

@@ -5,6 +5,8 @@ Kept as data so every front and back end agrees on one spelling.
 
 from __future__ import annotations
 
+import re
+
 # phi::DataType as `operator<<` prints it (the text printers).  JSON uses
 # DataTypeToString, which differs only for UNDEFINED (see paddle_json.codes).
 DTYPE_NAMES = (
@@ -47,17 +49,41 @@ def place_text(alloc_type: int, device_id: int, device_type: str) -> str:
     return f"Place({name}:{device_id})"
 
 
+def lossless_place_text(alloc_type: int, device_id: int, device_type: str) -> str | None:
+    """place_text() when it reads back as this place, else `Place(TYPE:ID:DEVICE_TYPE)` by
+    number (a device id Paddle does not print, a device type on a non-custom place); None
+    for a device type that is not an identifier (no text form can hold it)."""
+    text = place_text(alloc_type, device_id, device_type)
+    try:
+        if parse_place_text(text) == (alloc_type, device_id, device_type):
+            return text
+    except ValueError:
+        pass
+    if device_type and not _DEVICE_TYPE.fullmatch(device_type):
+        return None
+    return f"Place({alloc_type}:{device_id}:{device_type})"
+
+
+_DEVICE_TYPE = re.compile(r"[A-Za-z0-9_]+")
+_NUMBER = re.compile(r"-?\d+")
+
+
 def parse_place_text(text: str) -> tuple[int, int, str]:
-    """Inverse of place_text.  Raises ValueError on an unknown form."""
+    """Inverse of place_text and lossless_place_text.  Raises ValueError on an unknown form."""
     if not (text.startswith("Place(") and text.endswith(")")):
         raise ValueError(f"not a place: {text}")
-    body = text[6:-1]
-    name, _, device = body.partition(":")
-    device_id = int(device) if device else 0
+    parts = text[6:-1].split(":")
+    if len(parts) == 3 and all(_NUMBER.fullmatch(p) for p in parts[:2]) \
+            and (parts[2] == "" or _DEVICE_TYPE.fullmatch(parts[2])):
+        return int(parts[0]), int(parts[1]), parts[2]
+    if len(parts) > 2 or (len(parts) == 2 and not _NUMBER.fullmatch(parts[1])):
+        raise ValueError(f"not a place: {text}")
+    name = parts[0]
+    device_id = int(parts[1]) if len(parts) == 2 else 0
     if name in ALLOC_TYPE_BY_NAME:
         return ALLOC_TYPE_BY_NAME[name], device_id, ""
-    if name.isdigit():
+    if _NUMBER.fullmatch(name):
         return int(name), device_id, ""
-    if name and (name.replace("_", "").isalnum()):
+    if _DEVICE_TYPE.fullmatch(name):
         return CUSTOM_ALLOC_TYPE, device_id, name
     raise ValueError(f"not a place: {text}")

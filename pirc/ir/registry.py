@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import keyword
 
+from .op_names import check_op_name
 from .ops import PirOp, is_null_value
 from .specs import OpSpec, get_spec
 
@@ -46,9 +47,14 @@ def op_class(name: str, version: int) -> type[PirOp]:
 
 
 def generic_class(name: str) -> type[PirOp]:
-    """The class of an op no spec knows: kept as is, structure unchecked."""
+    """The class of an op no spec knows: kept as is, structure unchecked.
+
+    Raises OpNameError for a name outside the `dialect.name` rule (pirc.ir.op_names): every
+    op class is made here or from a spec, so no front end or rewrite can create such an op.
+    """
     cls = _GENERIC.get(name)
     if cls is None:
+        check_op_name(name)
         cls = _GENERIC[name] = type(_class_name(name), (PirOp,),
                                     {"name": name, "spec": None, "pir_version": None,
                                      "__module__": __name__})

@@ -226,6 +226,14 @@ class _Checker:
                 if len(block.args) != want:
                     report(f"region {rspec.name} has {_n(len(block.args), 'block argument')}, "
                            f"expects {want} (one per {rspec.block_args})")
+                else:
+                    # Each argument stands for its operand: Paddle's while checks the types
+                    # too, and its text shows no argument types (they are the operands').
+                    for i, (arg, value) in enumerate(zip(block.args, operand_groups[rspec.block_args])):
+                        if arg.type != value.type:
+                            report(f"region {rspec.name}: block argument {i} has type "
+                                   f"{_type_text(arg.type)}, expects {_type_text(value.type)} "
+                                   f"(the type of its {rspec.block_args} operand)")
             if rspec.terminator is None:
                 continue
             last = block.last_op
@@ -261,6 +269,11 @@ def _groups(items, count: int):
     out.append((items[variadic], list(range(variadic, count - after))))
     out.extend((item, [count - after + j]) for j, item in enumerate(items[variadic + 1:]))
     return out
+
+
+def _type_text(t) -> str:
+    from ..text.types_text import type_text  # the spelling users read; text imports ir
+    return type_text(t, True)
 
 
 def _n(count: int, noun: str) -> str:

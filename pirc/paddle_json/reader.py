@@ -32,6 +32,7 @@ from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import new_module, null_value
 from ..ir.program import LATEST_VERSION, GraphTag, Program
+from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
 from . import codes as C
 from .schema_checks import SchemaViolation, is_flag, is_int, show
@@ -301,7 +302,10 @@ class _Reader(ValueDecoder):
         else:
             # Paddle's writer keeps the name of a dialect it has no id for.
             name = code
-        entry = (name, op_class(name, self.version))
+        try:
+            entry = (name, op_class(name, self.version))
+        except OpNameError as e:  # the one op-name rule, pirc.ir.op_names
+            raise SchemaViolation(str(e), "." + C.ID) from None
         self.names[code] = entry
         return entry
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 
+from .. import limits
 from ..ir import attrs as A
 from ..ir.paddle_names import DTYPE_NAMES, parse_place_text
 
@@ -86,15 +87,50 @@ def number_value(text: str):
         return special
     if is_float_text(text):
         return float(text)
+    return _int(text)
+
+
+def _int(text: str) -> int:
+    # Python's int() refuses past 4,300 digits with a ValueError; pirc's limit is lower.
+    digits = len(text) - text.startswith("-")
+    if digits > limits.MAX_INT_DIGITS.value():
+        raise LiteralError(limits.MAX_INT_DIGITS.message(digits))
     return int(text)
 
 
 def to_attr(node, kind: str | None, canonical: bool):
-    """Type literal `node` as PIR attribute kind `kind` (None: infer)."""
+    """Type literal `node` as PIR attribute kind `kind` (None: infer).
+
+    A literal whose form no value of `kind` has (a string where the spec wants an array) is
+    typed by its form instead, and the verifier reports the mismatch: whatever a printer
+    writes for an attribute that contradicts its spec reads back as that attribute.
+    In canonical text every literal spells its own kind (a tag, or a form that only one kind
+    has: a string is a Str, `true` a Bool, `[...]` an array), so the spec's kind is only a hint
+    for what carries no tag: a program whose attribute contradicts its spec reads back as what
+    it holds, and the verifier says what is wrong, as for JSON.
+    """
     tag = node[0]
     if tag == "t":
-        tagged_kind = TAG_KINDS[node[1]]
-        return to_attr(node[2], tagged_kind, canonical)
+        tagged_kind = TAG_KINDS.get(node[1])
+        if tagged_kind is None:
+            raise LiteralError(f"unknown attribute tag {node[1]}; the tags are "
+                               + " ".join(TAG_KINDS))
+        if node[2][0] == "t":
+            raise LiteralError(f"a value carries one tag, got {node[1]}{node[2][1]}...")
+        return _as_kind(node[2], tagged_kind, canonical)
+    if kind is not None:
+        kind = _canonical_hint(tag, kind) if canonical else _paddle_hint(node, kind)
+        if tag == "n" and kind in ("int32", "int64", "index") and (
+                is_float_text(node[1]) or A.out_of_range(kind, _int(node[1]))
+                or _is_negative_zero(node[1])):
+            # A float, or an integer too wide for the spec's kind (an Int64 in a program
+            # that a newer Paddle wrote): typed by its form, and the verifier reports it.
+            kind = None
+    return _as_kind(node, kind, canonical)
+
+
+def _as_kind(node, kind: str | None, canonical: bool):
+    tag = node[0]
     if kind is not None and kind.startswith("array"):
         elem_kind = kind[6:-1] if kind.startswith("array<") else None
         if tag != "a":
@@ -112,6 +148,8 @@ def to_attr(node, kind: str | None, canonical: bool):
         value = decode_string(node[1], canonical)
         if kind == "tensor_name":
             return A.TensorNameAttr(value)
+        if kind == "scalar":  # canonical text's spelling of a JSON `1.a_scalar`
+            return _json_scalar(value)
         if kind not in (None, "str"):
             raise LiteralError(f"expected {kind}, got a string")
         return A.str_attr(value)
@@ -120,9 +158,12 @@ def to_attr(node, kind: str | None, canonical: bool):
         if kind == "int_array":
             return A.int_array_attr(tuple(_int_item(n) for n in items))
         if kind in ("complex64", "complex128"):
-            element = A.f32 if kind == "complex64" else A.f64
-            re, im = (float(number_value(n[1])) for n in items)
-            return A.ComplexAttr.make(element, re, im)
+            if len(items) != 2 or any(n[0] != "n" for n in items):
+                raise LiteralError(f"expected {kind} as [REAL,IMAG] (two numbers), got "
+                                   + "[" + ", ".join(describe(n) for n in items) + "]")
+            element_kind = "float" if kind == "complex64" else "double"
+            re, im = (_float_value(n[1], element_kind) for n in items)
+            return A.ComplexAttr.make(A.f32 if kind == "complex64" else A.f64, re, im)
         if kind not in (None, "array"):
             raise LiteralError(f"expected {kind}, got an array")
         return A.array_attr(to_attr(n, None, canonical) for n in items)
@@ -135,6 +176,12 @@ def to_attr(node, kind: str | None, canonical: bool):
         if kind is None:
             return A.layout_attr(name)
         raise LiteralError(f"expected {kind}, got '{name}'")
+    if tag == "c":  # Paddle's `(re,im)`
+        if kind not in (None, "complex64", "complex128"):
+            raise LiteralError(f"expected {kind}, got a complex value")
+        element_kind = "float" if kind == "complex64" else "double"
+        re, im = (_float_value(n[1], element_kind) for n in node[1])
+        return A.ComplexAttr.make(A.f32 if kind == "complex64" else A.f64, re, im)
     if tag == "p":
         if kind not in (None, "place"):
             raise LiteralError(f"expected {kind}, got a place")
@@ -146,12 +193,82 @@ def to_attr(node, kind: str | None, canonical: bool):
     raise LiteralError(f"unsupported literal {node!r}")
 
 
+# Untagged literals whose spelling alone does not say their kind: only these take the spec's
+# kind in canonical text (arrays pass their element kind on to their items).
+def _canonical_hint(tag: str, kind: str) -> str | None:
+    if tag == "n":
+        return kind if kind in _NUMBER_KINDS else None
+    if tag == "i":
+        return kind if kind in ("dtype", "layout") else None
+    if tag == "a":
+        return kind if kind.startswith("array") else None
+    return None
+
+
+def _paddle_hint(node, kind: str) -> str | None:
+    tag = node[0]
+    if kind.startswith("array"):
+        return kind if tag == "a" else None
+    if kind not in _KINDS_OF_FORM.get(tag, ()):
+        return None
+    if kind == "int_array" and not all(_is_int_literal(n) for n in node[1]):
+        return None
+    if kind in ("complex64", "complex128") and (
+            len(node[1]) != 2 or any(n[0] != "n" for n in node[1])):
+        return None
+    if kind == "dtype" and node[1] not in DTYPE_NAMES:
+        return None
+    return kind
+
+
+def _is_negative_zero(text: str) -> bool:
+    # Paddle's %g prints a Double -0.0 as `-0`; no integer prints so.
+    return text.startswith("-") and text.lstrip("-0") == "" and "." not in text
+
+
+def _is_int_literal(node) -> bool:
+    if node[0] == "t":
+        node = node[2]
+    return node[0] == "n" and not is_float_text(node[1])
+
+
+# (Not "bool": every text form spells a bool true or false; a number is not one.)
+_NUMBER_KINDS = frozenset({"float", "double", "int32", "int64", "index", "scalar"})
+# The kinds whose values Paddle's text spells in each literal form.
+_KINDS_OF_FORM = {
+    "n": _NUMBER_KINDS,
+    "b": frozenset({"bool", "scalar"}),
+    "s": frozenset({"str", "tensor_name"}),
+    "a": frozenset({"int_array", "complex64", "complex128"}),
+    "c": frozenset({"complex64", "complex128"}),
+    "i": frozenset({"dtype", "layout"}),
+    "p": frozenset({"place"}),
+}
+
+
+def _json_scalar(text: str):
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if type(data) is not list or not data or type(data[0]) is not str:
+        raise LiteralError(f'expected a Scalar as a JSON string "[dtype, value...]", got {text!r}')
+    return A.ScalarAttr(tuple(data))
+
+
 def _int_item(node) -> int:
     if node[0] == "t":
         node = node[2]
     if node[0] != "n" or is_float_text(node[1]):
         raise LiteralError(f"expected an integer, got {describe(node)}")
-    return int(node[1])
+    return _checked("int_array", _int(node[1]))
+
+
+def _checked(kind: str, value):
+    problem = A.out_of_range(kind, value)
+    if problem is not None:
+        raise LiteralError(problem)
+    return value
 
 
 def _float(text: str) -> float:
@@ -160,25 +277,51 @@ def _float(text: str) -> float:
     return special if special is not None else float(text)
 
 
+def _float_value(text: str, kind: str) -> float:
+    """The value of a Float (f32) or Double literal, refused beyond the kind's range."""
+    value = _float(text)
+    if math.isinf(value) and text not in _SPECIAL_FLOATS:
+        raise LiteralError(f"{text} is outside the {'Double' if kind == 'double' else 'Float'} "
+                           "range (write inf or -inf for an infinity)")
+    return _checked(kind, value)
+
+
 def _number(text: str, kind: str | None):
     value = number_value(text)
     if kind in (None, "scalar"):
         # Paddle stores a Scalar attribute (full.value) as a Double whatever
         # the tensor dtype; an unknown attribute gets the widest exact kind.
         if isinstance(value, float) or kind == "scalar":
-            return A.float_attr(_float(text), double=True)
-        return A.int32_attr(value) if value in _INT32_RANGE else A.int64_attr(value)
+            return A.float_attr(_float_value(text, "double"), double=True)
+        if _is_negative_zero(text):
+            return A.float_attr(-0.0, double=True)  # Paddle's %g prints a Double -0.0 as -0
+        if value in _INT32_RANGE:
+            return A.int32_attr(value)
+        return A.int64_attr(_checked("int64", value))
     if kind in ("float", "double"):
-        return A.float_attr(_float(text), double=(kind == "double"))
+        return A.float_attr(_float_value(text, kind), double=(kind == "double"))
     if kind in ("int32", "int64", "index"):
         if isinstance(value, float):
             raise LiteralError(f"expected an integer ({kind}), got {text}")
-        if kind == "int32" and value not in _INT32_RANGE:
-            raise LiteralError(f"{text} does not fit in int32")
-        return A.make_scalar(kind, value)
+        return A.make_scalar(kind, _checked(kind, value))
     if kind == "bool":
         return A.bool_attr(bool(value))
     raise LiteralError(f"expected {kind}, got the number {text}")
+
+
+def literal_depth(node) -> int:
+    """How many arrays deep literal `node` nests (0 for a scalar), found without recursion."""
+    deepest = 0
+    stack = [(node, 0)]
+    while stack:
+        n, depth = stack.pop()
+        while n[0] == "t":
+            n = n[2]
+        if n[0] == "a":
+            depth += 1
+            deepest = max(deepest, depth)
+            stack.extend((item, depth) for item in n[1])
+    return deepest
 
 
 def describe(node) -> str:
@@ -190,6 +333,7 @@ def describe(node) -> str:
         "a": lambda: "an array",
         "i": lambda: f"'{node[1]}'",
         "p": lambda: "a place",
+        "c": lambda: "a complex value",
         "ty": lambda: "a type",
         "null": lambda: "a null attribute",
         "t": lambda: f"{node[1]}{describe(node[2])}",

@@ -20,10 +20,10 @@ import json
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
 
 from ..ir import attrs as A
-from ..ir.paddle_names import place_text
+from ..ir.paddle_names import lossless_place_text
 from .attr_literals import KIND_TAGS
 from .floats import shortest_f32, shortest_f64
-from .printer_base import PrinterBase
+from .printer_base import PrinterBase, PrintError, attr_name_text
 from .types_text import type_text
 
 
@@ -85,7 +85,7 @@ class CanonicalPrinter(PrinterBase):
 
     def dict_text(self, attributes) -> str:
         items = sorted(attributes.items())
-        return "{" + ",".join(f"{k}:{self.attr_text(v)}" for k, v in items) + "}"
+        return "{" + ",".join(f"{attr_name_text(k)}:{self.attr_text(v)}" for k, v in items) + "}"
 
 
 
@@ -112,7 +112,11 @@ def canonical_attr_text(attr) -> str:
     if cls is A.DataLayoutAttr:
         return KIND_TAGS["layout"] + attr.data
     if cls is A.PlaceAttr:
-        return place_text(*attr.data)
+        text = lossless_place_text(*attr.data)
+        if text is None:
+            raise PrintError(f"cannot print place {list(attr.data)} as text: its device type is "
+                             "not an identifier; --emit=json keeps it")
+        return text
     if cls is A.IntArrayAttr:
         return KIND_TAGS["int_array"] + "[" + ",".join(str(v) for v in attr.data) + "]"
     if cls is A.TypeAttr:
@@ -125,4 +129,7 @@ def canonical_attr_text(attr) -> str:
         return f"{KIND_TAGS[kind]}[{fmt(attr.real.value.data)},{fmt(attr.imag.value.data)}]"
     if cls is A.NullAttr:
         return "<#AttrNull>"
+    if cls is A.ScalarAttr:
+        # JSON's `1.a_scalar` data ([dtype, value...], any JSON) kept verbatim as a string.
+        return KIND_TAGS["scalar"] + json.dumps(json.dumps(list(attr.data)), ensure_ascii=False)
     raise TypeError(f"no canonical spelling for attribute {attr}")

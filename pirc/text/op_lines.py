@@ -13,8 +13,13 @@ from lark import Token
 
 NULL_VALUE_TEXT = "<<NULL VALUE>>"
 
+# The op name as pir.lark lexes it: quoted (any character but `"` and a newline; the builder
+# checks it against pirc.ir.op_names) or bare `dialect.name`.  Exactly one of the two groups
+# matches.
+_NAME = r'(?:"([^"\n]*)"|([A-Za-z_][A-Za-z0-9_]*\.[A-Za-z0-9_.]+))'
+
 _LINE = re.compile(
-    r'(\(([^()]*)\)[ \t]*=[ \t]*"?([^"\s\[(]+)"?[ \t]*(?:\[id:-?\d+\][ \t]*)?\(([^()]*)\)[ \t]*)'
+    r'(\(([^()]*)\)[ \t]*=[ \t]*' + _NAME + r'[ \t]*(?:\[id:-?\d+\][ \t]*)?\(([^()]*)\)[ \t]*)'
     r'(\{[^{}"\n]*(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"[^{}"\n]*)*\}[ \t]*)?'
     r'(:.*)$', re.S)
 
@@ -39,19 +44,21 @@ def split_line(tok: Token):
     """Split an OP_LINE token into its OP_HEAD, ATTR_DICT (or None) and SIGNATURE parts."""
     m = _LINE.match(tok)
     line, col = tok.line, tok.column
-    head, results, name, operands, attrs, sig = m.groups()
+    head, results, quoted, bare, operands, attrs, sig = m.groups()
+    name = bare if quoted is None else quoted
     return (Piece(head, "OP_HEAD", line, col, (results, name, operands)),
-            None if attrs is None else Piece(attrs, "ATTR_DICT", line, col + m.start(5)),
-            Piece(sig, "SIGNATURE", line, col + m.start(6)))
+            None if attrs is None else Piece(attrs, "ATTR_DICT", line, col + m.start(6)),
+            Piece(sig, "SIGNATURE", line, col + m.start(7)))
 
 
-_HEAD = re.compile(r'\(([^()]*)\)\s*=\s*"?([^"\s\[(]+)"?\s*(?:\[id:-?\d+\]\s*)?(\(.*\))\s*$', re.S)
+_HEAD = re.compile(r'\(([^()]*)\)\s*=\s*' + _NAME + r'\s*(?:\[id:-?\d+\]\s*)?(\(.*\))\s*$', re.S)
 
 
 def split_head(text: str) -> tuple[str, str, str]:
     """`(%r) = "pd_op.x" [id:3] (%a, %b)` -> ("%r", "pd_op.x", "(%a, %b)")."""
     m = _HEAD.match(text)
-    return m.group(1), m.group(2), m.group(3)
+    results, quoted, bare, operands = m.groups()
+    return results, bare if quoted is None else quoted, operands
 
 
 _VALUE_NAME = re.compile(r"%[A-Za-z0-9_]+|<<NULL VALUE>>")

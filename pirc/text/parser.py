@@ -18,18 +18,21 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.ir import Block, Region
 
+from .. import limits
 from ..errors import SourceError, VersionError
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
-from ..ir.ops import BLOCK_ARG_ATTRS, null_value
+from ..ir.ops import BLOCK_ARG_ATTRS, is_null_value, null_value
 from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
+from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
-from .attr_literals import UNTYPED_DEFAULTS, LiteralError, to_attr
+from .attr_literals import UNTYPED_DEFAULTS, LiteralError, literal_depth, to_attr
 from .grammar import lark_parser
+from .input_limits import check_text_input
 from .op_lines import NULL_VALUE_TEXT, split_head, value_names, while_operands
 from .syntax_errors import explain_composite, explain_op_line, syntax_error
 from .tree import TreeBuilder
-from .types_text import TypeSyntaxError
+from .types_text import TypeSyntaxError, type_text
 
 
 def parse_text(text: str, filename: str = "<input>", from_version: int | None = None,
@@ -40,6 +43,7 @@ def parse_text(text: str, filename: str = "<input>", from_version: int | None = 
     printed text); it must agree with a version the text carries.
     `line_offset` shifts reported line numbers (used by --split-input-file).
     """
+    check_text_input(text, filename, line_offset)
     parser = lark_parser(TreeBuilder)
     try:
         tree = parser.parse(text, start="start")
@@ -69,14 +73,25 @@ class _Builder:
         self.kinds_memo: dict = {}
         self.values: dict = {}
         self.classes: dict = {}
+        self.type_pairs: dict = {}
+        # Regions open around the op being built: with an attribute's array depth, the
+        # nesting that pirc.limits.MAX_NESTING bounds, so that no recursive walker of the
+        # IR (this builder, the printers, the verifier, equality, the JSON writer) can
+        # reach Python's recursion limit on a program pirc accepted.
+        self.depth = 0
+        self.max_nesting = limits.MAX_NESTING.value()
 
     # -- errors
     def error(self, message: str, tok: Token, col_shift: int = 0) -> SourceError:
         if self.lines is None:
-            self.lines = self.text.splitlines()
+            self.lines = self.text.split("\n")
         line = tok.line
         source = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return SourceError(message, self.filename, line + self.line_offset, tok.column + col_shift, source)
+
+    def check_nesting(self, depth: int, tok, col_shift: int = 0) -> None:
+        if depth > self.max_nesting:
+            raise self.error(limits.MAX_NESTING.message(depth), tok, col_shift)
 
     def sub_parse(self, tok: Token, start: str):
         try:
@@ -95,19 +110,20 @@ class _Builder:
         if header is not None:
             self.canonical = True
             _, version_tok, tag_list = header
-            version = int(version_tok)
+            version = self.header_int(version_tok, "a PIR version")
             if self.from_version is not None and self.from_version != version:
                 raise self.error(
                     f"--from-version={self.from_version} contradicts the version this file "
                     f"carries (pir.version {version})", version_tok)
-            tags = [GraphTag(_json_str(n), int(v), _json_str(r)) for n, v, r in tag_list]
+            tags = [GraphTag(_json_str(n), self.header_int(v, "a pass version"), _json_str(r))
+                    for n, v, r in tag_list]
             self.check_version(version, version_tok)
         else:
             if self.from_version is None:
                 raise SourceError(
                     "Paddle's printed text carries no PIR version; state it with "
                     "--from-version=N (1 = Paddle 3.0, 2 = 3.1, 3 = 3.2, 4 = 3.3)",
-                    self.filename, 1 + self.line_offset, 1, self.text.splitlines()[0] if self.text else "")
+                    self.filename, 1 + self.line_offset, 1, self.text.split("\n")[0] if self.text else "")
             version = self.from_version
             self.check_version(version, None)
         self.version = version
@@ -116,6 +132,15 @@ class _Builder:
         with gc_paused():
             self.build_region_items(items, program.module.body, None)
         return program
+
+    def header_int(self, tok, what: str) -> int:
+        digits = len(str(tok).lstrip("-"))
+        if digits > limits.MAX_INT_DIGITS.value():
+            raise self.error(limits.MAX_INT_DIGITS.message(digits), tok)
+        value = int(str(tok))
+        if value not in range(-(2**63), 2**63):
+            raise self.error(f"{what} is an int64, got {tok}", tok)
+        return value
 
     def check_version(self, version: int, tok):
         if version in KNOWN_VERSIONS or version == 0:
@@ -191,7 +216,12 @@ class _Builder:
         results_tok = operands_tok = name_tok = head_tok
         cls = self.classes.get(name)
         if cls is None:
-            cls = self.classes[name] = op_class(name, self.version)
+            try:
+                cls = self.classes[name] = op_class(name, self.version)
+            except OpNameError as e:
+                head = str(head_tok)
+                eq = head.index("=") + 1
+                raise self.error(str(e), head_tok, eq + len(head[eq:]) - len(head[eq:].lstrip())) from None
         # operands
         if form == "while":
             cond, inputs = while_operands(operands_text)
@@ -212,6 +242,10 @@ class _Builder:
             operand_types, result_types = self.signature(sig_tok)
             if len(operand_types) != len(operands):
                 raise self.error(f"{len(operands)} operands but {len(operand_types)} operand types", sig_tok)
+            for i, (value, annotated) in enumerate(zip(operands, operand_types)):
+                if annotated is not value.type and not self.same_type(annotated, value.type) \
+                        and not is_null_value(value):
+                    self.annotation_mismatch(operand_names[i], value, annotated, i, sig_tok)
         elif form == "if":
             result_types = self.result_types(sig_tok)
         else:  # while: results mirror the loop-carried inputs
@@ -222,6 +256,9 @@ class _Builder:
                              sig_tok if sig_tok is not None else results_tok)
         attributes = self.typed_attrs(attrs_tok, cls) if attrs_tok is not None else {}
         # regions
+        if regions:
+            self.check_nesting(self.depth + 1, head_tok)
+        self.depth += 1
         ir_regions = []
         arg_attrs = []
         any_arg_attrs = False
@@ -241,6 +278,7 @@ class _Builder:
                 # Paddle prints no `else` for an empty false branch.
                 ir_regions.append(Region(Block()))
                 arg_attrs.append([None])
+        self.depth -= 1
         for per_block in arg_attrs:
             for attrs_list in per_block:
                 if attrs_list is not None:
@@ -253,6 +291,24 @@ class _Builder:
         for n, r in zip(result_names, op.results):
             self.define(n, r, results_tok, defined)
         return op
+
+    def same_type(self, a, b) -> bool:
+        # xDSL type equality is recursive (~20 us); the distinct pairs are few, and the
+        # program keeps every type alive while it is built, so ids are stable keys.
+        key = (id(a), id(b))
+        same = self.type_pairs.get(key)
+        if same is None:
+            same = self.type_pairs[key] = a == b
+        return same
+
+    def annotation_mismatch(self, name: str, value, annotated, i: int, sig_tok):
+        """An operand annotated with another type than its value's, as mlir-opt reports it:
+        the program holds one type per value, so the annotation cannot be kept."""
+        text = str(sig_tok)
+        col = _operand_type_column(text, i)
+        raise self.error(f"use of value '{name}' expects different type than its definition: "
+                         f"annotated '{type_text(annotated, True)}', defined as "
+                         f"'{type_text(value.type, True)}'", sig_tok, col)
 
     def signature(self, tok):
         text = str(tok)
@@ -287,19 +343,26 @@ class _Builder:
         if pos_tok is None:
             pos_tok = tok
         key = (cls, text)
-        attrs = self.attr_memo.get(key)
-        if attrs is None:
+        memo = self.attr_memo.get(key)
+        if memo is not None:
+            attrs, array_depth, col = memo
+            self.check_nesting(self.depth + array_depth, pos_tok, pos_shift + col)
+        else:
             entries = self.sub_parse(tok, "attr_dict")
             kinds = self.attr_kinds(cls) if cls is not None else {}
             attrs = {}
+            deepest = (0, 0)
             for attr_name, node in entries:
+                col = max(text.find(attr_name + ":"), 0)
+                deepest = max(deepest, (literal_depth(node), col))
+                # Before typing: to_attr recurses once per array level.
+                self.check_nesting(self.depth + deepest[0], pos_tok, pos_shift + deepest[1])
                 try:
                     attrs[attr_name] = to_attr(node, kinds.get(attr_name), self.canonical)
                 except (LiteralError, ValueError) as e:
-                    col = text.find(attr_name + ":")
                     raise self.error(f"attribute '{attr_name}': {e}", pos_tok,
-                                     pos_shift + max(col, 0)) from None
-            self.attr_memo[key] = attrs
+                                     pos_shift + col) from None
+            self.attr_memo[key] = (attrs, *deepest)
         return attrs
 
 
@@ -328,6 +391,24 @@ def _arg_attrs_property(arg_attrs, regions):
                 DictionaryAttr(a if a is not None else {}) for a in attrs_list))
         per_region.append(A.array_attr(blocks))
     return A.array_attr(per_region)
+
+
+def _operand_type_column(signature: str, index: int) -> int:
+    """Offset of operand type `index` in `: (T0, T1) -> R` (commas inside <> and [] skipped)."""
+    start = signature.index("(") + 1
+    depth, n = 0, 0
+    for pos in range(start, len(signature)):
+        c = signature[pos]
+        if c in "<[":
+            depth += 1
+        elif c in ">]":
+            depth -= 1
+        elif c == "," and depth == 0:
+            n += 1
+            if n == index:
+                start = pos + 1
+                break
+    return start + len(signature[start:]) - len(signature[start:].lstrip())
 
 
 def _json_str(tok) -> str:

@@ -9,10 +9,33 @@ block arguments `%arg_0, %arg_1, ...` with a second counter.
 
 from __future__ import annotations
 
+import json
+import re
+
+from ..errors import PircError
 from ..ir.ops import BLOCK_ARG_ATTRS, NullValueOp
 from .types_text import type_text
 
 NULL_VALUE_TEXT = "<<NULL VALUE>>"
+
+
+# pir.lark's KEY: an attribute name printed bare.  Any other name (Paddle allows any string,
+# "" included) prints as a JSON string literal, which every text form reads back.
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+def attr_name_text(name: str) -> str:
+    return name if _KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
+
+
+class PrintError(PircError):
+    """A program that a printer cannot write so that it reads back (the message says why)."""
+
+
+def describe_op(program, op, index: int | None = None) -> str:
+    """`"pd_op.while" (line 3)`: an op as an error message names it."""
+    where = program.locations.get(op) if program is not None else None
+    return f'"{op.name}"' + (f" (line {where[0]})" if where else "")
 
 
 class PrinterBase:
@@ -26,6 +49,7 @@ class PrinterBase:
     @classmethod
     def print(cls, program) -> str:
         printer = cls()
+        printer.program = program
         printer.print_program(program)
         return "".join(printer.out)
 
@@ -36,6 +60,7 @@ class PrinterBase:
         self.next_arg = 0
         self.out: list[str] = []
         self.type_memo: dict[int, str] = {}
+        self.program = None
 
     def attr_text(self, attr) -> str:
         """spell_attr() memoised by identity (the program keeps every attribute
@@ -78,7 +103,10 @@ class PrinterBase:
         if name is None:
             if isinstance(value.owner, NullValueOp):
                 return NULL_VALUE_TEXT
-            raise ValueError(f"value used before it is defined: {value}")
+            user = next((u.operation for u in value.uses), None)
+            op_text = describe_op(self.program, user) if user is not None else "an op"
+            raise PrintError(f"cannot print {op_text}: it uses a value that is not defined "
+                             "before it in print order")
         return name
 
     def operand_list(self, op) -> str:

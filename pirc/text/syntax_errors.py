@@ -15,7 +15,7 @@ from .token_names import expected_text
 
 def syntax_error(e: UnexpectedInput, text: str, filename: str, line_offset: int,
                   at: Token | None = None) -> SourceError:
-    lines = text.splitlines()
+    lines = text.split("\n")
     line, col = e.line, e.column
     if isinstance(e, UnexpectedEOF) or line is None or line < 1:
         line = max(len(lines), 1)
@@ -67,7 +67,7 @@ def explain_composite(parser, e, text: str, filename: str, line_offset: int):
             parser.parse(rest, start=start)
         except UnexpectedInput as inner:
             err = syntax_error(inner, rest, filename, 0)
-            lines = text.splitlines()
+            lines = text.split("\n")
             source = lines[e.line - 1] if 0 < e.line <= len(lines) else ""
             col = e.column + (err.column - 1 if inner.line == 1 else len(rest))
             return SourceError(err.message, filename, e.line + line_offset, col, source)
@@ -90,7 +90,7 @@ _HEAD_PARTS = (
 def explain_op_line(e, text: str, filename: str, line_offset: int):
     """An op line whose head `(%r) = "name" (%a)` is malformed: say which part."""
     line_no = e.line
-    lines = text.splitlines()
+    lines = text.split("\n")
     if not line_no or not 0 < line_no <= len(lines):
         return None
     line = lines[line_no - 1]

@@ -6,6 +6,8 @@ and never creates IR: the builder in parser.py does, in program order.
 
 from __future__ import annotations
 
+import json
+
 from lark import Token, Transformer
 
 from ..ir.types import ELEMENT_TYPES, NULL_TYPE, VectorType
@@ -63,6 +65,9 @@ class TreeBuilder(Transformer):
     def regions(self, c):
         return c
 
+    def paddle_regions(self, c):
+        return c
+
     def region(self, c):
         return c[0]
 
@@ -74,7 +79,10 @@ class TreeBuilder(Transformer):
         return c
 
     def attr_entry(self, c):
-        return (str(c[0]), c[1])
+        name = str(c[0])
+        if c[0].type == "STRING":
+            name = json.loads(name)
+        return (name, c[1])
 
     def true(self, c):
         return ("b", True)
@@ -105,6 +113,9 @@ class TreeBuilder(Transformer):
 
     def ident(self, c):
         return ("i", str(c[0]))
+
+    def complex_pair(self, c):
+        return ("c", [("n", str(c[0])), ("n", str(c[1]))])
 
     def place(self, c):
         return ("p", str(c[0]))

@@ -58,6 +58,30 @@ def decode_tensor_like(text: str):
     return t
 
 
+_INT = re.compile(r"-?[0-9]+")
+_INT64 = range(-(2**63), 2**63)
+
+
+def _int64(text: str, what: str, offset: int) -> int:
+    """A dimension, offset or lod entry: an int64_t in Paddle."""
+    text = text.strip()
+    if not _INT.fullmatch(text) or len(text) > 20 or int(text) not in _INT64:
+        raise TypeSyntaxError(f"bad {what}: expected an int64", offset)
+    return int(text)
+
+
+def _lod(value: str, text: str, offset: int) -> tuple:
+    """`lod:[[0,2,3]]`: a list of levels, each a list of int64 offsets."""
+    try:
+        levels = json.loads(value)
+    except ValueError:
+        levels = None
+    if type(levels) is not list or any(type(level) is not list for level in levels) or any(
+            type(v) is not int or v not in _INT64 for level in levels for v in level):
+        raise TypeSyntaxError(f"bad lod '{value}' in {text} (expected [[int, ...], ...])", offset)
+    return tuple(tuple(level) for level in levels)
+
+
 def _decode(text: str):
     open_at = text.index("<")
     kind = text[:open_at].rsplit(".", 1)[-1]
@@ -71,22 +95,17 @@ def _decode(text: str):
         raise TypeSyntaxError(
             f"unknown element type '{elt_name}' (expected one of {', '.join(ELEMENT_TYPES)})",
             open_at + 1 + len(main) - len(elt_name))
-    dims = []
-    for d in parts[:-1]:
-        try:
-            dims.append(int(d))
-        except ValueError:
-            raise TypeSyntaxError(f"bad dimension '{d}' in {text} (expected an integer, -1 for dynamic)",
-                                  open_at + 1) from None
+    dims = [_int64(d, f"dimension '{d}' in {text} (an integer, -1 for dynamic)", open_at + 1)
+            for d in parts[:-1]]
     layout, lod, offset = DEFAULT_LAYOUT, (), 0
     for extra in extras:
         key, _, value = extra.partition(":")
         if key == "layout":
             layout = value
         elif key == "lod":
-            lod = tuple(tuple(level) for level in json.loads(value))
+            lod = _lod(value, text, open_at + 1)
         elif key == "offset":
-            offset = int(value)
+            offset = _int64(value, f"offset '{value}' in {text} (an integer)", open_at + 1)
         else:
             raise TypeSyntaxError(f"unknown type parameter '{key}' in {text} (expected layout, lod or offset)",
                                   open_at + 1)

@@ -42,7 +42,7 @@
 
 {
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(cpu),shape:[3],stop_gradient:[true]} : () -> tensor<3xf32>
-// expected-error@+1 {{attribute 'axis': expected int32, got a string}}
+// expected-error@+1 {{pd_op.softmax: attribute axis is str, expects int32}}
     (%1) = "pd_op.softmax" (%0) {axis:"last",stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
 }
 
