@@ -26,15 +26,17 @@ import json
 from xdsl.dialects.builtin import ArrayAttr, StringAttr
 from xdsl.ir import Block, Region
 
+from .. import limits
 from ..errors import JsonError, SourceError, VersionError
-from .stream import NotStreamable, OpStream, StreamSyntaxError, skeleton
+from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, limit_error, string_over
+from .stream import NotStreamable, OpStream, StreamSyntaxError, scanner_failure, skeleton
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import new_module, null_value
 from ..ir.program import LATEST_VERSION, GraphTag, Program
 from ..ir.registry import op_class
 from . import codes as C
-from .schema_checks import SchemaViolation, is_flag, is_int, show
+from .schema_checks import SchemaLimit, SchemaViolation, is_flag, is_int, show
 from .value_decoder import KEY_ERRORS, ValueDecoder, attr_key, type_key
 
 __all__ = ["read_program"]
@@ -60,13 +62,28 @@ def read_program(text_or_obj, filename: str = "<input>") -> Program:
 
 
 def _read(text_or_obj, filename: str) -> Program:
+    try:
+        return _read_checked(text_or_obj, filename)
+    except TooDeep as e:
+        raise limit_error(e, "", filename) from None
+
+
+def _read_checked(text_or_obj, filename: str) -> Program:
     if isinstance(text_or_obj, (bytes, bytearray)):
+        limits.MAX_INPUT_BYTES.check(len(text_or_obj))
         try:
             text_or_obj = text_or_obj.decode("utf-8")
         except UnicodeDecodeError as e:
             raise JsonError(f"the file is not UTF-8 text (byte {e.start}): {e.reason}",
                             filename=filename) from None
     if isinstance(text_or_obj, str):
+        size = len(text_or_obj)
+        if 4 * size > limits.MAX_INPUT_BYTES.value():  # only then can its UTF-8 be too big
+            size = len(text_or_obj.encode("utf-8", "surrogatepass"))
+        try:
+            limits.MAX_INPUT_BYTES.check(size)
+        except limits.LimitError as e:
+            raise JsonError(str(e), filename=filename) from None
         program = _read_streamed(text_or_obj, filename)
         if program is not None:
             return program
@@ -79,8 +96,9 @@ def _read(text_or_obj, filename: str) -> Program:
         except json.JSONDecodeError as e:
             # Saved programs are one line of many megabytes: no source line is shown.
             raise SourceError(f"malformed JSON: {e.msg}", filename, e.lineno, e.colno) from None
-        except RecursionError:
-            raise JsonError("malformed JSON: nested too deeply", filename=filename) from None
+        except (RecursionError, ValueError):
+            # nesting at Python's recursion limit, or an integer over its 4,300 digits
+            raise scanner_failure(text_or_obj, 0, 1, "") from None
     else:
         obj = text_or_obj
     return _build(obj, filename)
@@ -110,10 +128,14 @@ def _build(obj, filename: str) -> Program:
         return _Reader().program(obj)
     except VersionError as e:
         raise e.in_file(filename) from None
+    except SchemaLimit as e:
+        raise limit_error(TooDeep(e.message, e.path), "", filename) from None
     except SchemaViolation as e:
         raise JsonError(e.message, path=e.path.lstrip("."), filename=filename) from None
     except RecursionError:
-        raise JsonError("the program is nested too deeply to read", filename=filename) from None
+        raise JsonError("the program nests deeper than this Python can read (its recursion "
+                        "limit is below pirc's nesting limit, PIRC_MAX_NESTING)",
+                        filename=filename) from None
 
 
 class _Reader(ValueDecoder):
@@ -123,6 +145,11 @@ class _Reader(ValueDecoder):
         # id 0 is Paddle's null value: operands that name it get a fresh null value.
         self.values: dict = {0: None}
         self.names: dict[str, tuple[str, type]] = {}  # JSON op code -> (name, class)
+        # JSON depth of the ops being read, and the memos for that depth: a memo hit stands
+        # for a value whose depth was checked when it was decoded, at the same depth.
+        self.depth = TOP_OP_DEPTH
+        self.leaf_depth = TOP_OP_DEPTH + LEAF_STEP + 1
+        self.memos_by_depth = {TOP_OP_DEPTH: (self.attrs, self.types)}
 
     # -- top level -----------------------------------------------------------
 
@@ -133,6 +160,7 @@ class _Reader(ValueDecoder):
         extra: dict = {}
         top_extra = {k: v for k, v in obj.items() if k not in (C.BASE_CODE, C.PROGRAM)}
         if top_extra:
+            _check_kept(top_extra, 1, "")
             extra["top"] = top_extra
         if C.BASE_CODE not in obj:
             raise SchemaViolation("missing \"base_code\" (magic, version, trainable): is this a Paddle "
@@ -161,7 +189,7 @@ class _Reader(ValueDecoder):
                        f"{C.BASE_CODE}.{C.VERSION}")
         if version > LATEST_VERSION:
             raise VersionError(
-                f"program is PIR version {version}; this pirc reads versions up to "
+                f"program is PIR version {show(version)}; this pirc reads versions up to "
                 f"{LATEST_VERSION} (Paddle 3.3); upgrade pirc")
         trainable = bc.get(C.TRAINABLE, True)
         if type(trainable) is not bool:
@@ -169,10 +197,12 @@ class _Reader(ValueDecoder):
                        f"{C.BASE_CODE}.{C.TRAINABLE}")
         tags: list[GraphTag] = []
         if C.PIRC_KEY in bc:
+            _check_kept(bc[C.PIRC_KEY], 3, f"{C.BASE_CODE}.{C.PIRC_KEY}")
             tags = self.pirc_meta(bc[C.PIRC_KEY], extra)
         rest = {k: v for k, v in bc.items()
                 if k not in (C.MAGIC, C.VERSION, C.TRAINABLE, C.PIRC_KEY)}
         if rest:
+            _check_kept(rest, 2, C.BASE_CODE)
             extra["base_code"] = rest
         return version, trainable, tags
 
@@ -201,6 +231,7 @@ class _Reader(ValueDecoder):
             raise SchemaViolation(f"expected an object with \"regions\", got {show(prog)}", C.PROGRAM)
         rest = {k: v for k, v in prog.items() if k != C.REGIONS}
         if rest:
+            _check_kept(rest, 2, C.PROGRAM)
             extra["program"] = rest
         regions = prog.get(C.REGIONS)
         # Paddle's reader takes exactly one region and reads only its first
@@ -275,6 +306,10 @@ class _Reader(ValueDecoder):
                 op(oj, block)
             except SchemaViolation as e:
                 raise e.under(f".{C.OPS}[{i}]") from None
+            except RecursionError:
+                # Python's own limit, met before pirc's (values are measured as they are
+                # decoded, but keys are built first): say where the op goes past pirc's.
+                raise self.too_deep(oj).under(f".{C.OPS}[{i}]") from None
             except (KeyError, TypeError, IndexError, ValueError, AttributeError) as e:
                 # A shape the checks below did not anticipate: still a located
                 # message, never a traceback.
@@ -287,6 +322,8 @@ class _Reader(ValueDecoder):
         if type(code) is not str:
             raise SchemaViolation(f"an op name is a string \"<dialect id>.<name>\", got {show(code)}",
                        "." + C.ID)
+        if string_over(code, limits.MAX_STRING_ATTR.value()):
+            raise SchemaLimit(limits.MAX_STRING_ATTR.message(len(code)), "." + C.ID)
         prefix, dot, short = code.partition(".")
         if not dot or not prefix or not short:
             raise SchemaViolation(f"an op name is \"<dialect id>.<name>\" (\"1.matmul\"), got {show(code)}",
@@ -388,13 +425,35 @@ class _Reader(ValueDecoder):
     def regions(self, rjs) -> list:
         if type(rjs) is not list:
             raise SchemaViolation(f"expected a list of regions, got {show(rjs)}", "." + C.REGIONS)
-        regions = []
-        for i, rj in enumerate(rjs):
-            try:
-                regions.append(self.region(rj))
-            except SchemaViolation as e:
-                raise e.under(f".{C.REGIONS}[{i}]") from None
-        return regions
+        outer = self.depth
+        inner = outer + REGION_STEP
+        if inner + LEAF_STEP > limits.MAX_NESTING.value():
+            raise SchemaLimit(limits.MAX_NESTING.message(inner + LEAF_STEP), "." + C.REGIONS)
+        memos = self.memos_by_depth.get(inner)
+        if memos is None:
+            memos = self.memos_by_depth[inner] = ({}, {})
+        saved = self.attrs, self.types
+        self.attrs, self.types = memos
+        self.depth, self.leaf_depth = inner, inner + LEAF_STEP + 1
+        try:
+            regions = []
+            for i, rj in enumerate(rjs):
+                try:
+                    regions.append(self.region(rj))
+                except SchemaViolation as e:
+                    raise e.under(f".{C.REGIONS}[{i}]") from None
+            return regions
+        finally:
+            self.attrs, self.types = saved
+            self.depth, self.leaf_depth = outer, outer + LEAF_STEP + 1
+
+    def too_deep(self, oj) -> SchemaViolation:
+        try:
+            check_value(oj, self.depth)
+        except TooDeep as e:
+            return SchemaLimit(e.message, e.path)
+        return SchemaLimit("the op nests deeper than this Python can read (its recursion "
+                           "limit is below pirc's nesting limit, PIRC_MAX_NESTING)")
 
     def attributes_carefully(self, a, oa) -> dict:
         attributes = self.attr_list(a, C.ATTRS)
@@ -463,6 +522,8 @@ class _Reader(ValueDecoder):
         if type(rj) is not dict or type(rj.get("%")) is not int or "TT" not in rj:
             raise SchemaViolation("builtin.parameter's \"O\" is one object {\"%\": id, \"TT\": type}, "
                        f"got {show(rj)}", "." + C.RESULTS)
+        if string_over(a[3], limits.MAX_STRING_ATTR.value()):
+            raise SchemaLimit(limits.MAX_STRING_ATTR.message(len(a[3])), f".{C.ATTRS}[3]")
         rid = rj["%"]
         if rid <= 0 or rid in self.values:
             raise SchemaViolation(self.bad_result_id(rid), f".{C.RESULTS}.%")
@@ -530,6 +591,14 @@ class _Reader(ValueDecoder):
                 raise SchemaViolation(f"attribute \"{name}\" appears twice", where)
             out[name] = self.attr(e[C.ATTR], f"{where}.{C.ATTR}")
         return out
+
+def _check_kept(value, depth: int, path: str) -> None:
+    """A value pirc keeps without reading it (an extra key) is within the limits."""
+    try:
+        check_value(value, depth)
+    except TooDeep as e:
+        raise SchemaLimit(e.message, path + e.path) from None
+
 
 (_IS_DISTRIBUTED, _), (_IS_PARAMETER, _), (_NEED_CLIP, _) = C.PARAMETER_A_FLAGS
 (_PERSISTABLE, _), (_STOP_GRADIENT, _), (_TRAINABLE, _) = C.PARAMETER_OA_FLAGS

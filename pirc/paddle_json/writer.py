@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 
+from .. import limits
 from ..errors import JsonError
 from ..ir import attrs as A
 from ..ir.builder import gc_paused
@@ -48,6 +49,8 @@ from ..ir.types import (
     VectorType,
 )
 from . import codes as C
+from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, short_path
+from .write_bounds import leaf_depth
 
 __all__ = ["write_program", "json_attribute_names"]
 
@@ -96,10 +99,15 @@ def write_program_chunks(program: Program, attribute_names=None):
     whole 30 MB text (and the list of its parts) in memory at once.
     """
     writer = _Writer(program, attribute_names or json_attribute_names)
-    head, tail = writer.document().split(_TOP_OPS, 1)
-    yield head
-    yield from writer.top_ops()
-    yield tail
+    try:
+        head, tail = writer.document().split(_TOP_OPS, 1)
+        yield head
+        yield from writer.top_ops()
+        yield tail
+    except RecursionError:
+        # Only when PIRC_MAX_NESTING is raised past what Python's stack allows.
+        raise JsonError("the program nests deeper than this Python can write (its recursion "
+                        "limit is below pirc's nesting limit, PIRC_MAX_NESTING)") from None
 
 
 # Stands for the top-level block's op list in the document skeleton.
@@ -134,12 +142,23 @@ class _Writer:
         self.attr_sets: dict[tuple, tuple] = {}
         self.top_block = program.module.body.blocks[0] if program.module.body.blocks else None
         self.top_path = "program.regions[0].blocks[0]"
+        # The JSON depth of the ops being written (bounds.py counts it as the reader does),
+        # and each attribute's and type's own depth, by id.
+        self.depth = TOP_OP_DEPTH
+        self.max_depth = limits.MAX_NESTING.value()
+        self.leaf_depths: dict[int, int] = {}
 
     # -- document ------------------------------------------------------------
 
     def document(self) -> str:
         p = self.program
         extra = p.extra or {}
+        for where, depth in (("top", 1), ("base_code", 2), ("program", 2), ("pirc", 3)):
+            try:
+                check_value(extra.get(where, {}), depth)
+            except TooDeep as e:
+                raise JsonError(f"an extra key pirc kept from the input: {e.message}",
+                                path=(where if where != "top" else "") + e.path) from None
         base = {C.MAGIC: _dumps(C.MAGIC_VALUE), C.TRAINABLE: _dumps(bool(p.trainable)),
                 C.VERSION: _dumps(p.version)}
         meta = dict(extra.get("pirc", {}))
@@ -174,7 +193,10 @@ class _Writer:
         name = f"block_{self.next_block}"
         self.next_block += 1
         args = []
+        nested = self.depth != TOP_OP_DEPTH
         for arg in block.args:
+            if nested:
+                self.check_leaf(arg.type, "a block argument's type")
             n = self.next_arg
             self.next_arg -= 1
             self.values[id(arg)] = '{"%":' + str(n) + "}"
@@ -193,7 +215,7 @@ class _Writer:
             try:
                 yield op_frag(op, path, i)
             except _Unwritable as e:
-                raise JsonError(e.args[0], path=f"{path}.ops[{i}]") from None
+                raise JsonError(e.args[0], path=short_path(f"{path}.ops[{i}]")) from None
             except JsonError as e:
                 if not e.path:
                     e.path = f"{path}.ops[{i}]"
@@ -257,10 +279,22 @@ class _Writer:
             values[id(r)] = '{"%":' + sn + "}"
             results.append('{"%":' + sn + ',"TT":' + type_frag(r.type) + "}")
         self.next_value = n
+        if self.depth != TOP_OP_DEPTH:
+            # memoised fragments were measured where first written, maybe shallower
+            self.check_nested_op(op)
         regions = None
         if op.regions:
             where = f"{block_path}.ops[{index}].regions"
-            regions = [self.region(r, f"{where}[{i}]") for i, r in enumerate(op.regions)]
+            outer = self.depth
+            inner = outer + REGION_STEP
+            if inner + LEAF_STEP > self.max_depth:
+                raise _Unwritable("its regions would nest the JSON past the reader's limit: "
+                                  + limits.MAX_NESTING.message(inner + LEAF_STEP))
+            self.depth = inner
+            try:
+                regions = [self.region(r, f"{where}[{i}]") for i, r in enumerate(op.regions)]
+            finally:
+                self.depth = outer
 
         out = [frags[0]]
         props = op.properties
@@ -285,6 +319,8 @@ class _Writer:
         generic parts are not built (None): each parameter has its own name,
         so nothing would share them.
         """
+        for name, value in op.attributes.items():
+            self.check_leaf(value, f"attribute \"{name}\"")
         if compact and op.name == C.PARAMETER_OP:
             parts = self.compact_parameter(op)
             if parts is not None:
@@ -358,6 +394,8 @@ class _Writer:
         return "".join(out)
 
     def side_list(self, pairs: ArrayAttr) -> str:
+        for p in pairs.data:
+            self.check_leaf(p, "a DA/QA entry")
         return "[" + ",".join(self.entry(p.data[0].data, p.data[1]) for p in pairs.data) + "]"
 
     # -- attributes -------------------------------------------------------------
@@ -429,9 +467,26 @@ class _Writer:
 
     # -- types -------------------------------------------------------------------
 
+    def check_leaf(self, x, what: str) -> None:
+        """Refuse an attribute or type whose JSON the reader would refuse (bounds.py)."""
+        try:
+            d = leaf_depth(x, self.leaf_depths)
+        except TooDeep as e:
+            raise _Unwritable(f"{what}: {e.message}") from None
+        if self.depth + LEAF_STEP + d > self.max_depth:
+            raise _Unwritable(f"{what} would nest the JSON past the reader's limit: "
+                              + limits.MAX_NESTING.message(self.depth + LEAF_STEP + d))
+
+    def check_nested_op(self, op) -> None:
+        for name, value in op.attributes.items():
+            self.check_leaf(value, f"attribute \"{name}\"")
+        for r in op.results:
+            self.check_leaf(r.type, "a result type")
+
     def type(self, t) -> str:
         frag = self.type_frags.get(id(t))
         if frag is None:
+            self.check_leaf(t, "a type")
             frag = self.encode_type(t)
             self.type_frags[id(t)] = frag
         return frag
