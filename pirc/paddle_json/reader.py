@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
 from xdsl.ir import Block, Region
 
 from .. import limits
@@ -32,7 +32,7 @@ from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, 
 from .stream import NotStreamable, OpStream, StreamSyntaxError, scanner_failure, skeleton
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
-from ..ir.ops import new_module, null_value
+from ..ir.ops import BLOCK_ARG_ATTRS, new_module, null_value
 from ..ir.program import LATEST_VERSION, GraphTag, Program
 from ..ir.registry import op_class
 from . import codes as C
@@ -150,6 +150,9 @@ class _Reader(ValueDecoder):
         self.depth = TOP_OP_DEPTH
         self.leaf_depth = TOP_OP_DEPTH + LEAF_STEP + 1
         self.memos_by_depth = {TOP_OP_DEPTH: (self.attrs, self.types)}
+        # Block -> its arguments' attributes (pirc's "A" on a block argument), until the op
+        # that owns the block is made.
+        self.arg_attrs: dict = {}
 
     # -- top level -----------------------------------------------------------
 
@@ -273,7 +276,7 @@ class _Reader(ValueDecoder):
         if bj.get(C.KEYWORD_BLOCK_ARGS):
             raise SchemaViolation("keyword block arguments are not supported by pirc",
                        "." + C.KEYWORD_BLOCK_ARGS)
-        ids, types = [], []
+        ids, types, arg_attrs = [], [], None
         for i, aj in enumerate(args):
             try:
                 if type(aj) is not dict:
@@ -288,6 +291,13 @@ class _Reader(ValueDecoder):
                     raise SchemaViolation("missing \"TT\" (the argument's type)")
                 types.append(self.type(aj[C.TYPE], "." + C.TYPE))
                 ids.append(aid)
+                if C.ATTRS in aj:
+                    if block is not None:
+                        raise SchemaViolation("the program block's arguments take no attributes",
+                                              "." + C.ATTRS)
+                    if arg_attrs is None:
+                        arg_attrs = [None] * len(args)
+                    arg_attrs[i] = self.attr_list(aj[C.ATTRS], C.ATTRS)
             except SchemaViolation as e:
                 raise e.under(f".{C.BLOCK_ARGS}[{i}]") from None
         if block is None:
@@ -297,6 +307,8 @@ class _Reader(ValueDecoder):
                 block.insert_arg(t, len(block.args))
         for aid, arg in zip(ids, block.args):
             self.values[aid] = arg
+        if arg_attrs is not None:
+            self.arg_attrs[block] = arg_attrs
         ops = bj.get(C.OPS)
         if type(ops) is not list and type(ops) is not OpStream:
             raise SchemaViolation(f"expected a list of ops, got {show(ops)}", "." + C.OPS)
@@ -417,6 +429,10 @@ class _Reader(ValueDecoder):
         properties = None
         if "DA" in oj or "QA" in oj:
             properties = self.side_attrs(oj, default_present=False)
+        if self.arg_attrs and regions:
+            bas = self.block_arg_attrs(regions)
+            if bas is not None:
+                properties = {**(properties or {}), BLOCK_ARG_ATTRS: bas}
 
         op = append_op(entry[1], operands, result_types, attributes, block, regions, properties)
         for rid, r in zip(result_ids, op.results):
@@ -446,6 +462,21 @@ class _Reader(ValueDecoder):
         finally:
             self.attrs, self.types = saved
             self.depth, self.leaf_depth = outer, outer + LEAF_STEP + 1
+
+    def block_arg_attrs(self, regions):
+        """The BLOCK_ARG_ATTRS property for an op's regions (as the text parser builds it),
+        or None when none of their blocks' arguments has attributes."""
+        pending = self.arg_attrs
+        if not any(b in pending for r in regions for b in r.blocks):
+            return None
+        per_region = []
+        for r in regions:
+            blocks = []
+            for b in r.blocks:
+                attrs = pending.pop(b, None) or [None] * len(b.args)
+                blocks.append(A.array_attr(DictionaryAttr(a or {}) for a in attrs))
+            per_region.append(A.array_attr(blocks))
+        return A.array_attr(per_region)
 
     def too_deep(self, oj) -> SchemaViolation:
         try:

@@ -38,7 +38,7 @@ from .. import limits
 from ..errors import JsonError
 from ..ir import attrs as A
 from ..ir.builder import gc_paused
-from ..ir.ops import RESULT_ATTR_NAMES, NullValueOp
+from ..ir.ops import BLOCK_ARG_ATTRS, RESULT_ATTR_NAMES, NullValueOp
 from ..ir.program import Program
 from ..ir.types import (
     ELEMENT_TYPE_NAMES,
@@ -183,24 +183,37 @@ class _Writer:
 
     # -- structure ---------------------------------------------------------------
 
-    def region(self, region, path: str) -> str:
+    def region(self, region, path: str, arg_attrs=None) -> str:
         name = f"region_{self.next_region}"
         self.next_region += 1
-        blocks = [self.block(b, f"{path}.blocks[{i}]") for i, b in enumerate(region.blocks)]
+        per_block = arg_attrs.data if type(arg_attrs) is ArrayAttr else ()
+        blocks = [self.block(b, f"{path}.blocks[{i}]", per_block[i] if i < len(per_block) else None)
+                  for i, b in enumerate(region.blocks)]
         return '{"#":"' + name + '","blocks":[' + ",".join(blocks) + "]}"
 
-    def block(self, block, path: str) -> str:
+    def block(self, block, path: str, arg_attrs=None) -> str:
         name = f"block_{self.next_block}"
         self.next_block += 1
         args = []
         nested = self.depth != TOP_OP_DEPTH
-        for arg in block.args:
+        per_arg = arg_attrs.data if type(arg_attrs) is ArrayAttr else ()
+        for i, arg in enumerate(block.args):
             if nested:
                 self.check_leaf(arg.type, "a block argument's type")
             n = self.next_arg
             self.next_arg -= 1
             self.values[id(arg)] = '{"%":' + str(n) + "}"
-            args.append('{"#":' + str(n) + ',"TT":' + self.type(arg.type) + "}")
+            attrs = per_arg[i].data if i < len(per_arg) else None
+            if attrs:
+                # Block-argument attributes (`^%arg_0 {stop_gradient:true}`): Paddle's
+                # writer drops them; pirc keeps them in an "A" list like an op's, which
+                # Paddle's reader ignores (docs/TEXT-FORMATS.md).
+                for k, v in attrs.items():
+                    self.check_leaf(v, f"block argument attribute \"{k}\"")
+                a = ',"A":[' + ",".join(self.entry(k, v) for k, v in attrs.items()) + "]"
+            else:
+                a = ""
+            args.append('{"#":' + str(n) + a + ',"TT":' + self.type(arg.type) + "}")
         if block is self.top_block:
             ops_text = _TOP_OPS  # streamed by top_ops()
         else:
@@ -237,7 +250,12 @@ class _Writer:
         code = self.codes.get(name)
         if code is None:
             dialect, dot, short = name.partition(".")
-            did = C.DIALECT_IDS.get(dialect) if dot else None
+            if not dot or not dialect or not short or dialect.lstrip("-").isdigit():
+                # the reader would refuse the name, or read it as another op
+                raise _Unwritable(f"op name {_dumps(name)} cannot be saved in Paddle JSON, which "
+                                  "names an op <dialect>.<name> (\"pd_op.relu\") with a dialect "
+                                  "name that is not a number")
+            did = C.DIALECT_IDS.get(dialect)
             # Paddle keeps the name of a dialect it has no id for.
             code = _dumps(f"{did}.{short}" if did is not None else name)
             self.codes[name] = code
@@ -291,8 +309,11 @@ class _Writer:
                 raise _Unwritable("its regions would nest the JSON past the reader's limit: "
                                   + limits.MAX_NESTING.message(inner + LEAF_STEP))
             self.depth = inner
+            bas = op.properties.get(BLOCK_ARG_ATTRS) if op.properties else None
+            per_region = bas.data if type(bas) is ArrayAttr else ()
             try:
-                regions = [self.region(r, f"{where}[{i}]") for i, r in enumerate(op.regions)]
+                regions = [self.region(r, f"{where}[{i}]", per_region[i] if i < len(per_region) else None)
+                           for i, r in enumerate(op.regions)]
             finally:
                 self.depth = outer
 
@@ -321,7 +342,9 @@ class _Writer:
         """
         for name, value in op.attributes.items():
             self.check_leaf(value, f"attribute \"{name}\"")
-        if compact and op.name == C.PARAMETER_OP:
+        if compact and op.name == C.PARAMETER_OP and (
+                self.trainable or not any(n in op.attributes for n, _ in C.PARAMETER_OA_FLAGS)):
+            # (without OA, the compact form has no room for the result flags)
             parts = self.compact_parameter(op)
             if parts is not None:
                 return None, None, parts
@@ -331,12 +354,16 @@ class _Writer:
         missing = [n for n in names if n not in attrs]
         if missing:
             raise _Unwritable(f"the attribute order names {missing}, which {op.name} lacks")
-        head = ('{"#":' + self.code(op) + ',"A":['
-                + ",".join([entry(n, attrs[n]) for n in names]) + "]")
+        result_attrs = [(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]
         oa = ""
         if self.trainable:
-            oa = ',"OA":[' + ",".join(
-                [entry(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]) + "]"
+            oa = ',"OA":[' + ",".join([entry(n, v) for n, v in result_attrs]) + "]"
+        else:
+            # Paddle writes no OA for a program saved with trainable=false; an op that has
+            # such attributes all the same keeps them in A, which every reader merges.
+            names = names + [n for n, _ in result_attrs if n not in names]
+        head = ('{"#":' + self.code(op) + ',"A":['
+                + ",".join([entry(n, attrs[n]) for n in names]) + "]")
         return head, oa, None
 
     def compact_parameter(self, op) -> tuple[str, str] | None:
