@@ -22,6 +22,7 @@ the top-level ops of a Paddle-written file are decoded one at a time
 from __future__ import annotations
 
 import json
+import sys
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
 from xdsl.ir import Block, Region
@@ -37,6 +38,8 @@ from ..ir.program import LATEST_VERSION, GraphTag, Program
 from ..ir.registry import op_class
 from . import codes as C
 from .schema_checks import SchemaLimit, SchemaViolation, is_flag, is_int, show
+from .unknown_keys import (OP_KEYS, PARAMETER_KEYS, UNKNOWN_KEYS_PROPERTY, UNKNOWN_KEYS_SEEN,
+                           keep_unknown, unknown_key_warnings)
 from .value_decoder import KEY_ERRORS, ValueDecoder, attr_key, type_key
 
 __all__ = ["read_program"]
@@ -51,14 +54,26 @@ def _reject_constant(name: str):
     raise _NonStandard(name)
 
 
-def read_program(text_or_obj, filename: str = "<input>") -> Program:
-    """Read a Paddle saved program (JSON text, bytes, or the parsed object)."""
+def read_program(text_or_obj, filename: str = "<input>", warn=None) -> Program:
+    """Read a Paddle saved program (JSON text, bytes, or the parsed object).
+
+    `warn(message)` receives each warning (a key pirc does not know, kept); by default
+    they go to stderr as `FILE: PATH: warning: ...`.
+    """
     # One GC pause around parsing and building: both allocate millions of
     # containers, and with the cyclic GC running every generation-2 pass
     # rescans all of them (5x slower at 100k ops).  The parsed JSON is freed
     # before the pause ends so the collector never scans it.
     with gc_paused():
-        return _read(text_or_obj, filename)
+        program = _read(text_or_obj, filename)
+    if program.extra.get(UNKNOWN_KEYS_SEEN):
+        del program.extra[UNKNOWN_KEYS_SEEN]
+        for message in unknown_key_warnings(program, filename):
+            if warn is None:
+                print(message, file=sys.stderr)
+            else:
+                warn(message)
+    return program
 
 
 def _read(text_or_obj, filename: str) -> Program:
@@ -153,6 +168,9 @@ class _Reader(ValueDecoder):
         # Block -> its arguments' attributes (pirc's "A" on a block argument), until the op
         # that owns the block is made.
         self.arg_attrs: dict = {}
+        # Keys pirc does not know, kept to be written back: block -> {arg index: {key: value}}
+        self.arg_unknown: dict = {}
+        self.unknown_seen = False
 
     # -- top level -----------------------------------------------------------
 
@@ -174,6 +192,8 @@ class _Reader(ValueDecoder):
             raise SchemaViolation("missing \"program\"")
         module = new_module()
         self.top(obj[C.PROGRAM], module.body.block, extra)
+        if self.unknown_seen:
+            extra[UNKNOWN_KEYS_SEEN] = True
         return Program(module=module, version=version, graph_tags=tags, trainable=trainable,
                        extra=extra)
 
@@ -291,6 +311,9 @@ class _Reader(ValueDecoder):
                     raise SchemaViolation("missing \"TT\" (the argument's type)")
                 types.append(self.type(aj[C.TYPE], "." + C.TYPE))
                 ids.append(aid)
+                if len(aj) > 2 + (C.ATTRS in aj):
+                    self.arg_unknown.setdefault(block, {})[i] = {
+                        k: v for k, v in aj.items() if k not in (C.ID, C.TYPE, C.ATTRS)}
                 if C.ATTRS in aj:
                     if block is not None:
                         raise SchemaViolation("the program block's arguments take no attributes",
@@ -307,6 +330,8 @@ class _Reader(ValueDecoder):
                 block.insert_arg(t, len(block.args))
         for aid, arg in zip(ids, block.args):
             self.values[aid] = arg
+        if None in self.arg_unknown:  # arguments of the program's own block
+            self.arg_unknown[block] = self.arg_unknown.pop(None)
         if arg_attrs is not None:
             self.arg_attrs[block] = arg_attrs
         ops = bj.get(C.OPS)
@@ -433,6 +458,9 @@ class _Reader(ValueDecoder):
             bas = self.block_arg_attrs(regions)
             if bas is not None:
                 properties = {**(properties or {}), BLOCK_ARG_ATTRS: bas}
+        if (not OP_KEYS.issuperset(oj) or sum(map(len, outs)) != 2 * len(outs)
+                or sum(map(len, refs)) != len(refs) or (self.arg_unknown and regions)):
+            properties = self.unknown_keys(oj, regions, properties)
 
         op = append_op(entry[1], operands, result_types, attributes, block, regions, properties)
         for rid, r in zip(result_ids, op.results):
@@ -462,6 +490,25 @@ class _Reader(ValueDecoder):
         finally:
             self.attrs, self.types = saved
             self.depth, self.leaf_depth = outer, outer + LEAF_STEP + 1
+
+    def unknown_keys(self, oj, regions, properties):
+        """Keep the keys of an op, its operands, results and its blocks' arguments that pirc
+        does not know (Paddle ignores them): they are written back, and reported."""
+        found = {}
+        for r, region in enumerate(regions):
+            for b, blk in enumerate(region.blocks):
+                for i, keys in self.arg_unknown.pop(blk, {}).items():
+                    found[f"regions[{r}].blocks[{b}].args[{i}]"] = keys
+        found.update(keep_unknown(oj, OP_KEYS if oj.get(C.ID) != C.PARAMETER_CODE else PARAMETER_KEYS))
+        if not found:
+            return properties
+        try:
+            check_value(found, self.depth)
+        except TooDeep as e:
+            raise SchemaLimit(e.message, e.path) from None
+        self.unknown_seen = True
+        return {**(properties or {}), UNKNOWN_KEYS_PROPERTY: StringAttr(json.dumps(
+            found, ensure_ascii=False, separators=(",", ":"), sort_keys=True))}
 
     def block_arg_attrs(self, regions):
         """The BLOCK_ARG_ATTRS property for an op's regions (as the text parser builds it),
@@ -584,6 +631,8 @@ class _Reader(ValueDecoder):
         if cls is None:
             cls = op_class(C.PARAMETER_OP, self.version)
             self.names["p"] = cls
+        if not PARAMETER_KEYS.issuperset(oj) or len(rj) != 2:
+            properties = self.unknown_keys(oj, (), properties)
         op = append_op(cls, [], [t], attributes, block, (), properties)
         self.values[rid] = op.results[0]
 

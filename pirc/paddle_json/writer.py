@@ -50,6 +50,7 @@ from ..ir.types import (
 )
 from . import codes as C
 from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, short_path
+from .unknown_keys import UNKNOWN_KEYS_PROPERTY, restore
 from .write_bounds import leaf_depth
 
 __all__ = ["write_program", "json_attribute_names"]
@@ -262,6 +263,15 @@ class _Writer:
         return code
 
     def op(self, op, block_path: str, index: int) -> str:
+        frag = self.op_fragment(op, block_path, index)
+        props = op.properties
+        if props:
+            unknown = props.get(UNKNOWN_KEYS_PROPERTY)
+            if type(unknown) is StringAttr:
+                frag = restore(frag, unknown.data)
+        return frag
+
+    def op_fragment(self, op, block_path: str, index: int) -> str:
         cls = type(op)
         attrs = op.attributes
         # Ops of one class with the same attribute objects share their A/OA
