@@ -250,6 +250,10 @@ class _Reader(ValueDecoder):
         return tags
 
     def top(self, prog, block: Block, extra: dict) -> None:
+        if TOP_OP_DEPTH + LEAF_STEP > limits.MAX_NESTING.value():
+            # a top-level op's lists of operands, results, attributes (the writer's rule too)
+            raise SchemaLimit(limits.MAX_NESTING.message(TOP_OP_DEPTH + LEAF_STEP),
+                              f"{C.PROGRAM}.{C.REGIONS}[0].{C.BLOCKS}[0].{C.OPS}")
         if type(prog) is not dict:
             raise SchemaViolation(f"expected an object with \"regions\", got {show(prog)}", C.PROGRAM)
         rest = {k: v for k, v in prog.items() if k != C.REGIONS}

@@ -169,6 +169,11 @@ class _Writer:
             base[C.PIRC_KEY] = _dumps(meta)
         for k, v in extra.get("base_code", {}).items():
             base.setdefault(k, _dumps(v))
+        if TOP_OP_DEPTH + LEAF_STEP > self.max_depth:
+            # a top-level op's lists of operands, results, attributes (the reader's rule too)
+            raise JsonError("the program's ops would nest the JSON past the reader's limit: "
+                            + limits.MAX_NESTING.message(TOP_OP_DEPTH + LEAF_STEP),
+                            path="program.regions[0].blocks[0].ops")
         region = self.region(p.module.body, "program.regions[0]")
         prog = {C.REGIONS: "[" + region + "]"}
         for k, v in extra.get("program", {}).items():
