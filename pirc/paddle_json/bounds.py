@@ -50,13 +50,18 @@ def string_over(s: str, max_bytes: int) -> bool:
     return n > max_bytes or (4 * n > max_bytes and len(s.encode("utf-8", "surrogatepass")) > max_bytes)
 
 
-def check_value(value, depth: int) -> None:
+def current_limits() -> tuple[int, int, int]:
+    """(nesting, integer digits, string bytes): read once per document, not per value (the
+    environment is slow to read)."""
+    return limits.MAX_NESTING.value(), limits.MAX_INT_DIGITS.value(), limits.MAX_STRING_ATTR.value()
+
+
+def check_value(value, depth: int, bounds: tuple[int, int, int] | None = None) -> None:
     """Raise TooDeep if the JSON value, whose outermost bracket would be at `depth`, nests
     past the nesting limit, holds an integer past the digit limit, or a string past the
-    string limit.  Iterative: safe whatever the value's depth."""
-    max_depth = limits.MAX_NESTING.value()
-    max_digits = limits.MAX_INT_DIGITS.value()
-    max_string = limits.MAX_STRING_ATTR.value()
+    string limit (`bounds`: current_limits(), read now if not given).  Iterative: safe
+    whatever the value's depth."""
+    max_depth, max_digits, max_string = bounds or current_limits()
     stack = [(value, depth, "")]
     while stack:
         v, d, path = stack.pop()

@@ -29,7 +29,8 @@ from xdsl.ir import Block, Region
 
 from .. import limits
 from ..errors import JsonError, SourceError, VersionError
-from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, limit_error, string_over
+from .bounds import (LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, JsonLimitError, TooDeep, check_value,
+                     limit_error, string_over)
 from .stream import NotStreamable, OpStream, StreamSyntaxError, scanner_failure, skeleton
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
@@ -85,7 +86,7 @@ def _read(text_or_obj, filename: str) -> Program:
 
 def _read_checked(text_or_obj, filename: str) -> Program:
     if isinstance(text_or_obj, (bytes, bytearray)):
-        limits.MAX_INPUT_BYTES.check(len(text_or_obj))
+        _check_size(len(text_or_obj), filename)
         try:
             text_or_obj = text_or_obj.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -95,10 +96,7 @@ def _read_checked(text_or_obj, filename: str) -> Program:
         size = len(text_or_obj)
         if 4 * size > limits.MAX_INPUT_BYTES.value():  # only then can its UTF-8 be too big
             size = len(text_or_obj.encode("utf-8", "surrogatepass"))
-        try:
-            limits.MAX_INPUT_BYTES.check(size)
-        except limits.LimitError as e:
-            raise JsonError(str(e), filename=filename) from None
+        _check_size(size, filename)
         program = _read_streamed(text_or_obj, filename)
         if program is not None:
             return program
@@ -117,6 +115,11 @@ def _read_checked(text_or_obj, filename: str) -> Program:
     else:
         obj = text_or_obj
     return _build(obj, filename)
+
+
+def _check_size(size: int, filename: str) -> None:
+    if size > limits.MAX_INPUT_BYTES.value():
+        raise JsonLimitError(limits.MAX_INPUT_BYTES.message(size), filename=filename)
 
 
 def _read_streamed(text: str, filename: str) -> Program | None:
@@ -163,6 +166,7 @@ class _Reader(ValueDecoder):
         # JSON depth of the ops being read, and the memos for that depth: a memo hit stands
         # for a value whose depth was checked when it was decoded, at the same depth.
         self.depth = TOP_OP_DEPTH
+        self.max_string = self.bounds[2]
         self.leaf_depth = TOP_OP_DEPTH + LEAF_STEP + 1
         self.memos_by_depth = {TOP_OP_DEPTH: (self.attrs, self.types)}
         # Block -> its arguments' attributes (pirc's "A" on a block argument), until the op
@@ -363,7 +367,7 @@ class _Reader(ValueDecoder):
         if type(code) is not str:
             raise SchemaViolation(f"an op name is a string \"<dialect id>.<name>\", got {show(code)}",
                        "." + C.ID)
-        if string_over(code, limits.MAX_STRING_ATTR.value()):
+        if string_over(code, self.max_string):
             raise SchemaLimit(limits.MAX_STRING_ATTR.message(len(code)), "." + C.ID)
         prefix, dot, short = code.partition(".")
         if not dot or not prefix or not short:
@@ -398,11 +402,16 @@ class _Reader(ValueDecoder):
         values = self.values
 
         # operands
+        # (an entry with a key pirc does not know is left out, and read carefully: `odd`)
+        odd = not OP_KEYS.issuperset(oj)
         refs = oj.get("I")
         try:
-            operands = [values[r["%"]] for r in refs]
+            operands = [values[r["%"]] for r in refs if len(r) == 1]
+            if len(operands) != len(refs):
+                raise KeyError
         except KEY_ERRORS:
             operands = self.operands_slowly(refs)
+            odd = True
         else:
             if None in operands:  # id 0
                 operands = [null_value() if v is None else v for v in operands]
@@ -410,11 +419,14 @@ class _Reader(ValueDecoder):
         # results
         outs = oj.get("O")
         try:
-            result_ids = [r["%"] for r in outs]
+            result_ids = [r["%"] for r in outs if len(r) == 2]
+            if len(result_ids) != len(outs):
+                raise KeyError
             types_cache = self.types
             result_types = [types_cache[type_key(r["TT"])] for r in outs]
         except KEY_ERRORS:
             result_ids, result_types = self.results_carefully(outs)
+            odd = True
         for rid in result_ids:
             if type(rid) is not int or rid <= 0 or rid in values:
                 i = result_ids.index(rid)
@@ -458,12 +470,11 @@ class _Reader(ValueDecoder):
         properties = None
         if "DA" in oj or "QA" in oj:
             properties = self.side_attrs(oj, default_present=False)
-        if self.arg_attrs and regions:
+        if regions and self.arg_attrs:
             bas = self.block_arg_attrs(regions)
             if bas is not None:
                 properties = {**(properties or {}), BLOCK_ARG_ATTRS: bas}
-        if (not OP_KEYS.issuperset(oj) or sum(map(len, outs)) != 2 * len(outs)
-                or sum(map(len, refs)) != len(refs) or (self.arg_unknown and regions)):
+        if odd or (regions and self.arg_unknown):
             properties = self.unknown_keys(oj, regions, properties)
 
         op = append_op(entry[1], operands, result_types, attributes, block, regions, properties)
@@ -507,7 +518,7 @@ class _Reader(ValueDecoder):
         if not found:
             return properties
         try:
-            check_value(found, self.depth)
+            check_value(found, self.depth, self.bounds)
         except TooDeep as e:
             raise SchemaLimit(e.message, e.path) from None
         self.unknown_seen = True
@@ -604,7 +615,7 @@ class _Reader(ValueDecoder):
         if type(rj) is not dict or type(rj.get("%")) is not int or "TT" not in rj:
             raise SchemaViolation("builtin.parameter's \"O\" is one object {\"%\": id, \"TT\": type}, "
                        f"got {show(rj)}", "." + C.RESULTS)
-        if string_over(a[3], limits.MAX_STRING_ATTR.value()):
+        if string_over(a[3], self.max_string):
             raise SchemaLimit(limits.MAX_STRING_ATTR.message(len(a[3])), f".{C.ATTRS}[3]")
         rid = rj["%"]
         if rid <= 0 or rid in self.values:

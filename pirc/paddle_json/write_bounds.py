@@ -9,7 +9,7 @@ hand or by another front end) gets the same clean refusal.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 
 from .. import limits
 from ..ir import attrs as A
@@ -17,9 +17,11 @@ from ..ir.types import DenseTensorArrayType, DenseTensorType, SelectedRowsType, 
 from .bounds import TooDeep, check_value, json_depth, string_over
 
 _TENSORS = (DenseTensorType, SelectedRowsType)
+_INT32 = (-(2**31), 2**31 - 1)
+_INT64 = (-(2**63), 2**63 - 1)
 
 
-def leaf_depth(root, memo: dict) -> int:
+def leaf_depth(root, memo: dict, max_depth: int, max_string: int) -> int:
     """The JSON bracket depth of an attribute or type (`{"#":..}` is 1), memoised by id.
 
     Raises TooDeep when a string or integer it holds is past the reader's limits, or when
@@ -28,8 +30,6 @@ def leaf_depth(root, memo: dict) -> int:
     got = memo.get(id(root))
     if got is not None:
         return got
-    max_depth = limits.MAX_NESTING.value()
-    max_string = limits.MAX_STRING_ATTR.value()
     # Post-order walk with an explicit stack: (node, children pushed?)
     stack = [(root, False)]
     while stack:
@@ -88,6 +88,14 @@ def _children(node, max_string: int) -> tuple[tuple, int]:
         return (), 1 + json_depth(data)
     if cls is A.ComplexAttr:
         return (), 2
+    if cls is IntegerAttr:
+        v = node.value.data
+        lo, hi = _INT32 if node.type is A.i32 else _INT64
+        if type(v) is int and not lo <= v <= hi and node.type is not A.i1:
+            # the reader checks each integer against its kind's range
+            raise TooDeep(f"integer {v if abs(v) < 10**30 else 'of ' + str(v.bit_length()) + ' bits'} "
+                          f"is outside the range of its kind ({lo} to {hi})")
+        return (), 1
     if cls in (A.DataTypeAttr, A.DataLayoutAttr, A.TensorNameAttr):
         _check_json(node.data)
     return (), 1

@@ -147,6 +147,7 @@ class _Writer:
         # and each attribute's and type's own depth, by id.
         self.depth = TOP_OP_DEPTH
         self.max_depth = limits.MAX_NESTING.value()
+        self.max_string = limits.MAX_STRING_ATTR.value()
         self.leaf_depths: dict[int, int] = {}
 
     # -- document ------------------------------------------------------------
@@ -268,15 +269,6 @@ class _Writer:
         return code
 
     def op(self, op, block_path: str, index: int) -> str:
-        frag = self.op_fragment(op, block_path, index)
-        props = op.properties
-        if props:
-            unknown = props.get(UNKNOWN_KEYS_PROPERTY)
-            if type(unknown) is StringAttr:
-                frag = restore(frag, unknown.data)
-        return frag
-
-    def op_fragment(self, op, block_path: str, index: int) -> str:
         cls = type(op)
         attrs = op.attributes
         # Ops of one class with the same attribute objects share their A/OA
@@ -289,7 +281,8 @@ class _Writer:
         if frags[2] is not None:
             frag = self.parameter(op, frags)
             if frag is not None:
-                return frag
+                unknown = op.properties.get(UNKNOWN_KEYS_PROPERTY)
+                return frag if unknown is None else restore(frag, unknown.data)
             frags = self.attribute_fragments(op, compact=False)  # operands or regions: generic
 
         values = self.values
@@ -346,6 +339,10 @@ class _Writer:
         if regions is not None:
             out += [',"regions":[', ",".join(regions), "]"]
         out.append("}")
+        if props:
+            unknown = props.get(UNKNOWN_KEYS_PROPERTY)
+            if unknown is not None:  # keys pirc kept from its input (unknown_keys.py)
+                return restore("".join(out), unknown.data)
         return "".join(out)
 
     def attribute_fragments(self, op, compact: bool = True) -> tuple:
@@ -355,8 +352,15 @@ class _Writer:
         generic parts are not built (None): each parameter has its own name,
         so nothing would share them.
         """
+        depths = self.leaf_depths
+        room = self.max_depth - self.depth - LEAF_STEP
+        short = self.max_string // 4  # a string of at most this many characters fits
         for name, value in op.attributes.items():
-            self.check_leaf(value, f"attribute \"{name}\"")
+            if type(value) is StringAttr and room >= 1 and len(value.data) <= short:
+                continue  # the common distinct leaf (a parameter's name): depth 1, fits
+            d = depths.get(id(value))
+            if d is None or d > room:
+                self.check_leaf(value, f"attribute \"{name}\"")
         if compact and op.name == C.PARAMETER_OP and (
                 self.trainable or not any(n in op.attributes for n, _ in C.PARAMETER_OA_FLAGS)):
             # (without OA, the compact form has no room for the result flags)
@@ -511,10 +515,12 @@ class _Writer:
 
     def check_leaf(self, x, what: str) -> None:
         """Refuse an attribute or type whose JSON the reader would refuse (bounds.py)."""
-        try:
-            d = leaf_depth(x, self.leaf_depths)
-        except TooDeep as e:
-            raise _Unwritable(f"{what}: {e.message}") from None
+        d = self.leaf_depths.get(id(x))
+        if d is None:
+            try:
+                d = leaf_depth(x, self.leaf_depths, self.max_depth, self.max_string)
+            except TooDeep as e:
+                raise _Unwritable(f"{what}: {e.message}") from None
         if self.depth + LEAF_STEP + d > self.max_depth:
             raise _Unwritable(f"{what} would nest the JSON past the reader's limit: "
                               + limits.MAX_NESTING.message(self.depth + LEAF_STEP + d))
