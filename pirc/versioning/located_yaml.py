@@ -81,20 +81,27 @@ class LocatedYaml:
         max_depth = limits.MAX_NESTING.value()
         max_digits = limits.MAX_INT_DIGITS.value()
         max_string = limits.MAX_STRING_ATTR.value()
-        done: set[int] = set()     # nodes whose subtrees were checked
-        open_: set[int] = set()    # nodes on the path from the root
+        # Post-order walk: a node's height (container levels in it, 0 for a scalar) once
+        # its subtree is checked, so that a node reached again through an alias is checked
+        # at its new depth without walking it again.
+        heights: dict[int, int] = {}
+        open_: set[int] = set()    # containers on the path from the root
         stack: list[tuple[Node, int, bool]] = [(root, 1, False)]
         while stack:
             node, depth, leaving = stack.pop()
             if leaving:
                 open_.discard(id(node))
-                done.add(id(node))
+                heights[id(node)] = 1 + max((heights[id(c)] for c in _children(node)), default=0)
                 continue
             if id(node) in open_:
                 self.error(node, "a recursive anchor: the value anchored here contains an alias "
                                  "to itself (it would be infinite)")
                 return False
-            if id(node) in done:
+            height = heights.get(id(node))
+            if height is not None:
+                if depth + height - 1 > max_depth:
+                    self.error(node, limits.MAX_NESTING.message(depth + height - 1))
+                    return False
                 continue
             if isinstance(node, ScalarNode):
                 if node.tag == _TAG + "int" and _digit_count(node.value) > max_digits:
@@ -103,18 +110,14 @@ class LocatedYaml:
                 if len(node.value) > max_string:
                     self.error(node, limits.MAX_STRING_ATTR.message(len(node.value)))
                     return False
-                done.add(id(node))
+                heights[id(node)] = 0
                 continue
             if depth > max_depth:
                 self.error(node, limits.MAX_NESTING.message())
                 return False
             open_.add(id(node))
             stack.append((node, depth, True))
-            if isinstance(node, SequenceNode):
-                children = node.value
-            else:
-                children = [n for pair in node.value for n in pair]
-            stack.extend((child, depth + 1, False) for child in reversed(children))
+            stack.extend((child, depth + 1, False) for child in reversed(_children(node)))
         return True
 
     def mapping(self, node: Node, what: str) -> list[Entry] | None:
@@ -164,6 +167,14 @@ class LocatedYaml:
         if tag == _TAG + "null":
             return None
         return node.value
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, ScalarNode):
+        return []
+    if isinstance(node, SequenceNode):
+        return node.value
+    return [n for pair in node.value for n in pair]
 
 
 def _digit_count(text: str) -> int:

@@ -59,3 +59,17 @@ def test_nesting_limit_applies_to_patch_yaml(tmp_path, monkeypatch):
     done = run("pirc.cli.patch", "validate", path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"{path}:7: error: input exceeds the nesting depth limit of 6 levels" in done.stderr
+
+
+def test_nesting_through_aliases_counts_at_each_use(tmp_path, monkeypatch):
+    # an anchor 3 levels deep (fine where it is defined), used at level 9 of an action's data:
+    # 11 levels in the value pirc would build
+    monkeypatch.setenv("PIRC_MAX_NESTING", "10")
+    path = tmp_path / "2.yaml"
+    path.write_text("x: &deep [[[1]]]\nop_patches:\n  - op_name: pd_op.relu\n    actions:\n"
+                    "      - action: add_attr\n        object: x\n        type: pir::Int32Attribute\n"
+                    "        data: [[[*deep]]]\n")
+    done = run("pirc.cli.patch", "validate", path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"{path}:1: error: input exceeds the nesting depth limit of 10 levels (11 levels)" \
+        in done.stderr
