@@ -167,15 +167,6 @@ def test_writer_and_reader_agree_on_attribute_depth(monkeypatch):
     assert (True, True) in outcomes and (False, False) in outcomes
 
 
-def nested_ifs(levels: int) -> str:
-    body = '() = "cf.yield" () {} : () -> '
-    for _ in range(levels):
-        body = ('(%c) = "pd_op.full" () {} : () -> tensor<b>\n'
-                '() = "pd_op.if" (%c) {} -> {\n' + body + '\n} else {\n() = "cf.yield" () {} : () -> \n}\n'
-                '() = "cf.yield" () {} : () -> ')
-    return body
-
-
 def test_writer_and_reader_agree_on_region_depth(monkeypatch):
     outcomes = []
     for levels in range(1, 6):
