@@ -85,6 +85,9 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
         try:
             verify_program(program, strict=args.strict)
         except VerifyError as e:
+            if fmt == "json":
+                from ..paddle_json.op_paths import located_problems as json_located
+                raise json_located(e, program, filename) from None
             raise located_problems(e, program, text, filename, line_offset) from None
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)

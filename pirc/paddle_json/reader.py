@@ -22,20 +22,26 @@ the top-level ops of a Paddle-written file are decoded one at a time
 from __future__ import annotations
 
 import json
+import sys
 
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
 from xdsl.ir import Block, Region
 
+from .. import limits
 from ..errors import JsonError, SourceError, VersionError
-from .stream import NotStreamable, OpStream, StreamSyntaxError, skeleton
+from .bounds import (LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, JsonLimitError, TooDeep, check_value,
+                     limit_error, string_over)
+from .stream import NotStreamable, OpStream, StreamSyntaxError, scanner_failure, skeleton
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
-from ..ir.ops import new_module, null_value
+from ..ir.ops import BLOCK_ARG_ATTRS, new_module, null_value
 from ..ir.program import LATEST_VERSION, GraphTag, Program
 from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
 from . import codes as C
-from .schema_checks import SchemaViolation, is_flag, is_int, show
+from .schema_checks import SchemaLimit, SchemaViolation, is_flag, is_int, show
+from .unknown_keys import (OP_KEYS, PARAMETER_KEYS, UNKNOWN_KEYS_PROPERTY, UNKNOWN_KEYS_SEEN,
+                           keep_unknown, unknown_key_warnings)
 from .value_decoder import KEY_ERRORS, ValueDecoder, attr_key, type_key
 
 __all__ = ["read_program"]
@@ -50,24 +56,48 @@ def _reject_constant(name: str):
     raise _NonStandard(name)
 
 
-def read_program(text_or_obj, filename: str = "<input>") -> Program:
-    """Read a Paddle saved program (JSON text, bytes, or the parsed object)."""
+def read_program(text_or_obj, filename: str = "<input>", warn=None) -> Program:
+    """Read a Paddle saved program (JSON text, bytes, or the parsed object).
+
+    `warn(message)` receives each warning (a key pirc does not know, kept); by default
+    they go to stderr as `FILE: PATH: warning: ...`.
+    """
     # One GC pause around parsing and building: both allocate millions of
     # containers, and with the cyclic GC running every generation-2 pass
     # rescans all of them (5x slower at 100k ops).  The parsed JSON is freed
     # before the pause ends so the collector never scans it.
     with gc_paused():
-        return _read(text_or_obj, filename)
+        program = _read(text_or_obj, filename)
+    if program.extra.get(UNKNOWN_KEYS_SEEN):
+        del program.extra[UNKNOWN_KEYS_SEEN]
+        for message in unknown_key_warnings(program, filename):
+            if warn is None:
+                print(message, file=sys.stderr)
+            else:
+                warn(message)
+    return program
 
 
 def _read(text_or_obj, filename: str) -> Program:
+    try:
+        return _read_checked(text_or_obj, filename)
+    except TooDeep as e:
+        raise limit_error(e, "", filename) from None
+
+
+def _read_checked(text_or_obj, filename: str) -> Program:
     if isinstance(text_or_obj, (bytes, bytearray)):
+        _check_size(len(text_or_obj), filename)
         try:
             text_or_obj = text_or_obj.decode("utf-8")
         except UnicodeDecodeError as e:
             raise JsonError(f"the file is not UTF-8 text (byte {e.start}): {e.reason}",
                             filename=filename) from None
     if isinstance(text_or_obj, str):
+        size = len(text_or_obj)
+        if 4 * size > limits.MAX_INPUT_BYTES.value():  # only then can its UTF-8 be too big
+            size = len(text_or_obj.encode("utf-8", "surrogatepass"))
+        _check_size(size, filename)
         program = _read_streamed(text_or_obj, filename)
         if program is not None:
             return program
@@ -80,11 +110,17 @@ def _read(text_or_obj, filename: str) -> Program:
         except json.JSONDecodeError as e:
             # Saved programs are one line of many megabytes: no source line is shown.
             raise SourceError(f"malformed JSON: {e.msg}", filename, e.lineno, e.colno) from None
-        except RecursionError:
-            raise JsonError("malformed JSON: nested too deeply", filename=filename) from None
+        except (RecursionError, ValueError):
+            # nesting at Python's recursion limit, or an integer over its 4,300 digits
+            raise scanner_failure(text_or_obj, 0, 1, "") from None
     else:
         obj = text_or_obj
     return _build(obj, filename)
+
+
+def _check_size(size: int, filename: str) -> None:
+    if size > limits.MAX_INPUT_BYTES.value():
+        raise JsonLimitError(limits.MAX_INPUT_BYTES.message(size), filename=filename)
 
 
 def _read_streamed(text: str, filename: str) -> Program | None:
@@ -111,10 +147,14 @@ def _build(obj, filename: str) -> Program:
         return _Reader().program(obj)
     except VersionError as e:
         raise e.in_file(filename) from None
+    except SchemaLimit as e:
+        raise limit_error(TooDeep(e.message, e.path), "", filename) from None
     except SchemaViolation as e:
         raise JsonError(e.message, path=e.path.lstrip("."), filename=filename) from None
     except RecursionError:
-        raise JsonError("the program is nested too deeply to read", filename=filename) from None
+        raise JsonError("the program nests deeper than this Python can read (its recursion "
+                        "limit is below pirc's nesting limit, PIRC_MAX_NESTING)",
+                        filename=filename) from None
 
 
 class _Reader(ValueDecoder):
@@ -124,6 +164,18 @@ class _Reader(ValueDecoder):
         # id 0 is Paddle's null value: operands that name it get a fresh null value.
         self.values: dict = {0: None}
         self.names: dict[str, tuple[str, type]] = {}  # JSON op code -> (name, class)
+        # JSON depth of the ops being read, and the memos for that depth: a memo hit stands
+        # for a value whose depth was checked when it was decoded, at the same depth.
+        self.depth = TOP_OP_DEPTH
+        self.max_string = self.bounds[2]
+        self.leaf_depth = TOP_OP_DEPTH + LEAF_STEP + 1
+        self.memos_by_depth = {TOP_OP_DEPTH: (self.attrs, self.types)}
+        # Block -> its arguments' attributes (pirc's "A" on a block argument), until the op
+        # that owns the block is made.
+        self.arg_attrs: dict = {}
+        # Keys pirc does not know, kept to be written back: block -> {arg index: {key: value}}
+        self.arg_unknown: dict = {}
+        self.unknown_seen = False
 
     # -- top level -----------------------------------------------------------
 
@@ -134,6 +186,7 @@ class _Reader(ValueDecoder):
         extra: dict = {}
         top_extra = {k: v for k, v in obj.items() if k not in (C.BASE_CODE, C.PROGRAM)}
         if top_extra:
+            _check_kept(top_extra, 1, "")
             extra["top"] = top_extra
         if C.BASE_CODE not in obj:
             raise SchemaViolation("missing \"base_code\" (magic, version, trainable): is this a Paddle "
@@ -144,6 +197,8 @@ class _Reader(ValueDecoder):
             raise SchemaViolation("missing \"program\"")
         module = new_module()
         self.top(obj[C.PROGRAM], module.body.block, extra)
+        if self.unknown_seen:
+            extra[UNKNOWN_KEYS_SEEN] = True
         return Program(module=module, version=version, graph_tags=tags, trainable=trainable,
                        extra=extra)
 
@@ -162,7 +217,7 @@ class _Reader(ValueDecoder):
                        f"{C.BASE_CODE}.{C.VERSION}")
         if version > LATEST_VERSION:
             raise VersionError(
-                f"program is PIR version {version}; this pirc reads versions up to "
+                f"program is PIR version {show(version)}; this pirc reads versions up to "
                 f"{LATEST_VERSION} (Paddle 3.3); upgrade pirc")
         trainable = bc.get(C.TRAINABLE, True)
         if type(trainable) is not bool:
@@ -170,10 +225,12 @@ class _Reader(ValueDecoder):
                        f"{C.BASE_CODE}.{C.TRAINABLE}")
         tags: list[GraphTag] = []
         if C.PIRC_KEY in bc:
+            _check_kept(bc[C.PIRC_KEY], 3, f"{C.BASE_CODE}.{C.PIRC_KEY}")
             tags = self.pirc_meta(bc[C.PIRC_KEY], extra)
         rest = {k: v for k, v in bc.items()
                 if k not in (C.MAGIC, C.VERSION, C.TRAINABLE, C.PIRC_KEY)}
         if rest:
+            _check_kept(rest, 2, C.BASE_CODE)
             extra["base_code"] = rest
         return version, trainable, tags
 
@@ -198,10 +255,15 @@ class _Reader(ValueDecoder):
         return tags
 
     def top(self, prog, block: Block, extra: dict) -> None:
+        if TOP_OP_DEPTH + LEAF_STEP > limits.MAX_NESTING.value():
+            # a top-level op's lists of operands, results, attributes (the writer's rule too)
+            raise SchemaLimit(limits.MAX_NESTING.message(TOP_OP_DEPTH + LEAF_STEP),
+                              f"{C.PROGRAM}.{C.REGIONS}[0].{C.BLOCKS}[0].{C.OPS}")
         if type(prog) is not dict:
             raise SchemaViolation(f"expected an object with \"regions\", got {show(prog)}", C.PROGRAM)
         rest = {k: v for k, v in prog.items() if k != C.REGIONS}
         if rest:
+            _check_kept(rest, 2, C.PROGRAM)
             extra["program"] = rest
         regions = prog.get(C.REGIONS)
         # Paddle's reader takes exactly one region and reads only its first
@@ -243,7 +305,7 @@ class _Reader(ValueDecoder):
         if bj.get(C.KEYWORD_BLOCK_ARGS):
             raise SchemaViolation("keyword block arguments are not supported by pirc",
                        "." + C.KEYWORD_BLOCK_ARGS)
-        ids, types = [], []
+        ids, types, arg_attrs = [], [], None
         for i, aj in enumerate(args):
             try:
                 if type(aj) is not dict:
@@ -258,6 +320,16 @@ class _Reader(ValueDecoder):
                     raise SchemaViolation("missing \"TT\" (the argument's type)")
                 types.append(self.type(aj[C.TYPE], "." + C.TYPE))
                 ids.append(aid)
+                if len(aj) > 2 + (C.ATTRS in aj):
+                    self.arg_unknown.setdefault(block, {})[i] = {
+                        k: v for k, v in aj.items() if k not in (C.ID, C.TYPE, C.ATTRS)}
+                if C.ATTRS in aj:
+                    if block is not None:
+                        raise SchemaViolation("the program block's arguments take no attributes",
+                                              "." + C.ATTRS)
+                    if arg_attrs is None:
+                        arg_attrs = [None] * len(args)
+                    arg_attrs[i] = self.attr_list(aj[C.ATTRS], C.ATTRS)
             except SchemaViolation as e:
                 raise e.under(f".{C.BLOCK_ARGS}[{i}]") from None
         if block is None:
@@ -267,6 +339,10 @@ class _Reader(ValueDecoder):
                 block.insert_arg(t, len(block.args))
         for aid, arg in zip(ids, block.args):
             self.values[aid] = arg
+        if None in self.arg_unknown:  # arguments of the program's own block
+            self.arg_unknown[block] = self.arg_unknown.pop(None)
+        if arg_attrs is not None:
+            self.arg_attrs[block] = arg_attrs
         ops = bj.get(C.OPS)
         if type(ops) is not list and type(ops) is not OpStream:
             raise SchemaViolation(f"expected a list of ops, got {show(ops)}", "." + C.OPS)
@@ -276,6 +352,10 @@ class _Reader(ValueDecoder):
                 op(oj, block)
             except SchemaViolation as e:
                 raise e.under(f".{C.OPS}[{i}]") from None
+            except RecursionError:
+                # Python's own limit, met before pirc's (values are measured as they are
+                # decoded, but keys are built first): say where the op goes past pirc's.
+                raise self.too_deep(oj).under(f".{C.OPS}[{i}]") from None
             except (KeyError, TypeError, IndexError, ValueError, AttributeError) as e:
                 # A shape the checks below did not anticipate: still a located
                 # message, never a traceback.
@@ -288,6 +368,8 @@ class _Reader(ValueDecoder):
         if type(code) is not str:
             raise SchemaViolation(f"an op name is a string \"<dialect id>.<name>\", got {show(code)}",
                        "." + C.ID)
+        if string_over(code, self.max_string):
+            raise SchemaLimit(limits.MAX_STRING_ATTR.message(len(code)), "." + C.ID)
         prefix, dot, short = code.partition(".")
         if not dot or not prefix or not short:
             raise SchemaViolation(f"an op name is \"<dialect id>.<name>\" (\"1.matmul\"), got {show(code)}",
@@ -324,11 +406,16 @@ class _Reader(ValueDecoder):
         values = self.values
 
         # operands
+        # (an entry with a key pirc does not know is left out, and read carefully: `odd`)
+        odd = not OP_KEYS.issuperset(oj)
         refs = oj.get("I")
         try:
-            operands = [values[r["%"]] for r in refs]
+            operands = [values[r["%"]] for r in refs if len(r) == 1]
+            if len(operands) != len(refs):
+                raise KeyError
         except KEY_ERRORS:
             operands = self.operands_slowly(refs)
+            odd = True
         else:
             if None in operands:  # id 0
                 operands = [null_value() if v is None else v for v in operands]
@@ -336,11 +423,14 @@ class _Reader(ValueDecoder):
         # results
         outs = oj.get("O")
         try:
-            result_ids = [r["%"] for r in outs]
+            result_ids = [r["%"] for r in outs if len(r) == 2]
+            if len(result_ids) != len(outs):
+                raise KeyError
             types_cache = self.types
             result_types = [types_cache[type_key(r["TT"])] for r in outs]
         except KEY_ERRORS:
             result_ids, result_types = self.results_carefully(outs)
+            odd = True
         for rid in result_ids:
             if type(rid) is not int or rid <= 0 or rid in values:
                 i = result_ids.index(rid)
@@ -384,6 +474,12 @@ class _Reader(ValueDecoder):
         properties = None
         if "DA" in oj or "QA" in oj:
             properties = self.side_attrs(oj, default_present=False)
+        if regions and self.arg_attrs:
+            bas = self.block_arg_attrs(regions)
+            if bas is not None:
+                properties = {**(properties or {}), BLOCK_ARG_ATTRS: bas}
+        if odd or (regions and self.arg_unknown):
+            properties = self.unknown_keys(oj, regions, properties)
 
         op = append_op(entry[1], operands, result_types, attributes, block, regions, properties)
         for rid, r in zip(result_ids, op.results):
@@ -392,13 +488,69 @@ class _Reader(ValueDecoder):
     def regions(self, rjs) -> list:
         if type(rjs) is not list:
             raise SchemaViolation(f"expected a list of regions, got {show(rjs)}", "." + C.REGIONS)
-        regions = []
-        for i, rj in enumerate(rjs):
-            try:
-                regions.append(self.region(rj))
-            except SchemaViolation as e:
-                raise e.under(f".{C.REGIONS}[{i}]") from None
-        return regions
+        outer = self.depth
+        inner = outer + REGION_STEP
+        if inner + LEAF_STEP > limits.MAX_NESTING.value():
+            raise SchemaLimit(limits.MAX_NESTING.message(inner + LEAF_STEP), "." + C.REGIONS)
+        memos = self.memos_by_depth.get(inner)
+        if memos is None:
+            memos = self.memos_by_depth[inner] = ({}, {})
+        saved = self.attrs, self.types
+        self.attrs, self.types = memos
+        self.depth, self.leaf_depth = inner, inner + LEAF_STEP + 1
+        try:
+            regions = []
+            for i, rj in enumerate(rjs):
+                try:
+                    regions.append(self.region(rj))
+                except SchemaViolation as e:
+                    raise e.under(f".{C.REGIONS}[{i}]") from None
+            return regions
+        finally:
+            self.attrs, self.types = saved
+            self.depth, self.leaf_depth = outer, outer + LEAF_STEP + 1
+
+    def unknown_keys(self, oj, regions, properties):
+        """Keep the keys of an op, its operands, results and its blocks' arguments that pirc
+        does not know (Paddle ignores them): they are written back, and reported."""
+        found = {}
+        for r, region in enumerate(regions):
+            for b, blk in enumerate(region.blocks):
+                for i, keys in self.arg_unknown.pop(blk, {}).items():
+                    found[f"regions[{r}].blocks[{b}].args[{i}]"] = keys
+        found.update(keep_unknown(oj, OP_KEYS if oj.get(C.ID) != C.PARAMETER_CODE else PARAMETER_KEYS))
+        if not found:
+            return properties
+        try:
+            check_value(found, self.depth, self.bounds)
+        except TooDeep as e:
+            raise SchemaLimit(e.message, e.path) from None
+        self.unknown_seen = True
+        return {**(properties or {}), UNKNOWN_KEYS_PROPERTY: StringAttr(json.dumps(
+            found, ensure_ascii=False, separators=(",", ":"), sort_keys=True))}
+
+    def block_arg_attrs(self, regions):
+        """The BLOCK_ARG_ATTRS property for an op's regions (as the text parser builds it),
+        or None when none of their blocks' arguments has attributes."""
+        pending = self.arg_attrs
+        if not any(b in pending for r in regions for b in r.blocks):
+            return None
+        per_region = []
+        for r in regions:
+            blocks = []
+            for b in r.blocks:
+                attrs = pending.pop(b, None) or [None] * len(b.args)
+                blocks.append(A.array_attr(DictionaryAttr(a or {}) for a in attrs))
+            per_region.append(A.array_attr(blocks))
+        return A.array_attr(per_region)
+
+    def too_deep(self, oj) -> SchemaViolation:
+        try:
+            check_value(oj, self.depth)
+        except TooDeep as e:
+            return SchemaLimit(e.message, e.path)
+        return SchemaLimit("the op nests deeper than this Python can read (its recursion "
+                           "limit is below pirc's nesting limit, PIRC_MAX_NESTING)")
 
     def attributes_carefully(self, a, oa) -> dict:
         attributes = self.attr_list(a, C.ATTRS)
@@ -467,6 +619,8 @@ class _Reader(ValueDecoder):
         if type(rj) is not dict or type(rj.get("%")) is not int or "TT" not in rj:
             raise SchemaViolation("builtin.parameter's \"O\" is one object {\"%\": id, \"TT\": type}, "
                        f"got {show(rj)}", "." + C.RESULTS)
+        if string_over(a[3], self.max_string):
+            raise SchemaLimit(limits.MAX_STRING_ATTR.message(len(a[3])), f".{C.ATTRS}[3]")
         rid = rj["%"]
         if rid <= 0 or rid in self.values:
             raise SchemaViolation(self.bad_result_id(rid), f".{C.RESULTS}.%")
@@ -496,6 +650,8 @@ class _Reader(ValueDecoder):
         if cls is None:
             cls = op_class(C.PARAMETER_OP, self.version)
             self.names["p"] = cls
+        if not PARAMETER_KEYS.issuperset(oj) or len(rj) != 2:
+            properties = self.unknown_keys(oj, (), properties)
         op = append_op(cls, [], [t], attributes, block, (), properties)
         self.values[rid] = op.results[0]
 
@@ -534,6 +690,14 @@ class _Reader(ValueDecoder):
                 raise SchemaViolation(f"attribute \"{name}\" appears twice", where)
             out[name] = self.attr(e[C.ATTR], f"{where}.{C.ATTR}")
         return out
+
+def _check_kept(value, depth: int, path: str) -> None:
+    """A value pirc keeps without reading it (an extra key) is within the limits."""
+    try:
+        check_value(value, depth)
+    except TooDeep as e:
+        raise SchemaLimit(e.message, path + e.path) from None
+
 
 (_IS_DISTRIBUTED, _), (_IS_PARAMETER, _), (_NEED_CLIP, _) = C.PARAMETER_A_FLAGS
 (_PERSISTABLE, _), (_STOP_GRADIENT, _), (_TRAINABLE, _) = C.PARAMETER_OA_FLAGS

@@ -18,12 +18,18 @@ class SchemaViolation(Exception):
         return self
 
 
+class SchemaLimit(SchemaViolation):
+    """A value past one of pirc's input limits (pirc/limits.py), located like a violation."""
+
+
 def show(value, limit: int = 60) -> str:
     """A short rendering of a JSON value for a message."""
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    except RecursionError:
+        text = "[...]" if type(value) is list else "{...}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import re
 
+from .bounds import TOP_OP_DEPTH, TooDeep, locate_in_text
+
 _WS = re.compile(r"[ \t\n\r]*")
 _BLANKS = frozenset(" \t\n\r")
 # What may follow the top-level op list: the closing brackets of the block,
@@ -39,6 +41,20 @@ class StreamSyntaxError(Exception):
         self.error = error
 
 
+TOP_OPS_PATH = "program.regions[0].blocks[0].ops"
+
+
+def scanner_failure(text: str, pos: int, depth: int, path: str) -> TooDeep:
+    """What the C scanner's RecursionError or integer-conversion ValueError at the value
+    starting at `pos` means to a user: the limit it went past, located."""
+    found = locate_in_text(text, pos, depth)
+    if found is None:
+        return TooDeep("nested deeper than this Python can read (its recursion limit is "
+                       "below pirc's nesting limit, PIRC_MAX_NESTING)", path)
+    found.path = path + found.path
+    return found
+
+
 class OpStream:
     """The top-level ops, decoded one by one when iterated (once)."""
 
@@ -57,13 +73,21 @@ class OpStream:
         if text.startswith("]", pos):
             self.pos = pos
         else:
+            index = 0
             while True:
                 try:
-                    op, pos = scan(text, pos)
+                    op, end = scan(text, pos)
                 except StopIteration as stop:
                     raise StreamSyntaxError(json.JSONDecodeError("Expecting value", text, stop.value)) from None
                 except json.JSONDecodeError as e:
                     raise StreamSyntaxError(e) from None
+                except (RecursionError, ValueError):
+                    # nesting at Python's recursion limit, or an integer over Python's
+                    # 4,300 digits: both far past pirc's own limits
+                    raise scanner_failure(text, pos, TOP_OP_DEPTH,
+                                          f"{TOP_OPS_PATH}[{index}]") from None
+                pos = end
+                index += 1
                 yield op
                 c = text[pos:pos + 1]
                 if c == ",":
@@ -100,11 +124,15 @@ class _Scanner:
             raise NotStreamable(f"expected {bracket!r}")
         return pos + 1
 
-    def value(self, pos: int):
+    def value(self, pos: int, path: str, depth: int):
+        """The JSON value at pos (a container there would be at `depth`, its JSON path `path`)."""
+        pos = self.skip(pos)
         try:
-            return self.decode(self.text, self.skip(pos))
+            return self.decode(self.text, pos)
         except json.JSONDecodeError as e:
             raise StreamSyntaxError(e) from None
+        except (RecursionError, ValueError):
+            raise scanner_failure(self.text, pos, depth, path) from None
 
     def members(self, pos: int):
         """Yield (key, position of its value) for the object whose `{` ends at pos;
@@ -114,7 +142,7 @@ class _Scanner:
         if text.startswith("}", pos):
             return
         while True:
-            key, pos = self.value(pos)
+            key, pos = self.value(pos, "", 0)
             if type(key) is not str:
                 raise NotStreamable("object key")
             pos = self.skip(pos)
@@ -143,7 +171,7 @@ def skeleton(text: str, decoder: json.JSONDecoder):
                     return None
                 doc["program"] = _program(scan, pos)
                 return doc
-            doc[key], pos = scan.value(pos)
+            doc[key], pos = scan.value(pos, key, 2)
             key, pos = members.send(pos)
     except (NotStreamable, StopIteration):
         return None
@@ -161,7 +189,7 @@ def _program(scan: _Scanner, pos: int) -> dict:
     members = scan.members(scan.open(pos, "{"))
     key, pos = next(members)
     while key != "blocks":
-        region[key], pos = scan.value(pos)
+        region[key], pos = scan.value(pos, f"program.regions[0].{key}", 5)
         key, pos = members.send(pos)
     pos = scan.open(pos, "[")
     block: dict = {}
@@ -169,7 +197,7 @@ def _program(scan: _Scanner, pos: int) -> dict:
     members = scan.members(scan.open(pos, "{"))
     key, pos = next(members)
     while key != "ops":
-        block[key], pos = scan.value(pos)
+        block[key], pos = scan.value(pos, f"program.regions[0].blocks[0].{key}", 7)
         key, pos = members.send(pos)
     block["ops"] = OpStream(scan.text, scan.open(pos, "["), scan_decoder(scan))
     return program

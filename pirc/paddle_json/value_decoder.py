@@ -22,18 +22,25 @@ from ..ir.types import (
     VectorType,
 )
 from . import codes as C
-from .schema_checks import SchemaViolation, is_int, is_number, show
+from .bounds import TooDeep, check_value, current_limits
+from .schema_checks import SchemaLimit, SchemaViolation, is_int, is_number, show
 
 _INT32_RANGE = (-(2**31), 2**31 - 1)
 _INT64_RANGE = (-(2**63), 2**63 - 1)
 
 
-def _memoised(memo: dict, key, decode, obj, where: str):
+def _memoised(memo: dict, key, decode, obj, where: str, depth: int, bounds):
     """`decode(obj)`, once per distinct JSON value (`key` makes it hashable); an error is
-    located under `where`, the JSON path of the value."""
+    located under `where`, the JSON path of the value.  The value is first checked against
+    pirc's limits as if its outermost bracket were at JSON depth `depth` (each memo serves
+    one depth: see the reader)."""
     k = safe_key(key, obj)
     got = memo.get(k)
     if got is None:
+        try:
+            check_value(obj, depth, bounds)
+        except TooDeep as e:
+            raise SchemaLimit(e.message, where + e.path) from None
         try:
             got = decode(obj)
         except SchemaViolation as e:
@@ -48,9 +55,12 @@ class ValueDecoder:
     def __init__(self):
         self.types: dict[str, object] = {}
         self.attrs: dict[str, object] = {}
+        self.leaf_depth = 1  # the JSON depth a value's outermost bracket is counted at
+        self.bounds = current_limits()
 
     def attr(self, obj, where: str):
-        return _memoised(self.attrs, attr_key, self.decode_attr, obj, where)
+        return _memoised(self.attrs, attr_key, self.decode_attr, obj, where, self.leaf_depth,
+                         self.bounds)
 
     def decode_attr(self, obj):
         if type(obj) is not dict:
@@ -139,7 +149,8 @@ class ValueDecoder:
     # -- types -------------------------------------------------------------------
 
     def type(self, obj, where: str):
-        return _memoised(self.types, type_key, self.decode_type, obj, where)
+        return _memoised(self.types, type_key, self.decode_type, obj, where, self.leaf_depth,
+                         self.bounds)
 
     def decode_type(self, obj):
         if type(obj) is not dict:

@@ -34,10 +34,11 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 
+from .. import limits
 from ..errors import JsonError
 from ..ir import attrs as A
 from ..ir.builder import gc_paused
-from ..ir.ops import RESULT_ATTR_NAMES, NullValueOp
+from ..ir.ops import BLOCK_ARG_ATTRS, RESULT_ATTR_NAMES, NullValueOp
 from ..ir.program import Program
 from ..ir.types import (
     ELEMENT_TYPE_NAMES,
@@ -48,6 +49,9 @@ from ..ir.types import (
     VectorType,
 )
 from . import codes as C
+from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, short_path
+from .unknown_keys import UNKNOWN_KEYS_PROPERTY, restore
+from .write_bounds import leaf_depth
 
 __all__ = ["write_program", "json_attribute_names"]
 
@@ -96,10 +100,15 @@ def write_program_chunks(program: Program, attribute_names=None):
     whole 30 MB text (and the list of its parts) in memory at once.
     """
     writer = _Writer(program, attribute_names or json_attribute_names)
-    head, tail = writer.document().split(_TOP_OPS, 1)
-    yield head
-    yield from writer.top_ops()
-    yield tail
+    try:
+        head, tail = writer.document().split(_TOP_OPS, 1)
+        yield head
+        yield from writer.top_ops()
+        yield tail
+    except RecursionError:
+        # Only when PIRC_MAX_NESTING is raised past what Python's stack allows.
+        raise JsonError("the program nests deeper than this Python can write (its recursion "
+                        "limit is below pirc's nesting limit, PIRC_MAX_NESTING)") from None
 
 
 # Stands for the top-level block's op list in the document skeleton.
@@ -134,12 +143,24 @@ class _Writer:
         self.attr_sets: dict[tuple, tuple] = {}
         self.top_block = program.module.body.blocks[0] if program.module.body.blocks else None
         self.top_path = "program.regions[0].blocks[0]"
+        # The JSON depth of the ops being written (bounds.py counts it as the reader does),
+        # and each attribute's and type's own depth, by id.
+        self.depth = TOP_OP_DEPTH
+        self.max_depth = limits.MAX_NESTING.value()
+        self.max_string = limits.MAX_STRING_ATTR.value()
+        self.leaf_depths: dict[int, int] = {}
 
     # -- document ------------------------------------------------------------
 
     def document(self) -> str:
         p = self.program
         extra = p.extra or {}
+        for where, depth in (("top", 1), ("base_code", 2), ("program", 2), ("pirc", 3)):
+            try:
+                check_value(extra.get(where, {}), depth)
+            except TooDeep as e:
+                raise JsonError(f"an extra key pirc kept from the input: {e.message}",
+                                path=(where if where != "top" else "") + e.path) from None
         base = {C.MAGIC: _dumps(C.MAGIC_VALUE), C.TRAINABLE: _dumps(bool(p.trainable)),
                 C.VERSION: _dumps(p.version)}
         meta = dict(extra.get("pirc", {}))
@@ -149,6 +170,11 @@ class _Writer:
             base[C.PIRC_KEY] = _dumps(meta)
         for k, v in extra.get("base_code", {}).items():
             base.setdefault(k, _dumps(v))
+        if TOP_OP_DEPTH + LEAF_STEP > self.max_depth:
+            # a top-level op's lists of operands, results, attributes (the reader's rule too)
+            raise JsonError("the program's ops would nest the JSON past the reader's limit: "
+                            + limits.MAX_NESTING.message(TOP_OP_DEPTH + LEAF_STEP),
+                            path="program.regions[0].blocks[0].ops")
         region = self.region(p.module.body, "program.regions[0]")
         prog = {C.REGIONS: "[" + region + "]"}
         for k, v in extra.get("program", {}).items():
@@ -164,21 +190,37 @@ class _Writer:
 
     # -- structure ---------------------------------------------------------------
 
-    def region(self, region, path: str) -> str:
+    def region(self, region, path: str, arg_attrs=None) -> str:
         name = f"region_{self.next_region}"
         self.next_region += 1
-        blocks = [self.block(b, f"{path}.blocks[{i}]") for i, b in enumerate(region.blocks)]
+        per_block = arg_attrs.data if type(arg_attrs) is ArrayAttr else ()
+        blocks = [self.block(b, f"{path}.blocks[{i}]", per_block[i] if i < len(per_block) else None)
+                  for i, b in enumerate(region.blocks)]
         return '{"#":"' + name + '","blocks":[' + ",".join(blocks) + "]}"
 
-    def block(self, block, path: str) -> str:
+    def block(self, block, path: str, arg_attrs=None) -> str:
         name = f"block_{self.next_block}"
         self.next_block += 1
         args = []
-        for arg in block.args:
+        nested = self.depth != TOP_OP_DEPTH
+        per_arg = arg_attrs.data if type(arg_attrs) is ArrayAttr else ()
+        for i, arg in enumerate(block.args):
+            if nested:
+                self.check_leaf(arg.type, "a block argument's type")
             n = self.next_arg
             self.next_arg -= 1
             self.values[id(arg)] = '{"%":' + str(n) + "}"
-            args.append('{"#":' + str(n) + ',"TT":' + self.type(arg.type) + "}")
+            attrs = per_arg[i].data if i < len(per_arg) else None
+            if attrs:
+                # Block-argument attributes (`^%arg_0 {stop_gradient:true}`): Paddle's
+                # writer drops them; pirc keeps them in an "A" list like an op's, which
+                # Paddle's reader ignores (docs/TEXT-FORMATS.md).
+                for k, v in attrs.items():
+                    self.check_leaf(v, f"block argument attribute \"{k}\"")
+                a = ',"A":[' + ",".join(self.entry(k, v) for k, v in attrs.items()) + "]"
+            else:
+                a = ""
+            args.append('{"#":' + str(n) + a + ',"TT":' + self.type(arg.type) + "}")
         if block is self.top_block:
             ops_text = _TOP_OPS  # streamed by top_ops()
         else:
@@ -193,7 +235,7 @@ class _Writer:
             try:
                 yield op_frag(op, path, i)
             except _Unwritable as e:
-                raise JsonError(e.args[0], path=f"{path}.ops[{i}]") from None
+                raise JsonError(e.args[0], path=short_path(f"{path}.ops[{i}]")) from None
             except JsonError as e:
                 if not e.path:
                     e.path = f"{path}.ops[{i}]"
@@ -215,7 +257,12 @@ class _Writer:
         code = self.codes.get(name)
         if code is None:
             dialect, dot, short = name.partition(".")
-            did = C.DIALECT_IDS.get(dialect) if dot else None
+            if not dot or not dialect or not short or dialect.lstrip("-").isdigit():
+                # the reader would refuse the name, or read it as another op
+                raise _Unwritable(f"op name {_dumps(name)} cannot be saved in Paddle JSON, which "
+                                  "names an op <dialect>.<name> (\"pd_op.relu\") with a dialect "
+                                  "name that is not a number")
+            did = C.DIALECT_IDS.get(dialect)
             # Paddle keeps the name of a dialect it has no id for.
             code = _dumps(f"{did}.{short}" if did is not None else name)
             self.codes[name] = code
@@ -234,7 +281,8 @@ class _Writer:
         if frags[2] is not None:
             frag = self.parameter(op, frags)
             if frag is not None:
-                return frag
+                unknown = op.properties.get(UNKNOWN_KEYS_PROPERTY)
+                return frag if unknown is None else restore(frag, unknown.data)
             frags = self.attribute_fragments(op, compact=False)  # operands or regions: generic
 
         values = self.values
@@ -257,10 +305,25 @@ class _Writer:
             values[id(r)] = '{"%":' + sn + "}"
             results.append('{"%":' + sn + ',"TT":' + type_frag(r.type) + "}")
         self.next_value = n
+        if self.depth != TOP_OP_DEPTH:
+            # memoised fragments were measured where first written, maybe shallower
+            self.check_nested_op(op)
         regions = None
         if op.regions:
             where = f"{block_path}.ops[{index}].regions"
-            regions = [self.region(r, f"{where}[{i}]") for i, r in enumerate(op.regions)]
+            outer = self.depth
+            inner = outer + REGION_STEP
+            if inner + LEAF_STEP > self.max_depth:
+                raise _Unwritable("its regions would nest the JSON past the reader's limit: "
+                                  + limits.MAX_NESTING.message(inner + LEAF_STEP))
+            self.depth = inner
+            bas = op.properties.get(BLOCK_ARG_ATTRS) if op.properties else None
+            per_region = bas.data if type(bas) is ArrayAttr else ()
+            try:
+                regions = [self.region(r, f"{where}[{i}]", per_region[i] if i < len(per_region) else None)
+                           for i, r in enumerate(op.regions)]
+            finally:
+                self.depth = outer
 
         out = [frags[0]]
         props = op.properties
@@ -276,6 +339,10 @@ class _Writer:
         if regions is not None:
             out += [',"regions":[', ",".join(regions), "]"]
         out.append("}")
+        if props:
+            unknown = props.get(UNKNOWN_KEYS_PROPERTY)
+            if unknown is not None:  # keys pirc kept from its input (unknown_keys.py)
+                return restore("".join(out), unknown.data)
         return "".join(out)
 
     def attribute_fragments(self, op, compact: bool = True) -> tuple:
@@ -285,7 +352,18 @@ class _Writer:
         generic parts are not built (None): each parameter has its own name,
         so nothing would share them.
         """
-        if compact and op.name == C.PARAMETER_OP:
+        depths = self.leaf_depths
+        room = self.max_depth - self.depth - LEAF_STEP
+        short = self.max_string // 4  # a string of at most this many characters fits
+        for name, value in op.attributes.items():
+            if type(value) is StringAttr and room >= 1 and len(value.data) <= short:
+                continue  # the common distinct leaf (a parameter's name): depth 1, fits
+            d = depths.get(id(value))
+            if d is None or d > room:
+                self.check_leaf(value, f"attribute \"{name}\"")
+        if compact and op.name == C.PARAMETER_OP and (
+                self.trainable or not any(n in op.attributes for n, _ in C.PARAMETER_OA_FLAGS)):
+            # (without OA, the compact form has no room for the result flags)
             parts = self.compact_parameter(op)
             if parts is not None:
                 return None, None, parts
@@ -295,12 +373,16 @@ class _Writer:
         missing = [n for n in names if n not in attrs]
         if missing:
             raise _Unwritable(f"the attribute order names {missing}, which {op.name} lacks")
-        head = ('{"#":' + self.code(op) + ',"A":['
-                + ",".join([entry(n, attrs[n]) for n in names]) + "]")
+        result_attrs = [(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]
         oa = ""
         if self.trainable:
-            oa = ',"OA":[' + ",".join(
-                [entry(n, v) for n, v in attrs.items() if n in _RESULT_ATTRS]) + "]"
+            oa = ',"OA":[' + ",".join([entry(n, v) for n, v in result_attrs]) + "]"
+        else:
+            # Paddle writes no OA for a program saved with trainable=false; an op that has
+            # such attributes all the same keeps them in A, which every reader merges.
+            names = names + [n for n, _ in result_attrs if n not in names]
+        head = ('{"#":' + self.code(op) + ',"A":['
+                + ",".join([entry(n, attrs[n]) for n in names]) + "]")
         return head, oa, None
 
     def compact_parameter(self, op) -> tuple[str, str] | None:
@@ -358,6 +440,8 @@ class _Writer:
         return "".join(out)
 
     def side_list(self, pairs: ArrayAttr) -> str:
+        for p in pairs.data:
+            self.check_leaf(p, "a DA/QA entry")
         return "[" + ",".join(self.entry(p.data[0].data, p.data[1]) for p in pairs.data) + "]"
 
     # -- attributes -------------------------------------------------------------
@@ -429,9 +513,28 @@ class _Writer:
 
     # -- types -------------------------------------------------------------------
 
+    def check_leaf(self, x, what: str) -> None:
+        """Refuse an attribute or type whose JSON the reader would refuse (bounds.py)."""
+        d = self.leaf_depths.get(id(x))
+        if d is None:
+            try:
+                d = leaf_depth(x, self.leaf_depths, self.max_depth, self.max_string)
+            except TooDeep as e:
+                raise _Unwritable(f"{what}: {e.message}") from None
+        if self.depth + LEAF_STEP + d > self.max_depth:
+            raise _Unwritable(f"{what} would nest the JSON past the reader's limit: "
+                              + limits.MAX_NESTING.message(self.depth + LEAF_STEP + d))
+
+    def check_nested_op(self, op) -> None:
+        for name, value in op.attributes.items():
+            self.check_leaf(value, f"attribute \"{name}\"")
+        for r in op.results:
+            self.check_leaf(r.type, "a result type")
+
     def type(self, t) -> str:
         frag = self.type_frags.get(id(t))
         if frag is None:
+            self.check_leaf(t, "a type")
             frag = self.encode_type(t)
             self.type_frags[id(t)] = frag
         return frag

@@ -16,6 +16,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from .. import limits
 from ..errors import PatchError
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -56,7 +57,7 @@ class LocatedYaml:
     def compose(self) -> Node | None:
         """The document's root node; None for an empty file or a syntax error (reported)."""
         try:
-            return yaml.compose(self.text, Loader=_LOADER)
+            root = yaml.compose(self.text, Loader=_LOADER)
         except yaml.MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
             problem = e.problem or e.context or "invalid YAML"
@@ -67,7 +68,57 @@ class LocatedYaml:
             self.errors.append(PatchError(f"invalid YAML: {problem}", self.filename, line, column))
         except yaml.YAMLError as e:
             self.errors.append(PatchError(f"invalid YAML: {e}", self.filename))
+        else:
+            if root is None or self.within_limits(root):
+                return root
         return None
+
+    def within_limits(self, root: Node) -> bool:
+        """Whether the node graph is a tree every reader here can walk: no alias to a node
+        that contains it (a recursive anchor, `&a [*a]`), no nesting past the nesting limit,
+        no integer or string past its limit.  Errors are reported; checked once, iteratively,
+        so that `value()` and the schema checks can recurse freely."""
+        max_depth = limits.MAX_NESTING.value()
+        max_digits = limits.MAX_INT_DIGITS.value()
+        max_string = limits.MAX_STRING_ATTR.value()
+        # Post-order walk: a node's height (container levels in it, 0 for a scalar) once
+        # its subtree is checked, so that a node reached again through an alias is checked
+        # at its new depth without walking it again.
+        heights: dict[int, int] = {}
+        open_: set[int] = set()    # containers on the path from the root
+        stack: list[tuple[Node, int, bool]] = [(root, 1, False)]
+        while stack:
+            node, depth, leaving = stack.pop()
+            if leaving:
+                open_.discard(id(node))
+                heights[id(node)] = 1 + max((heights[id(c)] for c in _children(node)), default=0)
+                continue
+            if id(node) in open_:
+                self.error(node, "a recursive anchor: the value anchored here contains an alias "
+                                 "to itself (it would be infinite)")
+                return False
+            height = heights.get(id(node))
+            if height is not None:
+                if depth + height - 1 > max_depth:
+                    self.error(node, limits.MAX_NESTING.message(depth + height - 1))
+                    return False
+                continue
+            if isinstance(node, ScalarNode):
+                if node.tag == _TAG + "int" and _digit_count(node.value) > max_digits:
+                    self.error(node, limits.MAX_INT_DIGITS.message(_digit_count(node.value)))
+                    return False
+                if len(node.value) > max_string:
+                    self.error(node, limits.MAX_STRING_ATTR.message(len(node.value)))
+                    return False
+                heights[id(node)] = 0
+                continue
+            if depth > max_depth:
+                self.error(node, limits.MAX_NESTING.message())
+                return False
+            open_.add(id(node))
+            stack.append((node, depth, True))
+            stack.extend((child, depth + 1, False) for child in reversed(_children(node)))
+        return True
 
     def mapping(self, node: Node, what: str) -> list[Entry] | None:
         """The entries of a mapping node, in order; reports non-mappings and repeated keys."""
@@ -116,6 +167,18 @@ class LocatedYaml:
         if tag == _TAG + "null":
             return None
         return node.value
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, ScalarNode):
+        return []
+    if isinstance(node, SequenceNode):
+        return node.value
+    return [n for pair in node.value for n in pair]
+
+
+def _digit_count(text: str) -> int:
+    return sum(c.isdigit() for c in text) if len(text) < 4096 else len(text)
 
 
 def is_scalar(node: Node) -> bool:

@@ -247,12 +247,12 @@ def type_data(name: str, value) -> tuple | str | None:
         raise ValueError(f"{name} needs `data: [{', '.join(fields)}]`, e.g. "
                          f"{_EXAMPLES[len(fields)]}")
     dtype, dims, layout = value[0], value[1], value[2]
-    if dtype not in ELEMENT_TYPES:
+    if not isinstance(dtype, str) or dtype not in ELEMENT_TYPES:
         raise ValueError(f"dtype `{dtype}` is not an element type "
                          f"(did you mean {', '.join(close_names(str(dtype), ELEMENT_TYPES)) or 'pir::Float32Type'}?)")
     if not isinstance(dims, list) or not all(type(d) is int and d >= -1 for d in dims):
         raise ValueError(f"dims must be a list of sizes (-1 = dynamic), got `{dims}`")
-    if layout not in LAYOUT_NAMES:
+    if not isinstance(layout, str) or layout not in LAYOUT_NAMES:
         raise ValueError(f"layout `{layout}` is not one of {', '.join(LAYOUT_NAMES)}")
     out = [dtype, tuple(dims), layout]
     if len(fields) == 5:
