@@ -1,8 +1,12 @@
 """How every pirc command ends: a pirc error is its rendered message on stderr and exit 1.
 
-No Python traceback unless --debug (DESIGN.md, "Errors"); Ctrl-C is exit 130, as a shell's;
-a reader that stops early (`pirc-opt big.pir | head`) ends the command quietly with 141,
-the status a shell gives a process killed by SIGPIPE.
+No Python traceback unless --debug (DESIGN.md, "Errors").  A pirc error renders itself
+(pirc.errors.render_diagnostic: one `error:` per message, after its location).  Any other
+exception is a bug in pirc, not in the input: it is reported in one line that says so and
+how to get the traceback (`--debug`), with exit status 70 (EX_SOFTWARE, sysexits.h), so a
+script or the fuzzer tells a pirc bug from a refused input (1).  Ctrl-C is exit 130, as a
+shell's; a reader that stops early (`pirc-opt big.pir | head`) ends the command quietly
+with 141, the status a shell gives a process killed by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import sys
 from collections.abc import Callable
 
 from ..errors import PircError
+
+INTERNAL_ERROR_STATUS = 70
 
 
 def report_errors(command: Callable[[], int], debug: bool = False) -> int:
@@ -33,3 +39,10 @@ def report_errors(command: Callable[[], int], debug: bool = False) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback for users
+        if debug:
+            raise
+        print(f"error: internal error in pirc: {type(e).__name__}: {e}\n"
+              "note: this is a bug in pirc, not in the input; rerun with --debug for the "
+              "traceback and report it", file=sys.stderr)
+        return INTERNAL_ERROR_STATUS

@@ -125,8 +125,8 @@ class _Builder:
         if version < 0:
             message = f"PIR version {version} is not a version (expected 0-{LATEST_VERSION})"
         if tok is not None:
-            raise VersionError(self.error(message, tok).render())
-        raise VersionError(f"{self.filename}: error: {message}")
+            raise VersionError(message).at(self.error(message, tok))
+        raise VersionError(message).in_file(self.filename)
 
     # -- blocks
     def build_region_items(self, items, region: Region, owner_tok, arg_types_hint=None):
