@@ -1,4 +1,5 @@
 # lit configuration for pirc's FileCheck tests (tests/lit).
+import importlib.util
 import os
 import sys
 
@@ -25,3 +26,7 @@ config.substitutions.append(("pirc-patch", f'"{python}" -m pirc.cli.patch'))
 config.substitutions.append(("filecheck", f'"{python}" -m filecheck'))
 config.substitutions.append(("%fixtures", os.path.join(repo_root, "tests", "fixtures")))
 config.substitutions.append(("%python", f'"{python}"'))
+
+# `REQUIRES: no-torch-npu`: tests of what --device npu does where torch_npu is not installed.
+if importlib.util.find_spec("torch_npu") is None:
+    config.available_features.add("no-torch-npu")
