@@ -27,13 +27,12 @@ def render_diagnostic(severity: str, message: str, filename: str | None = None, 
     return out
 
 
-class PircError(Exception):
-    """Base of every error pirc reports to a user.
+class Located:
+    """A location (all optional): `filename`, `line` and `column` (1-based), `source_line`
+    (the text of that line, for the caret), `path` (a JSON path); and the severity a
+    diagnostic at it has."""
 
-    Its location (all optional): `filename`, `line` and `column` (1-based), `source_line`
-    (the text of that line, for the caret), `path` (a JSON path).
-    """
-
+    severity = "error"
     filename: str | None = None
     line: int = 0
     column: int = 0
@@ -46,9 +45,36 @@ class PircError(Exception):
         message = self.__dict__.get("message")
         return message if message is not None else Exception.__str__(self)
 
+    def render_self(self) -> str:
+        return render_diagnostic(self.severity, self.bare_message, self.filename, self.line,
+                                 self.column, self.source_line, self.path)
+
+
+class Note(Located, Exception):
+    """A note attached to an error (`FILE:LINE:COL: note: ...`), printed after it."""
+
+    severity = "note"
+
+    def __init__(self, message: str, where: "Located | None" = None):
+        super().__init__(message)
+        self.message = message
+        if where is not None:
+            for key in ("filename", "line", "column", "source_line", "path"):
+                setattr(self, key, getattr(where, key))
+
+
+class PircError(Located, Exception):
+    """Base of every error pirc reports to a user; `notes` follow it when it is printed."""
+
+    notes: tuple = ()
+
     def render(self) -> str:
-        return render_diagnostic("error", self.bare_message, self.filename, self.line, self.column,
-                                 self.source_line, self.path)
+        return "\n".join([self.render_self()] + [n.render_self() for n in self.notes])
+
+    def with_note(self, message: str, where: "Located | None" = None) -> "PircError":
+        """Attach a note (at `where`'s location, else this error's)."""
+        self.notes = tuple(self.notes) + (Note(message, where if where is not None else self),)
+        return self
 
     def in_file(self, filename: str) -> "PircError":
         """Name the input file this error is about (for errors raised without it)."""
@@ -61,6 +87,31 @@ class PircError(Exception):
         for key in ("filename", "line", "column", "source_line", "path"):
             setattr(self, key, getattr(where, key))
         return self
+
+
+class PircWarning(Located, UserWarning):
+    """A warning pirc reports and goes on (issued with `warnings.warn`, so a library user
+    sees it as a Python warning and every command prints it as `WHERE: warning: MESSAGE`;
+    `--verify-diagnostics` checks it against `expected-warning`).  PircRemark is a remark."""
+
+    severity = "warning"
+
+    def __init__(self, message: str, filename: str | None = None, line: int = 0,
+                 column: int = 0, source_line: str | None = None, path: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.filename, self.line, self.column = filename, line, column
+        self.source_line, self.path = source_line, path
+
+    def render(self) -> str:
+        return self.render_self()
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class PircRemark(PircWarning):
+    severity = "remark"
 
 
 class SourceError(PircError):

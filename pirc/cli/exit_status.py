@@ -13,15 +13,34 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Callable
 
-from ..errors import PircError
+from ..errors import PircError, PircWarning
 
 INTERNAL_ERROR_STATUS = 70
 
 
 def report_errors(command: Callable[[], int], debug: bool = False) -> int:
-    """Run `command`; return its exit status, or 1 after printing the error it raised."""
+    """Run `command`; return its exit status, or 1 after printing the error it raised.
+
+    Its warnings (pirc.errors.PircWarning, issued with `warnings.warn`) print as they come,
+    `WHERE: warning: MESSAGE`; other Python warnings as Python prints them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", PircWarning)
+        python_shows = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if isinstance(message, PircWarning):
+                print(message.render(), file=sys.stderr)
+            else:
+                python_shows(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        return _run(command, debug)
+
+
+def _run(command: Callable[[], int], debug: bool) -> int:
     try:
         status = command()
         sys.stdout.flush()  # a closed pipe shows here, not as an "Exception ignored" at exit

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-import warnings
 import zipfile
 
 from ..atomic import write_atomically
@@ -71,18 +70,6 @@ def save_outputs(path: str, outputs: dict) -> None:
         raise RunError(f"cannot write outputs file {path}: {e.strerror}") from None
 
 
-def report_warnings(caught, category) -> None:
-    """The lowering's warnings as `warning: ...` lines on stderr, each once; others re-issued."""
-    seen = set()
-    for w in caught:
-        if issubclass(w.category, category):
-            if str(w.message) not in seen:
-                seen.add(str(w.message))
-                print(f"warning: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-
-
 def run(argv=None) -> int:
     args = build_arg_parser().parse_args(argv)
 
@@ -95,13 +82,9 @@ def run(argv=None) -> int:
         from ..lower import lower
         from ..lower.execute import run_module
         from ..lower.failures import KernelFailure, locate
-        from ..lower.lower import NpuFallbackWarning
 
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", NpuFallbackWarning)
-                gm = lower(program, args.params, args.device)
-            report_warnings(caught, NpuFallbackWarning)
+            gm = lower(program, args.params, args.device)  # its warnings: exit_status prints them
             outputs = run_module(gm, inputs)
         except KernelFailure as e:
             raise locate(e, e.op, program, filename, text) from None

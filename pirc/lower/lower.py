@@ -24,7 +24,7 @@ import numpy as np
 import torch
 import torch.fx as fx
 
-from ..errors import LoweringError
+from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
 from .cse import eliminate_common_subexpressions
 from .fold import fold_parameter_constants
@@ -35,7 +35,7 @@ from .values import torch_dtype_of_type
 DEVICES = ("cpu", "npu", "cuda")
 
 
-class NpuFallbackWarning(UserWarning):
+class NpuFallbackWarning(PircWarning):
     """device="npu" asked for where torch_npu is missing or sees no NPU: the module is the
     NPU graph (fused calls) with every call's CPU reference, on the CPU."""
 

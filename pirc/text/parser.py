@@ -26,6 +26,7 @@ from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
 from ..ir.registry import op_class
 from .attr_literals import UNTYPED_DEFAULTS, LiteralError, to_attr
 from .grammar import lark_parser
+from .comments import strip_comments
 from .op_lines import NULL_VALUE_TEXT, split_head, value_names, while_operands
 from .syntax_errors import explain_composite, explain_op_line, syntax_error
 from .tree import TreeBuilder
@@ -40,6 +41,7 @@ def parse_text(text: str, filename: str = "<input>", from_version: int | None = 
     printed text); it must agree with a version the text carries.
     `line_offset` shifts reported line numbers (used by --split-input-file).
     """
+    text = strip_comments(text)  # comments never reach the lexer (comments.py says why)
     parser = lark_parser(TreeBuilder)
     try:
         tree = parser.parse(text, start="start")
