@@ -1,6 +1,6 @@
 """How every pirc command ends: a pirc error is its rendered message on stderr and exit 1.
 
-No Python traceback unless --debug (DESIGN.md, "Errors").  A pirc error renders itself
+No Python traceback unless --debug (README, "Errors").  A pirc error renders itself
 (pirc.errors.render_diagnostic: one `error:` per message, after its location).  Any other
 exception is a bug in pirc, not in the input: it is reported in one line that says so and
 how to get the traceback (`--debug`), with exit status 70 (EX_SOFTWARE, sysexits.h), so a

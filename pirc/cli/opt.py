@@ -3,7 +3,7 @@
     pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
-             [--split-input-file] [--verify-diagnostics] [--debug]
+             [--split-input-file] [--verify-diagnostics] [--debug] [--version]
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Running a lowered module on numpy inputs: feeds by name in, fetches by name out.
 
 Inputs are checked against the program's feeds first (feeds.py).  Outputs are what Paddle
-hands to numpy: bf16 as its uint16 bit patterns (numpy has no bfloat16; DESIGN.md's
-contract), every other dtype as itself (f16 stays f16).  A kernel that fails is reported
+hands to numpy: bf16 as its uint16 bit patterns (numpy has no bfloat16;
+README, pirc-run), every other dtype as itself (f16 stays f16).  A kernel that fails is reported
 naming its op and operands (failures.py).
 """
 

@@ -1,6 +1,6 @@
 """The feeds of a lowered program: what each `pd_op.data` expects, and the check of what a
-user gives against it (DESIGN.md, pirc-run: "checks every feed's name, dtype and shape
-against its pd_op.data before running").
+user gives against it (README, pirc-run: every feed's name, dtype and shape are
+checked against its pd_op.data before running).
 
 A feed is refused, naming the feed, what was given and what the program expects, when its
 dtype differs, its rank differs, or a static dim differs (-1 accepts any size).  An input
