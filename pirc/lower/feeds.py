@@ -4,8 +4,8 @@ checked against its pd_op.data before running).
 
 A feed is refused, naming the feed, what was given and what the program expects, when its
 dtype differs, its rank differs, or a static dim differs (-1 accepts any size).  A 0-d feed
-also takes a one-element array of shape [1], as Paddle's executor does (the op fixtures'
-inputs, recorded from real Paddle runs, feed 0-d data that way).  An input
+also takes a one-element array of shape [1] and gets it as 0-d, as Paddle's executor does
+(the op fixtures' inputs, recorded from real Paddle runs, feed 0-d data that way).  An input
 that is no feed of the program is refused too (a misspelt name would otherwise be ignored),
 except in the corpus convention (`in__<feed>` keys beside `out__...` expectations: there
 only `in__` keys are inputs).  numpy has no bfloat16: a bf16 feed is given as Paddle hands
@@ -67,8 +67,6 @@ def mismatch(spec: FeedSpec, tensor: torch.Tensor) -> str | None:
         return "dtype"
     if spec.shape is None:
         return None
-    if not spec.shape and tuple(tensor.shape) == (1,):
-        return None  # a 0-d feed given one element: Paddle runs it (tests/fixtures/ops' inputs)
     if tensor.dim() != len(spec.shape):
         return "rank"
     for i, (want, got) in enumerate(zip(spec.shape, tensor.shape)):
@@ -89,6 +87,8 @@ def check_feeds(specs: list[FeedSpec], inputs: dict) -> dict[str, torch.Tensor]:
             continue
         used.add(key)
         tensor = as_tensor(inputs[key], spec)
+        if spec.shape == () and tuple(tensor.shape) == (1,):
+            tensor = tensor.reshape(())  # one element for a 0-d feed: Paddle feeds it as 0-d
         why = mismatch(spec, tensor)
         if why is not None:
             given = describe(tensor.dtype, tuple(tensor.shape))

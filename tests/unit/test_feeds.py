@@ -55,6 +55,6 @@ def test_stdin_format_is_told_by_content(text, fmt):
 
 def test_a_0d_feed_takes_one_element_as_paddle_does():
     scalar = FeedSpec("s", "s_arg", torch.float32, ())
-    assert check_feeds([scalar], {"s": np.zeros(1, np.float32)})["s_arg"].shape == (1,)
+    assert check_feeds([scalar], {"s": np.zeros(1, np.float32)})["s_arg"].shape == ()
     with pytest.raises(FeedError, match=r"given float32\[2\], the program expects float32\[\] \(rank differs\)"):
         check_feeds([scalar], {"s": np.zeros(2, np.float32)})
