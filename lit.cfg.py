@@ -1,4 +1,5 @@
-# lit configuration for pirc's FileCheck tests (tests/lit).
+# lit configuration for pirc's lit + FileCheck tests (tests/lit); docs/TESTING.md.
+import importlib.util
 import os
 import sys
 
@@ -11,17 +12,24 @@ config.suffixes = [".pir", ".test"]
 config.excludes = ["Inputs", "fixtures"]
 
 repo_root = os.path.dirname(os.path.abspath(__file__))
-python = sys.executable
-# Run the tools with the Python that runs lit, from this checkout.
+# Run the tools with the Python that runs lit, from this checkout (not an installed pirc).
+sys.path.insert(0, repo_root)
 config.environment["PYTHONPATH"] = repo_root + os.pathsep + os.environ.get("PYTHONPATH", "")
 config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 for var in ("HOME", "XDG_CACHE_HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
-config.substitutions.append(("pirc-opt", f'"{python}" -m pirc'))
-config.substitutions.append(("pirc-run", f'"{python}" -m pirc.cli.run'))
-config.substitutions.append(("pirc-compat", f'"{python}" -m pirc.cli.compat'))
-config.substitutions.append(("pirc-patch", f'"{python}" -m pirc.cli.patch'))
-config.substitutions.append(("filecheck", f'"{python}" -m filecheck'))
+
+# pirc-opt, pirc-run, pirc-patch, pirc-compat, FileCheck (the filecheck Python package) and
+# %python: the same substitutions a user's lit.cfg.py gets (pirc/testing/lit_config.py).
+from pirc.testing.lit_config import add_pirc_substitutions  # noqa: E402
+
+try:
+    add_pirc_substitutions(config)
+except RuntimeError as e:
+    lit_config.fatal(str(e))
 config.substitutions.append(("%fixtures", os.path.join(repo_root, "tests", "fixtures")))
-config.substitutions.append(("%python", f'"{python}"'))
+
+# `REQUIRES: no-torch-npu`: tests of what --device npu does where torch_npu is not installed.
+if importlib.util.find_spec("torch_npu") is None:
+    config.available_features.add("no-torch-npu")

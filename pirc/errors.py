@@ -1,23 +1,117 @@
-"""Errors a user sees: one line saying where and what, no traceback."""
+"""Errors a user sees: one line saying where and what, no traceback.
+
+Every error renders through one function, `render_diagnostic`: WHERE, the severity, the
+message, then (for text) the source line and a caret.  WHERE is whatever location the error
+carries: `FILE:LINE:COL` in a text input, `FILE: JSON.PATH` in a JSON input, `FILE:LINE` in a
+patch, `FILE` alone, or nothing.  A message is plain words: never a rendered error (that is
+how `error: x.pir:1:13: error: ...` came about), so an error raised without a location gets
+one with `in_file` or `at`, not by pasting a rendered error into a new one.
+"""
 
 from __future__ import annotations
 
 
-class PircError(Exception):
-    """Base of every error pirc reports to a user."""
+def render_diagnostic(severity: str, message: str, filename: str | None = None, line: int = 0,
+                      column: int = 0, source_line: str | None = None, path: str = "") -> str:
+    """`WHERE: SEVERITY: MESSAGE`, plus the source line and a caret when there is one."""
+    where = filename or ""
+    if where and line:
+        where += f":{line}"
+        if column:
+            where += f":{column}"
+    if path:
+        where = f"{where}: {path}" if where else path
+    out = f"{where}: {severity}: {message}" if where else f"{severity}: {message}"
+    if source_line is not None:
+        out += "\n" + source_line.rstrip("\n") + "\n" + " " * max(column - 1, 0) + "^"
+    return out
 
+
+class Located:
+    """A location (all optional): `filename`, `line` and `column` (1-based), `source_line`
+    (the text of that line, for the caret), `path` (a JSON path); and the severity a
+    diagnostic at it has."""
+
+    severity = "error"
     filename: str | None = None
+    line: int = 0
+    column: int = 0
+    source_line: str | None = None
+    path: str = ""
+
+    @property
+    def bare_message(self) -> str:
+        """The message alone, without its location."""
+        message = self.__dict__.get("message")
+        return message if message is not None else Exception.__str__(self)
+
+    def render_self(self) -> str:
+        return render_diagnostic(self.severity, self.bare_message, self.filename, self.line,
+                                 self.column, self.source_line, self.path)
+
+
+class Note(Located, Exception):
+    """A note attached to an error (`FILE:LINE:COL: note: ...`), printed after it."""
+
+    severity = "note"
+
+    def __init__(self, message: str, where: "Located | None" = None):
+        super().__init__(message)
+        self.message = message
+        if where is not None:
+            for key in ("filename", "line", "column", "source_line", "path"):
+                setattr(self, key, getattr(where, key))
+
+
+class PircError(Located, Exception):
+    """Base of every error pirc reports to a user; `notes` follow it when it is printed."""
+
+    notes: tuple = ()
 
     def render(self) -> str:
-        if self.filename:
-            return f"{self.filename}: error: {self}"
-        return f"error: {self}"
+        return "\n".join([self.render_self()] + [n.render_self() for n in self.notes])
+
+    def with_note(self, message: str, where: "Located | None" = None) -> "PircError":
+        """Attach a note (at `where`'s location, else this error's)."""
+        self.notes = tuple(self.notes) + (Note(message, where if where is not None else self),)
+        return self
 
     def in_file(self, filename: str) -> "PircError":
         """Name the input file this error is about (for errors raised without it)."""
         if not self.filename:
             self.filename = filename
         return self
+
+    def at(self, where: "PircError") -> "PircError":
+        """Take `where`'s location (an error of another kind raised at the same place)."""
+        for key in ("filename", "line", "column", "source_line", "path"):
+            setattr(self, key, getattr(where, key))
+        return self
+
+
+class PircWarning(Located, UserWarning):
+    """A warning pirc reports and goes on (issued with `warnings.warn`, so a library user
+    sees it as a Python warning and every command prints it as `WHERE: warning: MESSAGE`;
+    `--verify-diagnostics` checks it against `expected-warning`).  PircRemark is a remark."""
+
+    severity = "warning"
+
+    def __init__(self, message: str, filename: str | None = None, line: int = 0,
+                 column: int = 0, source_line: str | None = None, path: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.filename, self.line, self.column = filename, line, column
+        self.source_line, self.path = source_line, path
+
+    def render(self) -> str:
+        return self.render_self()
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class PircRemark(PircWarning):
+    severity = "remark"
 
 
 class SourceError(PircError):
@@ -32,12 +126,6 @@ class SourceError(PircError):
         self.column = column
         self.source_line = source_line
 
-    def render(self) -> str:
-        out = f"{self.filename}:{self.line}:{self.column}: error: {self.message}"
-        if self.source_line is not None:
-            out += "\n" + self.source_line.rstrip("\n") + "\n" + " " * max(self.column - 1, 0) + "^"
-        return out
-
     def __str__(self) -> str:
         return self.render()
 
@@ -50,10 +138,6 @@ class JsonError(PircError):
         self.message = message
         self.path = path
         self.filename = filename
-
-    def render(self) -> str:
-        where = f"{self.filename}: {self.path}: " if self.path else f"{self.filename}: "
-        return f"{where}error: {self.message}"
 
     def __str__(self) -> str:
         return self.render()
@@ -94,14 +178,6 @@ class PatchError(PircError):
         self.filename = filename
         self.line = line
         self.column = column
-
-    def render(self) -> str:
-        where = self.filename
-        if self.line:
-            where += f":{self.line}"
-            if self.column:
-                where += f":{self.column}"
-        return f"{where}: error: {self.message}"
 
     def __str__(self) -> str:
         return self.render()

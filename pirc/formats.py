@@ -17,10 +17,27 @@ INPUT_FORMATS = ("pir", "json")
 OUTPUT_FORMATS = ("pir", "paddle", "json")
 
 
-def input_format_for(path: str, forced: str | None = None) -> str:
+STDIN_NAMES = ("-", "<stdin>")
+
+
+def input_format_for(path: str, forced: str | None = None, text: str | None = None) -> str:
+    """`-x` if given; for stdin (no name to go by) the content's kind; else by extension."""
     if forced:
         return forced
+    if path in STDIN_NAMES and text is not None:
+        return format_of_content(text)
     return "json" if path.endswith(".json") else "pir"
+
+
+def format_of_content(text: str) -> str:
+    """"json" for a JSON object, else "pir".
+
+    Both Paddle JSON and Paddle's printed text open with `{`; in JSON the next thing is a
+    key (`"`), in Paddle text an op line (`(%0) = ...`, `() = ...`) or the closing `}`.
+    Canonical text opens with `pir.version`.
+    """
+    rest = text.lstrip("\ufeff \t\r\n")
+    return "json" if rest.startswith("{") and rest[1:].lstrip(" \t\r\n").startswith('"') else "pir"
 
 
 def output_format_for(input_format: str, out_path: str | None, emit: str | None) -> str:

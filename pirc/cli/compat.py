@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import PircError
 from .exit_status import report_errors
+from .version_flag import add_version_flag
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 
@@ -128,6 +129,7 @@ def main(argv=None) -> int:
     check.add_argument("--min-torch", metavar="X.Y",
                        help="judge against this minimum instead of pirc's MIN_TORCH")
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    add_version_flag(parser)
     args = parser.parse_args(argv)
     return report_errors(lambda: run_list(args) if args.command == "list" else run_check(args), args.debug)
 

@@ -3,7 +3,7 @@
     pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
-             [--split-input-file] [--verify-diagnostics] [--debug]
+             [--split-input-file] [--verify-diagnostics] [--debug] [--version]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from ..formats import (
 )
 from .diagnostics import check_expected_diagnostics, split_input
 from .exit_status import report_errors
+from .version_flag import add_version_flag
 
 SPLIT_MARKER = "// -----"
 
@@ -61,6 +62,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check that the errors match '// expected-error@+N {{...}}' comments")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    add_version_flag(p)
     return p
 
 
@@ -69,13 +71,11 @@ def changes_version(args) -> bool:
 
 
 def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
-    fmt = input_format_for(filename, args.input_format)
+    fmt = input_format_for(filename, args.input_format, text)
     if changes_version(args):
         program = read_for_version_change(text, fmt, filename, args, line_offset)
-        from ..versioning.upgrade import change_version, upgrade
-        # --upgrade never goes back: with an older --target-version it is refused.
         try:
-            (upgrade if args.upgrade else change_version)(program, args.target_version, args.patch_dir)
+            change_program_version(program, args)
         except PircError as e:
             raise e.in_file(filename) from None
     else:
@@ -91,6 +91,21 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
             raise located_problems(e, program, text, filename, line_offset) from None
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
+
+
+def change_program_version(program, args) -> None:
+    """--upgrade / --target-version=N.  --upgrade never goes back: with an older
+    --target-version it is refused, and the message names the flags that downgrade."""
+    from ..versioning.planner import name_version
+    from ..versioning.upgrade import apply_plan, plan_for
+    plan = plan_for(program, args.target_version, args.patch_dir)
+    if args.upgrade and plan.is_downgrade:
+        raise PircError(
+            f"--upgrade --target-version={args.target_version}: version "
+            f"{name_version(plan.target)} is older than the program's version "
+            f"{name_version(program.version)}, and --upgrade never goes back; to downgrade, "
+            f"drop --upgrade: --target-version={args.target_version} alone")
+    apply_plan(program, plan)
 
 
 def read_for_version_change(text: str, fmt: str, filename: str, args, line_offset: int):

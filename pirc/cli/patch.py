@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from .exit_status import report_errors
+from .version_flag import add_version_flag
 
 # Modules that add subcommands (`diff`, `check`: pirc/cli/patch_defs.py).
 SUBCOMMAND_MODULES = ("pirc.cli.patch_defs",)
@@ -144,6 +145,7 @@ def subcommands() -> list[Subcommand]:
 def build_arg_parser(commands: list[Subcommand]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pirc-patch", description="Tools for pirc's migration patches.")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    add_version_flag(p)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in commands:
         command.configure(sub.add_parser(command.name, help=command.help, description=command.help))

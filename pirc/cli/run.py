@@ -19,6 +19,7 @@ from ..atomic import write_atomically
 from ..errors import PircError
 from ..formats import INPUT_FORMATS, input_format_for, parse_program, read_input
 from .exit_status import report_errors
+from .version_flag import add_version_flag
 
 
 class RunError(PircError):
@@ -41,6 +42,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="where to write the outputs, keyed by fetch name (atomically)")
     p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    add_version_flag(p)
     return p
 
 
@@ -72,14 +74,21 @@ def run(argv=None) -> int:
     args = build_arg_parser().parse_args(argv)
 
     def command() -> int:
-        program = parse_program(read_input(args.program), input_format_for(args.program, args.input_format),
-                                args.program, args.from_version)
+        filename = "<stdin>" if args.program == "-" else args.program
+        text = read_input(args.program)
+        program = parse_program(text, input_format_for(args.program, args.input_format, text),
+                                filename, args.from_version)
         inputs = load_inputs(args.inputs)
         from ..lower import lower
         from ..lower.execute import run_module
+        from ..lower.failures import KernelFailure, locate
 
-        gm = lower(program, args.params, args.device)
-        save_outputs(args.outputs, run_module(gm, inputs))
+        try:
+            gm = lower(program, args.params, args.device)  # its warnings: exit_status prints them
+            outputs = run_module(gm, inputs)
+        except KernelFailure as e:
+            raise locate(e, e.op, program, filename, text) from None
+        save_outputs(args.outputs, outputs)
         return 0
 
     return report_errors(command, args.debug)

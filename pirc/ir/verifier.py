@@ -61,12 +61,43 @@ def verify_program(program, strict: bool = False) -> None:
     problems = collect_problems(program, strict)
     if not problems:
         return
+    name_fitting_versions(problems[:MAX_REPORTED], program.version)
     lines = [str(p) for p in problems[:MAX_REPORTED]]
     if len(problems) > MAX_REPORTED:
         lines.append(f"... and {len(problems) - MAX_REPORTED} more")
     noun = "problem" if len(problems) == 1 else "problems"
     raise VerifyError(f"program does not verify at PIR version {program.version} "
                       f"({len(problems)} {noun}):\n  " + "\n  ".join(lines), problems)
+
+
+def name_fitting_versions(problems: list[Problem], version: int) -> None:
+    """Say, on the first problem of each op, which other PIR versions' definitions the op fits
+    exactly.  A program saved under the wrong version number (a 3.3.1 program re-saved by
+    Paddle 3.0.0 keeps 3.3's op forms under version 1) fails at its header's version op by
+    op, and the fix is then the version, not the ops."""
+    from .program import KNOWN_VERSIONS
+    from ..versioning.policy import POLICY
+    seen = set()
+    for problem in problems:
+        if id(problem.op) in seen:
+            continue
+        seen.add(id(problem.op))
+        fits = [v for v in KNOWN_VERSIONS if v != version and _fits(problem.op, v)]
+        if fits:
+            s = "s" if len(fits) > 1 else ""
+            releases = ", ".join(POLICY.paddle_releases.get(v, "?") for v in fits)
+            problem.message += (f" (the op fits the definition{s} of PIR version{s} "
+                                f"{', '.join(map(str, fits))} (Paddle {releases}) exactly: is the "
+                                "program's version number wrong?)")
+
+
+def _fits(op, version: int) -> bool:
+    """Whether `op` alone meets `version`'s spec (its operands' scopes aside)."""
+    if get_spec(op.name, version) is None:
+        return False
+    checker = _Checker(version, strict=True, check_class=False)
+    checker.op(op, 0)
+    return not checker.problems
 
 
 def collect_problems(program, strict: bool = False) -> list[Problem]:
@@ -91,9 +122,10 @@ class _Plan:
 
 
 class _Checker:
-    def __init__(self, version: int, strict: bool):
+    def __init__(self, version: int, strict: bool, check_class: bool = True):
         self.version = version
         self.strict = strict
+        self.check_class = check_class  # False: judging an op against another version's spec
         self.problems: list[Problem] = []
         self.visible: set = set()  # values usable at the current point
         self.count = 0
@@ -149,7 +181,7 @@ class _Checker:
             return
         spec = plan.spec
         cls_spec = getattr(type(op), "spec", None)
-        if cls_spec is not None and cls_spec.since != spec.since:
+        if self.check_class and cls_spec is not None and cls_spec.since != spec.since:
             self.report(op, index, f"built with the definition from PIR version "
                                    f"{cls_spec.since}, but at version {self.version} the op "
                                    f"is defined as of version {spec.since}")

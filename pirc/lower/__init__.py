@@ -2,7 +2,7 @@
 
 torch_npu, when installed without Ascend's CANN, makes `import torch` fail unless
 TORCH_DEVICE_BACKEND_AUTOLOAD=0 is set before torch is first imported
-(../shared/notes/torch-npu.md); every path to torch in pirc goes through this package, so it
+(docs/notes/torch-npu.md); every path to torch in pirc goes through this package, so it
 is set here (setdefault: a user's explicit value wins).  torch_npu is then imported
 explicitly by pirc.lower.npu when an NPU is asked for.
 """

@@ -21,6 +21,7 @@ import operator
 import torch
 import torch.fx as fx
 
+from .failures import OP_META, KernelFailure, describe_operands
 from .graph_builder import python_name
 
 _PURE_MODULES = frozenset(f"pirc.lower.kernels.{m}" for m in (
@@ -68,8 +69,13 @@ def fold_parameter_constants(gm: fx.GraphModule) -> int:
             continue
         args = fx.node.map_arg(node.args, known.__getitem__)
         kwargs = fx.node.map_arg(node.kwargs, known.__getitem__)
-        with torch.no_grad():
-            value = node.target(*args, **kwargs)
+        try:
+            with torch.no_grad():
+                value = node.target(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - a kernel failure on parameters names its op
+            if OP_META not in node.meta:
+                raise
+            raise KernelFailure(node.meta[OP_META], describe_operands(args), e) from e
         count = _tensor_count(value)
         if count is None or count > _MAX_ELEMENTS:
             continue

@@ -19,6 +19,8 @@ from ..errors import LoweringError
 from ..ir.ops import is_null_value
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.registry import REGISTRY
+from .failures import OP_META
+from .feeds import FeedSpec
 from .values import python_value, torch_dtype_of_type
 
 # Ops the lowering handles itself; every other op is a registry entry.
@@ -105,6 +107,7 @@ class GraphBuilder:
         self.env: dict = {}
         self.placeholder_names: set[str] = set()
         self.feeds: list[tuple[str, str]] = []  # (pd_op.data name, placeholder name)
+        self.feed_specs: list[FeedSpec] = []  # what each feed must be (feeds.check_feeds)
         self.fetches: list[tuple[int, str, object]] = []  # (col, fetch name, node)
 
     # -- values --------------------------------------------------------------------------
@@ -145,6 +148,10 @@ class GraphBuilder:
                 feed = op.attributes["name"].data
                 node = self.placeholder(feed)
                 self.feeds.append((feed, node.name))
+                rtype = op.results[0].type
+                shape = getattr(rtype, "shape", None)
+                self.feed_specs.append(FeedSpec(feed, node.name, torch_dtype_of_type(rtype),
+                                                None if shape is None else tuple(shape)))
                 self.env[op.results[0]] = node
             elif name == "builtin.parameter":
                 self.env[op.results[0]] = self.graph.get_attr(
@@ -168,7 +175,16 @@ class GraphBuilder:
             else:
                 self._call_kernel(op)
             self._record_types(op)
+            self._tag_new_nodes(op)
         return None
+
+    def _tag_new_nodes(self, op) -> None:
+        """Mark the nodes `op` just appended with the op (failures.OP_META), so that a kernel
+        failure at run time names the op and where it stands in the input."""
+        for node in reversed(self.graph.nodes):
+            if OP_META in node.meta:
+                break
+            node.meta[OP_META] = op
 
     def _record_types(self, op) -> None:
         """Put each result's static PIR shape and dtype on the node that stands for it.

@@ -17,13 +17,14 @@ of the top block that no op uses, in op order.
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from collections import Counter
 
 import numpy as np
 import torch
 import torch.fx as fx
 
-from ..errors import LoweringError
+from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
 from .cse import eliminate_common_subexpressions
 from .fold import fold_parameter_constants
@@ -32,6 +33,11 @@ from .specialize import specialize_calls
 from .values import torch_dtype_of_type
 
 DEVICES = ("cpu", "npu", "cuda")
+
+
+class NpuFallbackWarning(PircWarning):
+    """device="npu" asked for where torch_npu is missing or sees no NPU: the module is the
+    NPU graph (fused calls) with every call's CPU reference, on the CPU."""
 
 
 def load_kernels() -> None:
@@ -147,6 +153,7 @@ def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx
     gm = fx.GraphModule(root, builder.graph, class_name="PircProgram")
     gm.pirc_parameters = param_map  # root attribute -> Paddle parameter name
     gm.pirc_feeds = list(builder.feeds)  # (pd_op.data name, forward argument name)
+    gm.pirc_feed_specs = list(builder.feed_specs)  # dtype and dims of each feed
     gm.pirc_fetch_names = names
     gm.pirc_version = program.version
 
@@ -157,9 +164,14 @@ def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx
     specialize_calls(gm)
     eliminate_common_subexpressions(gm)
     if device == "npu":
-        npu = getattr(torch, "npu", None)
-        if npu is not None and npu.is_available():
+        from .npu.detect import npu_status
+        status = npu_status()
+        if status.available:
             gm = gm.to("npu")
+        else:
+            warnings.warn(NpuFallbackWarning(
+                f"device npu: no usable NPU here ({status.reason}); the fused torch_npu calls "
+                "run their CPU references, on the CPU"), stacklevel=2)
     elif device == "cuda":
         if not torch.cuda.is_available():
             raise LoweringError("device 'cuda' asked for, but torch sees no CUDA device")
@@ -172,7 +184,8 @@ def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:
         from .npu.fusion import fuse_for_npu
     except ImportError as e:
         raise LoweringError(f"the NPU lowering (pirc.lower.npu.fusion) is not available: {e}") from None
-    extras = {k: getattr(gm, k) for k in ("pirc_parameters", "pirc_feeds", "pirc_fetch_names", "pirc_version")}
+    extras = {k: getattr(gm, k) for k in ("pirc_parameters", "pirc_feeds", "pirc_feed_specs",
+                                          "pirc_fetch_names", "pirc_version")}
     fused = fuse_for_npu(gm)
     for k, v in extras.items():
         setattr(fused, k, v)

@@ -33,6 +33,7 @@ from typing import Callable
 import torch
 import torch.fx as fx
 
+from .failures import OP_META
 from .graph_builder import python_name
 
 
@@ -106,6 +107,8 @@ class Site:
 
     def _made(self, node: fx.Node) -> fx.Node:
         node.meta["pirc_new"] = True
+        if OP_META in self.node.meta:  # a failure of the torch calls names the kernel's op
+            node.meta[OP_META] = self.node.meta[OP_META]
         self.made.append(node)
         return node
 

@@ -28,6 +28,7 @@ from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
 from .attr_literals import UNTYPED_DEFAULTS, LiteralError, literal_depth, to_attr
 from .grammar import lark_parser
+from .comments import strip_comments
 from .input_limits import check_text_input
 from .op_lines import NULL_VALUE_TEXT, split_head, value_names, while_operands
 from .syntax_errors import explain_composite, explain_op_line, syntax_error
@@ -44,6 +45,7 @@ def parse_text(text: str, filename: str = "<input>", from_version: int | None = 
     `line_offset` shifts reported line numbers (used by --split-input-file).
     """
     check_text_input(text, filename, line_offset)
+    text = strip_comments(text)  # comments never reach the lexer (comments.py says why)
     parser = lark_parser(TreeBuilder)
     try:
         tree = parser.parse(text, start="start")
@@ -150,8 +152,8 @@ class _Builder:
         if version < 0:
             message = f"PIR version {version} is not a version (expected 0-{LATEST_VERSION})"
         if tok is not None:
-            raise VersionError(self.error(message, tok).render())
-        raise VersionError(f"{self.filename}: error: {message}")
+            raise VersionError(message).at(self.error(message, tok))
+        raise VersionError(message).in_file(self.filename)
 
     # -- blocks
     def build_region_items(self, items, region: Region, owner_tok, arg_types_hint=None):

@@ -28,3 +28,32 @@ def test_a_closed_stdout_ends_the_command_quietly(command):
     process.stderr.close()
     assert process.wait(timeout=120) == 141
     assert stderr == ""
+
+
+def test_an_exception_that_is_no_pirc_error_is_one_line_and_status_70(capsys):
+    """A bug in pirc (not a refused input): no traceback, a line saying so, exit 70."""
+    from pirc.cli.exit_status import INTERNAL_ERROR_STATUS, report_errors
+
+    def broken() -> int:
+        return {}["missing"]
+
+    assert report_errors(broken) == INTERNAL_ERROR_STATUS == 70
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "error: internal error in pirc: KeyError: 'missing'",
+        "note: this is a bug in pirc, not in the input; rerun with --debug for the traceback "
+        "and report it"]
+    with pytest.raises(KeyError):
+        report_errors(broken, debug=True)
+
+
+def test_errors_render_their_location_once():
+    """Every location kind renders through one function: `WHERE: error: MESSAGE`."""
+    from pirc.errors import JsonError, PatchError, PircError, SourceError, VersionError
+
+    assert SourceError("bad", "f.pir", 3, 7, "abcdefg").render() == "f.pir:3:7: error: bad\nabcdefg\n      ^"
+    assert JsonError("bad", "program.regions[0]", "f.json").render() == "f.json: program.regions[0]: error: bad"
+    assert PatchError("bad", "2.yaml", 4).render() == "2.yaml:4: error: bad"
+    assert PircError("bad").render() == "error: bad"
+    located = VersionError("too new").at(SourceError("ignored", "v.pir", 1, 13, "pir.version 9"))
+    assert located.render() == "v.pir:1:13: error: too new\npir.version 9\n            ^"

@@ -3,7 +3,7 @@
 torch_npu registers a `torch.backends` entry point that torch loads at `import torch` when
 TORCH_DEVICE_BACKEND_AUTOLOAD is "1" (its default). With torch_npu installed but no CANN
 toolkit, that load fails and `import torch` itself raises; the failure cannot be undone in the
-process (notes/torch-npu.md section 3). So pirc turns autoload off before torch is first
+process (docs/notes/torch-npu.md section 3). So pirc turns autoload off before torch is first
 imported (`setdefault`: a user's explicit "1" is respected) and imports torch_npu explicitly,
 guarded, only when someone asks whether an NPU is there.
 

@@ -1,7 +1,7 @@
 """CPU reference implementations of the torch_npu fused ops pirc emits.
 
 Each has torch_npu's signature (argument names, defaults) and return layout, and computes the
-formula documented for the op (notes/torch-npu.md section 2; sources there). Numerics follow
+formula documented for the op (docs/notes/torch-npu.md section 2; sources there). Numerics follow
 torch_npu's own goldens: rms_norm and swiglu compute in float32 and cast back.
 """
 

@@ -4,8 +4,8 @@
 // RUN: pirc-opt %s > %t.1.pir
 // RUN: pirc-opt %t.1.pir > %t.2.pir
 // RUN: cmp %t.1.pir %t.2.pir
-// RUN: filecheck %s < %t.1.pir
-// RUN: pirc-opt %s --emit=paddle | filecheck %s --check-prefix=PADDLE
+// RUN: FileCheck %s < %t.1.pir
+// RUN: pirc-opt %s --emit=paddle | FileCheck %s --check-prefix=PADDLE
 
 pir.version 3
 pir.graph_tags [("fold-scale", 2, "enabled"), ("dce", 1, "shadow")]

@@ -1,7 +1,7 @@
 // Canonical regions: every op with regions uses `({...}, {...})`; block
 // arguments are typed; a block-argument line starts a new block.
-// RUN: pirc-opt %s | filecheck %s
-// RUN: pirc-opt %s | pirc-opt - | filecheck %s
+// RUN: pirc-opt %s | FileCheck %s
+// RUN: pirc-opt %s | pirc-opt - | FileCheck %s
 
 pir.version 4
 pir.graph_tags []

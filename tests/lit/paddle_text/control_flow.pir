@@ -1,8 +1,8 @@
 // pd_op.if (no operand types, `} else {`) and pd_op.while (`(cond=..., inputs=...)`,
 // block arguments on a `^` line) print back byte for byte; in canonical
 // text they take the generic region form with typed block arguments.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s --check-prefix=PADDLE
-// RUN: pirc-opt %s --from-version=4 | filecheck %s --check-prefix=PIR
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s --check-prefix=PADDLE
+// RUN: pirc-opt %s --from-version=4 | FileCheck %s --check-prefix=PIR
 // RUN: pirc-opt %s --from-version=4 | pirc-opt - --emit=paddle | cmp - %S/Inputs/control_flow.expected.txt
 
 {

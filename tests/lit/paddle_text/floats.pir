@@ -1,7 +1,7 @@
 // Paddle prints floats with %g (6 significant digits), inf/-inf/nan spelled out.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s --check-prefix=PADDLE
-// RUN: pirc-opt %s --from-version=4 | filecheck %s --check-prefix=PIR
-// RUN: pirc-opt %s --from-version=4 | pirc-opt - | filecheck %s --check-prefix=PIR
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s --check-prefix=PADDLE
+// RUN: pirc-opt %s --from-version=4 | FileCheck %s --check-prefix=PIR
+// RUN: pirc-opt %s --from-version=4 | pirc-opt - | FileCheck %s --check-prefix=PIR
 
 {
     (%0) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:inf} : () -> tensor<1xf32>

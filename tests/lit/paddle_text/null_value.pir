@@ -1,6 +1,6 @@
 // An absent optional operand prints as <<NULL VALUE>> with type <<NULL TYPE>>.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s
-// RUN: pirc-opt %s --from-version=4 | pirc-opt - | filecheck %s --check-prefix=PIR
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s
+// RUN: pirc-opt %s --from-version=4 | pirc-opt - | FileCheck %s --check-prefix=PIR
 
 {
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[-1,4],stop_gradient:[true]} : () -> tensor<-1x4xf32>

@@ -1,6 +1,6 @@
 // `[id:N]` (FLAGS_print_ir) is accepted and dropped: the ids are
 // process-global counters, not part of the program.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s
 
 {
     (%0) = "pd_op.data" [id:1683] () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>

@@ -1,8 +1,8 @@
 // Paddle 3.x op lines: results, quoted names, operands, a sorted attribute
 // dictionary and the type signature; printed back byte for byte with
 // --emit=paddle and with exact attribute kinds in canonical text.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s --check-prefix=PADDLE
-// RUN: pirc-opt %s --from-version=4 | filecheck %s --check-prefix=PIR
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s --check-prefix=PADDLE
+// RUN: pirc-opt %s --from-version=4 | FileCheck %s --check-prefix=PIR
 
 {
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[-1,784],stop_gradient:[true]} : () -> tensor<-1x784xf32>

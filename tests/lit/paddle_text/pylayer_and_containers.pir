@@ -1,8 +1,8 @@
 // pd_op.pylayer prints like pd_op.if with one region; selected rows and tensor
 // arrays print with their dialect prefix (Paddle hides a tensor array's dims);
 // places print as Place::DebugString does.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s
-// RUN: pirc-opt %s --from-version=4 | filecheck %s --check-prefix=PIR
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s
+// RUN: pirc-opt %s --from-version=4 | FileCheck %s --check-prefix=PIR
 
 {
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(gpu:1),shape:[4,3],stop_gradient:[true]} : () -> pd_op.selectedrows<4x3xf32>

@@ -1,6 +1,6 @@
 // Tensor types: dynamic (-1) and zero dims, 0-d tensors, every element type,
 // and vec[...] types of builtin.combine / builtin.split.
-// RUN: pirc-opt %s --from-version=4 --emit=paddle | filecheck %s
+// RUN: pirc-opt %s --from-version=4 --emit=paddle | FileCheck %s
 
 {
     (%0) = "pd_op.data" () {dtype:float16,name:"a",place:Place(undefined:0),shape:[-1,0],stop_gradient:[true]} : () -> tensor<-1x0xf16>

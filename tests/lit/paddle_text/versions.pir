@@ -1,7 +1,7 @@
 // The same Paddle text means different attribute kinds at different PIR
 // versions: leaky_relu.negative_slope is a Float at 1 and a Double at 4.
-// RUN: pirc-opt %s --from-version=1 | filecheck %s --check-prefix=V1
-// RUN: pirc-opt %s --from-version=4 | filecheck %s --check-prefix=V4
+// RUN: pirc-opt %s --from-version=1 | FileCheck %s --check-prefix=V1
+// RUN: pirc-opt %s --from-version=4 | FileCheck %s --check-prefix=V4
 
 {
     (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>

@@ -1,7 +1,7 @@
 // Paddle 2.6 typed text: kind tags on attributes, `pd_op.tensor<...>` types,
 // one-space indentation, `is_persisable` on parameters.  It predates PIR
 // versions, so it is read at a stated version and need not verify.
-// RUN: pirc-opt %s --from-version=1 --no-verify | filecheck %s
+// RUN: pirc-opt %s --from-version=1 --no-verify | FileCheck %s
 
 {
  (%0) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"x",place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[-1,784],stop_gradient:[true]} : () -> pd_op.tensor<-1x784xf32>

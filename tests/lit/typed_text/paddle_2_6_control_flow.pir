@@ -1,7 +1,7 @@
 // Paddle 2.6 prints control flow differently: an unquoted `pd_op.if` with no
 // space before `{`, regions indented by one space, `"pd_op.while"(cond=...`
 // and block arguments `^%arg0, %arg1`.
-// RUN: pirc-opt %s --from-version=1 --no-verify | filecheck %s
+// RUN: pirc-opt %s --from-version=1 --no-verify | FileCheck %s
 
 {
  (%0) = "pd_op.data" () {dtype:(pd_op.DataType)float32,name:"x",place:(pd_op.Place)Place(undefined:0),shape:(pd_op.IntArray)[2,3],stop_gradient:[true]} : () -> pd_op.tensor<2x3xf32>

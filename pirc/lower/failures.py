@@ -1,0 +1,124 @@
+"""A kernel that fails while a program runs (or while the lowering folds a constant): which
+op it was, where that op stands in the input, and what it was given.
+
+Every graph node the lowering makes for an op carries the op (`node.meta["pir_op"]`,
+graph_builder), and the specialiser and the folder keep it on the nodes they make, so a
+failure names its op however the graph was rewritten.  Running a module is plain
+`gm.forward(**feeds)` (fast); only when that raises is the same call repeated under an
+`fx.Interpreter` that stops at the failing node, to name its op and its operands' actual
+shapes and dtypes.  `locate` then says where the op is: `FILE:LINE:COL` for text input
+(the parser's `program.locations`), its JSON path (`program.regions[0].blocks[0].ops[3]`)
+for JSON input.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.fx as fx
+
+from ..errors import LoweringError, PircError
+
+OP_META = "pir_op"
+
+
+class KernelFailure(LoweringError):
+    """An op's kernel raised: the op, what it got, what it said."""
+
+    def __init__(self, op, operands: str, cause: BaseException):
+        name = getattr(op, "name", "an op")
+        said = cause.bare_message if isinstance(cause, PircError) else f"{type(cause).__name__}: {cause}"
+        super().__init__(f"{name} failed: {said.strip()}" + (f"; operands: {operands}" if operands else ""))
+        self.op = op
+
+
+def describe_value(value) -> str:
+    """`float32[2, 3]` for a tensor, `[float32[2], int64[]]` for a list, the repr otherwise."""
+    if isinstance(value, torch.Tensor):
+        return f"{str(value.dtype).removeprefix('torch.')}{list(value.shape)}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(describe_value(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def describe_operands(args) -> str:
+    return ", ".join(describe_value(a) for a in args)
+
+
+class _FailureFinder(fx.Interpreter):
+    """Runs a graph node by node; the first node that raises becomes a KernelFailure."""
+
+    def __init__(self, gm: fx.GraphModule):
+        super().__init__(gm)
+        self.extra_traceback = False  # fx would append its own notes to the message
+
+    def run_node(self, n: fx.Node):
+        try:
+            return super().run_node(n)
+        except KernelFailure:
+            raise
+        except Exception as e:  # noqa: BLE001 - any kernel failure is reported with its op
+            op = n.meta.get(OP_META)
+            if op is None:
+                raise
+            args, _ = self.fetch_args_kwargs_from_env(n)
+            raise KernelFailure(op, describe_operands(args), e) from e
+
+
+def find_failure(gm: fx.GraphModule, feeds: dict, error: BaseException) -> BaseException:
+    """Rerun `gm` on `feeds` node by node; the KernelFailure naming the failing op, or `error`
+    itself when the failure cannot be pinned to an op (or does not happen again)."""
+    placeholders = [n.target for n in gm.graph.nodes if n.op == "placeholder"]
+    try:
+        with torch.no_grad():
+            _FailureFinder(gm).run(*[feeds[p] for p in placeholders])
+    except KernelFailure as failure:
+        return failure
+    except Exception:  # noqa: BLE001 - no op to name: report the first failure as it was
+        return error
+    return error
+
+
+def json_path_of(op) -> str:
+    """The op's path in Paddle JSON: `program.regions[0].blocks[0].ops[12]`, nested ops
+    through their op's `regions[i].blocks[j]`."""
+    parts = []
+    while True:
+        block = op.parent_block()
+        if block is None:
+            break
+        region = block.parent
+        owner = region.parent if region is not None else None
+        parts.append(f"ops[{_index_of(op, block.ops)}]")
+        if region is None or owner is None:
+            break
+        parts.append(f"blocks[{_index_of(block, region.blocks)}]")
+        parts.append(f"regions[{_index_of(region, owner.regions)}]")
+        if owner.parent_block() is None:  # the module: JSON's `program`
+            parts.append("program")
+            break
+        op = owner
+    return ".".join(reversed(parts))
+
+
+def _index_of(item, items) -> int:
+    return next(i for i, x in enumerate(items) if x is item)
+
+
+def locate(error: PircError, op, program, filename: str, text: str | None = None) -> PircError:
+    """Give `error` the op's place in the input: line:col (text) or JSON path (JSON)."""
+    error.filename = filename
+    where = program.locations.get(op)
+    if isinstance(where, tuple):
+        error.line, error.column = where
+        if text is not None:
+            lines = text.splitlines()
+            if 0 < error.line <= len(lines):
+                error.source_line = lines[error.line - 1]
+    elif isinstance(where, str):
+        error.path = where
+    else:
+        error.path = json_path_of(op)
+    return error
