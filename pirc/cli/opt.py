@@ -25,6 +25,7 @@ from ..formats import (
 )
 from .diagnostics import check_expected_diagnostics, split_input
 from .exit_status import report_errors
+from .process import run_as_process
 
 SPLIT_MARKER = "// -----"
 
@@ -156,4 +157,4 @@ def process(args, filename: str) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    run_as_process(run)
