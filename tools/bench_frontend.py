@@ -169,19 +169,29 @@ def child(path: str, setup: str, timed: str) -> tuple[float, float]:
     return float(t), float(rss)
 
 
-def whole_process(cmd, env=None) -> tuple[float, float] | None:
-    """Wall time (s) and peak RSS (MB) of one run of `cmd`; None if it failed."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read()
-    proc.stderr.close()
-    if proc.returncode != 0:
-        print(f"failed: {' '.join(map(str, cmd))}: {err.decode(errors='replace')[-500:]}", file=sys.stderr)
+# Runs the command and reports its wall time, CPU time and peak RSS.  A small process of its
+# own: a child's peak RSS starts at its parent's size when forked (Linux keeps the high-water
+# mark across exec), and this benchmark's own process holds the 100k-op program.
+_MEASURE = """
+import resource, subprocess, sys, time
+t0 = time.perf_counter()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+wall = time.perf_counter() - t0
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, r.returncode)
+"""
+
+
+def whole_process(cmd, env=None) -> tuple[float, float, float] | None:
+    """Wall time (s), CPU time (user + system, s) and peak RSS (MB) of one run of `cmd`;
+    None if it failed.  On a shared machine the CPU time is the steadier of the two."""
+    r = subprocess.run([sys.executable, "-c", _MEASURE, *map(str, cmd)], capture_output=True,
+                       text=True, env=env)
+    wall, cpu, rss, status = r.stdout.split()
+    if status != "0":
+        print(f"failed: {' '.join(map(str, cmd))}: {r.stderr[-500:]}", file=sys.stderr)
         return None
-    return wall, usage.ru_maxrss / 1024
+    return float(wall), float(cpu), float(rss)
 
 
 def pirc_opt_command() -> list[str]:
@@ -198,8 +208,9 @@ def process_env() -> dict:
     return env
 
 
-def paddle_roundtrip(paddle_python: str, src: Path, out: Path) -> float | None:
-    """Paddle's C++ load + save of `src` (seconds, as tools/paddle_json_roundtrip.py times it)."""
+def paddle_roundtrip(paddle_python: str, src: Path, out: Path) -> tuple[float, float] | None:
+    """Paddle's C++ load + save of `src`: (wall, CPU) seconds, as
+    tools/paddle_json_roundtrip.py times it."""
     r = subprocess.run([paddle_python, str(ROOT / "tools" / "paddle_json_roundtrip.py"), str(src), str(out)],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -207,7 +218,7 @@ def paddle_roundtrip(paddle_python: str, src: Path, out: Path) -> float | None:
         return None
     line = [x for x in r.stdout.splitlines() if x.startswith("{")][-1]
     got = json.loads(line)
-    return got["load_s"] + got["save_s"]
+    return got["load_s"] + got["save_s"], got["load_cpu_s"] + got["save_cpu_s"]
 
 
 def _median(values):
@@ -229,6 +240,7 @@ def whole_process_row(files: dict, tmp: Path, runs: int, paddle_python: str | No
     for cmd in jobs.values():  # warm-up: bytecode, spec and grammar caches
         whole_process(cmd, env)
     times: dict = {name: [] for name in jobs}
+    cpu: dict = {name: [] for name in jobs}
     rss: dict = {name: [] for name in jobs}
     paddle = []
     for _ in range(runs):
@@ -236,19 +248,23 @@ def whole_process_row(files: dict, tmp: Path, runs: int, paddle_python: str | No
             got = whole_process(cmd, env)
             if got is not None:
                 times[name].append(got[0])
-                rss[name].append(got[1])
+                cpu[name].append(got[1])
+                rss[name].append(got[2])
         if paddle_python:
             paddle.append(paddle_roundtrip(paddle_python, files["json"], tmp / "paddle-out.json"))
     row = {}
     for name in jobs:
         row[f"pirc_opt_{name}_s"] = _median(times[name])
+        row[f"pirc_opt_{name}_cpu_s"] = _median(cpu[name])
         row[f"pirc_opt_{name}_peak_mb"] = round(max(rss[name])) if rss[name] else None
-    ref = _median(paddle)
-    if ref:
-        row["paddle_load_save_s"] = ref
+    paddle = [p for p in paddle if p is not None]
+    if paddle:
+        ref = row["paddle_load_save_s"] = _median([p[0] for p in paddle])
+        ref_cpu = row["paddle_load_save_cpu_s"] = _median([p[1] for p in paddle])
         for name in jobs:
             if row[f"pirc_opt_{name}_s"]:
                 row[f"{name}_vs_paddle"] = round(row[f"pirc_opt_{name}_s"] / ref, 3)
+                row[f"{name}_cpu_vs_paddle"] = round(row[f"pirc_opt_{name}_cpu_s"] / ref_cpu, 3)
     return row
 
 
@@ -269,12 +285,16 @@ def startup_row(tmp: Path, runs: int) -> dict:
     for cmd in jobs.values():
         whole_process(cmd, env)
     times: dict = {name: [] for name in jobs}
+    cpu: dict = {name: [] for name in jobs}
     for _ in range(runs):
         for name, cmd in jobs.items():
             got = whole_process(cmd, env)
             if got is not None:
                 times[name].append(got[0])
-    return {f"startup_{name}_s": _median(t) for name, t in times.items()}
+                cpu[name].append(got[1])
+    row = {f"startup_{name}_s": _median(t) for name, t in times.items()}
+    row.update({f"startup_{name}_cpu_s": _median(t) for name, t in cpu.items()})
+    return row
 
 
 def external(cmd, runs: int):

@@ -5,7 +5,8 @@ Run with a Python that has paddlepaddle (never pirc's venv; e.g.
 
     /work/venv-paddle/bin/python tools/paddle_json_roundtrip.py IN.json OUT.json
 
-Prints one JSON line: {"load_s": ..., "save_s": ..., "paddle": "3.3.1"}.  Only the two C++
+Prints one JSON line: {"load_s": ..., "save_s": ..., "load_cpu_s": ..., "save_cpu_s": ...,
+"ops": ..., "paddle": "3.3.1"} (wall and CPU seconds; the op count Paddle read).  Only the two C++
 calls are timed (`core.deserialize_pir_program`, `core.serialize_pir_program`, what
 `paddle.static.load_inference_model` / `save_inference_model` use for the program), not
 Paddle's import (~2-4 s) nor the process's exit: the figure is Paddle's C++ at its best.
@@ -26,13 +27,15 @@ def main() -> None:
 
     paddle.enable_static()
     program = paddle.static.Program()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     core.deserialize_pir_program(src, program, -1)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     core.serialize_pir_program(program, out, True, False, True)  # overwrite, compact, trainable
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
     print(json.dumps({"load_s": round(t1 - t0, 3), "save_s": round(t2 - t1, 3),
-                      "paddle": paddle.__version__}), flush=True)
+                      "load_cpu_s": round(c1 - c0, 3), "save_cpu_s": round(c2 - c1, 3),
+                      "ops": len(program.global_block().ops), "paddle": paddle.__version__}),
+          flush=True)
 
 
 if __name__ == "__main__":
