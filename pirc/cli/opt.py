@@ -25,6 +25,7 @@ from ..formats import (
 )
 from .diagnostics import check_expected_diagnostics, split_input
 from .exit_status import report_errors
+from .process import run_as_process
 from .version_flag import add_version_flag
 
 SPLIT_MARKER = "// -----"
@@ -174,4 +175,4 @@ def process(args, filename: str) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    run_as_process(run)

@@ -19,6 +19,7 @@ from ..atomic import write_atomically
 from ..errors import PircError
 from ..formats import INPUT_FORMATS, input_format_for, parse_program, read_input
 from .exit_status import report_errors
+from .process import run_as_process
 from .version_flag import add_version_flag
 
 
@@ -95,7 +96,7 @@ def run(argv=None) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    run_as_process(run)
 
 
 if __name__ == "__main__":

@@ -12,11 +12,11 @@ nothing from pirc.ir, so the IR can depend on it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
+from .. import user_cache
 from ..errors import ErrorList, PatchError
-from .located_yaml import LocatedYaml, describe, is_scalar
+from ..package_data import data_dir
 
 DEVELOP_VERSION = 0
 VERSIONS_FILE = "versions.yaml"
@@ -47,13 +47,7 @@ class VersionPolicy:
 
 def patches_dir() -> Path:
     """The folder of pirc's own patches: package data when installed, else the source tree."""
-    try:
-        found = resources.files("pirc.patches")
-        if found.joinpath(VERSIONS_FILE).is_file():
-            return Path(str(found))
-    except (ModuleNotFoundError, TypeError):
-        pass
-    return Path(__file__).resolve().parents[2] / "patches"
+    return data_dir("pirc.patches", VERSIONS_FILE, Path(__file__).resolve().parents[2] / "patches")
 
 
 def read_versions_file(path: Path | str) -> VersionPolicy:
@@ -63,6 +57,8 @@ def read_versions_file(path: Path | str) -> VersionPolicy:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise PatchError(f"cannot read the version policy: {e.strerror}", str(path)) from None
+    from .located_yaml import LocatedYaml
+
     doc = LocatedYaml(text, str(path))
     policy = parse_versions(doc)
     if doc.errors:
@@ -73,8 +69,11 @@ def read_versions_file(path: Path | str) -> VersionPolicy:
 _KEYS = ("release", "develop", "paddle")
 
 
-def parse_versions(doc: LocatedYaml) -> VersionPolicy:
-    """The policy in `doc`; problems are added to doc.errors (a best guess is still returned)."""
+def parse_versions(doc) -> VersionPolicy:
+    """The policy in `doc` (a LocatedYaml); problems are added to doc.errors (a best guess is
+    still returned)."""
+    from .located_yaml import describe, is_scalar
+
     root = doc.compose()
     release, develop, paddle = 1, False, {}
     if root is None:
@@ -116,7 +115,23 @@ def parse_versions(doc: LocatedYaml) -> VersionPolicy:
 
 
 def _load_own() -> VersionPolicy:
-    return read_versions_file(patches_dir() / VERSIONS_FILE)
+    # Every pirc process reads this file at import (pirc.ir.program needs the versions):
+    # the parsed policy is cached, keyed by the file's text, so that a run that reads no
+    # patch never imports the YAML library (~10% of a small pirc-opt run's start-up).
+    path = patches_dir() / VERSIONS_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return read_versions_file(path)  # says what is wrong
+    cache = user_cache.cache_dir() / "versions.marshal"
+    key = (1, text)  # 1: the shape of the cached tuple
+    cached = user_cache.load(cache, key)
+    if cached is not None:
+        release, develop, paddle = cached
+        return VersionPolicy(release, develop, paddle)
+    policy = read_versions_file(path)
+    user_cache.store(cache, key, (policy.release, policy.develop, policy.paddle_releases))
+    return policy
 
 
 POLICY = _load_own()
