@@ -31,6 +31,7 @@ class Case:
     from_version: int | None = None  # text: the --from-version it is read with
     patch_version: int | None = None  # yaml: N of N.yaml
     program: str | None = None       # yaml: the JSON seed (path) the patch upgrades
+    write_order: int = 0             # which of the three formats checks.check_writes tries first
     origin: dict = field(default_factory=dict)  # seed file, index, mutators: for the report
 
     def options(self) -> dict:
@@ -41,7 +42,8 @@ class Case:
 
     @classmethod
     def from_options(cls, data: str, options: dict) -> "Case":
-        known = {k: options[k] for k in ("front", "from_version", "patch_version", "program", "origin")
+        known = {k: options[k] for k in ("front", "from_version", "patch_version", "program", "write_order",
+                                         "origin")
                  if k in options}
         return cls(data=data, **known)
 
@@ -57,13 +59,12 @@ def _count(rng: random.Random) -> int:
 def make_case(front: str, seed: int, index: int) -> Case:
     rng = _rng(front, seed, index)
     origin = {"seed": seed, "index": index}
-    if front == "text":
-        return _text_case(rng, origin)
-    if front == "json":
-        return _json_case(rng, origin)
-    if front == "yaml":
-        return _yaml_case(rng, origin)
-    raise ValueError(f"unknown front end {front!r}")
+    makers = {"text": _text_case, "json": _json_case, "yaml": _yaml_case}
+    if front not in makers:
+        raise ValueError(f"unknown front end {front!r}")
+    case = makers[front](rng, origin)
+    case.write_order = index % 3  # a failure in one format must not always hide the others
+    return case
 
 
 def _pick(rng: random.Random, pool):

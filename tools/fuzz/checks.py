@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,9 +49,9 @@ class Outcome:
 
 def check_case(case: Case) -> Outcome:
     if case.front == "text":
-        return _check_program(lambda: _parse_text(case.data, "<fuzz>", case.from_version))
+        return _check_program(lambda: _parse_text(case.data, "<fuzz>", case.from_version), case.write_order)
     if case.front == "json":
-        return _check_program(lambda: _read_json(case.data, "<fuzz.json>"))
+        return _check_program(lambda: _read_json(case.data, "<fuzz.json>"), case.write_order)
     if case.front == "yaml":
         return _check_patch(case)
     raise ValueError(f"unknown front end {case.front!r}")
@@ -80,27 +79,28 @@ def _verifies(program) -> bool:
         return False
 
 
-def _check_program(read) -> Outcome:
+def _check_program(read, order: int) -> Outcome:
     try:
         program = read()
     except PircError as e:
         return Outcome(note=_render(e))
     verified = _verifies(program)
-    reread = check_writes(program, "input verified" if verified else "input fails verify")
+    reread = check_writes(program, "input verified" if verified else "input fails verify", order)
     if verified and program.version < NEWEST_VERSION and reread is not None:
-        _check_upgrade(reread)
+        _check_upgrade(reread, order)
     return Outcome(True, verified)
 
 
-def check_writes(program, tag: str):
+def check_writes(program, tag: str, order: int = 0):
     """Property 3 on `program`; returns the re-parse of its canonical text (a copy), or None.
 
-    The three formats are checked in an order that depends on the program (a hash of its
-    canonical print): a failure in one format would otherwise always hide the others."""
+    `order` (0-2, the case's write_order) says which format is checked first: a failure in
+    one format would otherwise always hide the others.  It belongs to the case, not to the
+    data, so that minimizing an input does not change which failure shows."""
     found = {}
     steps = [("pir", _check_canonical), ("json", _check_json), ("paddle", _check_paddle)]
     first = _write(program, "pir")
-    turn = zlib.crc32((first or "").encode("utf-8", "surrogatepass")) % 3
+    turn = order % 3
     for form, step in steps[turn:] + steps[:turn]:
         written = first if form == "pir" else _write(program, form)
         if written is not None:
@@ -158,7 +158,7 @@ def _write(program, form: str) -> str | None:
         return None
 
 
-def _check_upgrade(program) -> None:
+def _check_upgrade(program, order: int) -> None:
     from pirc.versioning.upgrade import upgrade
     from pirc.ir.verifier import verify_program
     try:
@@ -169,7 +169,7 @@ def _check_upgrade(program) -> None:
         verify_program(program)
     except PircError as e:
         raise PropertyFailure("upgrade-output-fails-verifier", "input verified", _render(e)) from None
-    check_writes(program, "upgraded")
+    check_writes(program, "upgraded", order)
 
 
 # -- patches (YAML) -------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def _check_patch(case: Case) -> Outcome:
     finally:
         _forget_patch_set(folder)
     verified = _verifies(program)
-    check_writes(program, "patched, verifies" if verified else "patched, fails verify")
+    check_writes(program, "patched, verifies" if verified else "patched, fails verify", case.write_order)
     return Outcome(True, verified)
 
 

@@ -131,7 +131,8 @@ def _minimizable(sig: str) -> bool:
 
 def _print_stats(stats, out: Path, saved: dict) -> None:
     from .findings import class_dir, REPLAY
-    print(f"{stats.front}: {stats.inputs} inputs in {stats.seconds:.1f} s ({stats.rate:.1f} inputs/s); "
+    print(f"{stats.front}: {stats.inputs} inputs in {stats.seconds:.1f} s ({stats.rate:.1f} inputs/s; "
+          f"{stats.cpu_rate:.1f} per worker CPU-second); "
           f"accepted {stats.accepted}, verified {stats.verified}; "
           f"{stats.crashing_inputs} failing inputs in {len(stats.findings)} classes")
     for f in sorted(stats.findings.values(), key=lambda f: -f.count):
@@ -148,7 +149,9 @@ def _print_stats(stats, out: Path, saved: dict) -> None:
 def _stats_dict(stats, out: Path) -> dict:
     from .findings import class_dir
     return {"front": stats.front, "seed": stats.seed, "inputs": stats.inputs, "seconds": round(stats.seconds, 1),
-            "inputs_per_s": round(stats.rate, 1), "accepted": stats.accepted, "verified": stats.verified,
+            "inputs_per_s": round(stats.rate, 1),
+            "worker_cpu_seconds": round(stats.cpu_seconds, 1), "inputs_per_cpu_s": round(stats.cpu_rate, 1),
+            "accepted": stats.accepted, "verified": stats.verified,
             "classes": {f.sig: {"count": f.count, "first_index": f.index,
                                 "folder": str(class_dir(out, stats.front, f.sig))}
                         for f in stats.findings.values()}}

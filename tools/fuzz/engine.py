@@ -32,6 +32,10 @@ from .signature import Hang, format_exception, signature
 
 BATCH = 8
 KILL_GRACE_S = 5.0
+# Frames of Python stack every check gets above its caller: Python's default recursion limit,
+# which is what `pirc-opt` runs under.  Counting from the caller keeps a RecursionError's
+# place the same in a campaign worker, in the minimizer and in `replay`.
+CHECK_STACK_FRAMES = 1000
 
 
 # -- one input ----------------------------------------------------------------------------
@@ -61,8 +65,25 @@ class Result:
     note: str = ""
 
 
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
 def run_one(case: Case, hang_s: float) -> Result:
     """Check one case under the watchdog; a finding comes back as its signature and traceback."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + CHECK_STACK_FRAMES)
+    try:
+        return _run_one(case, hang_s)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _run_one(case: Case, hang_s: float) -> Result:
     signal.setitimer(signal.ITIMER_REAL, hang_s)
     try:
         outcome = check_case(case)
@@ -96,10 +117,13 @@ def _worker(wid: int, front: str, seed: int, count: int, shared: _Shared, hang_s
     sigs: Counter = Counter()
     reported: set[str] = set()
     last_flush = time.monotonic()
+    cpu_at_flush = time.process_time()
 
     def flush():
-        nonlocal done, accepted, verified, sigs, last_flush
-        shared.results.put(("progress", wid, done, accepted, verified, dict(sigs)))
+        nonlocal done, accepted, verified, sigs, last_flush, cpu_at_flush
+        cpu = time.process_time()
+        shared.results.put(("progress", wid, done, accepted, verified, dict(sigs), cpu - cpu_at_flush))
+        cpu_at_flush = cpu
         done = accepted = verified = 0
         sigs = Counter()
         last_flush = time.monotonic()
@@ -159,11 +183,16 @@ class Stats:
     accepted: int = 0
     verified: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0  # the workers' CPU time: a rate that does not depend on the machine's load
     findings: dict = field(default_factory=dict)  # sig -> Finding
 
     @property
     def rate(self) -> float:
         return self.inputs / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_rate(self) -> float:
+        return self.inputs / self.cpu_seconds if self.cpu_seconds else 0.0
 
     @property
     def crashing_inputs(self) -> int:
@@ -200,8 +229,9 @@ def run_campaign(front: str, seed: int, count: int, jobs: int, time_budget: floa
     def handle(msg):
         kind = msg[0]
         if kind == "progress":
-            _, wid, done, acc, ver, sigs = msg
+            _, wid, done, acc, ver, sigs, cpu = msg
             stats.inputs += done
+            stats.cpu_seconds += cpu
             stats.accepted += acc
             stats.verified += ver
             for sig, n in sigs.items():
