@@ -112,6 +112,8 @@ class _Shared:
 def _worker(wid: int, front: str, seed: int, count: int, shared: _Shared, hang_s: float,
             memory_mb: int | None, resume: tuple[int, int] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    parent = os.getppid()
     limit_process(memory_mb)
     done = accepted = verified = 0
     sigs: Counter = Counter()
@@ -140,6 +142,8 @@ def _worker(wid: int, front: str, seed: int, count: int, shared: _Shared, hang_s
             yield start, min(start + BATCH, count)
 
     for start, end in batches():
+        if os.getppid() != parent:  # the parent is gone: nobody reads the results
+            return
         for k in range(start, end):
             if shared.stop.value:
                 break
@@ -250,6 +254,10 @@ def run_campaign(front: str, seed: int, count: int, jobs: int, time_budget: floa
         elif kind == "done":
             finished.add(msg[1])
 
+    def on_term(signum, frame):
+        raise SystemExit(128 + signum)  # runs the finally below: the workers are stopped too
+
+    previous_term = signal.signal(signal.SIGTERM, on_term)
     for wid in range(jobs):
         spawn(wid)
     last_report = t0
@@ -301,6 +309,7 @@ def run_campaign(front: str, seed: int, count: int, jobs: int, time_budget: floa
             if p.is_alive():
                 p.kill()
                 p.join()
+        signal.signal(signal.SIGTERM, previous_term)
     stats.seconds = time.monotonic() - t0
     return stats
 
