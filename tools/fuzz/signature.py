@@ -14,9 +14,12 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
+import pirc
+
 from .checks import PropertyFailure
 
-PIRC_ROOT = Path(__file__).resolve().parents[2] / "pirc"
+# The pirc being fuzzed: the checkout's, or an installed copy (CI installs with `pip install .`).
+PIRC_ROOT = Path(pirc.__file__).resolve().parent
 _FUZZ_ROOT = Path(__file__).resolve().parent
 _UNSTABLE_LINES = (RecursionError, MemoryError)
 
