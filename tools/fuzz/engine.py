@@ -368,10 +368,3 @@ def minimize_all(jobs_list: list[tuple[Case, str]], jobs: int, hang_s: float, me
             pool.shutdown(wait=False, cancel_futures=True)
     return out
 
-
-def cpu_count() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def print_err(*a):
-    print(*a, file=sys.stderr)
