@@ -67,7 +67,8 @@ def _write(path: Path, data: str) -> None:
 
 def load_case(path: Path, front: str | None = None, from_version: int | None = None,
               patch_version: int | None = None, program: str | None = None) -> Case:
-    """A saved input (its case.json beside it), or any file with the front end given or guessed."""
+    """A saved input (its case.json beside it, or FILE.case.json as `case -o FILE` writes), or
+    any file with the front end given or guessed."""
     path = Path(path)
     if path.is_dir():
         inputs = sorted(path.glob("input.*"))
@@ -76,8 +77,8 @@ def load_case(path: Path, front: str | None = None, from_version: int | None = N
         path = inputs[0]
     data = path.read_text(encoding="utf-8", errors="surrogatepass")
     options = {}
-    sidecar = path.parent / "case.json"
-    if sidecar.is_file() and path.name.startswith("input."):
+    sidecar = path.parent / "case.json" if path.name.startswith("input.") else Path(str(path) + ".case.json")
+    if sidecar.is_file():  # `case.json` beside a saved input, FILE.case.json beside `case -o FILE`
         options = json.loads(sidecar.read_text())
     if front is not None:
         options["front"] = front
