@@ -1,0 +1,1 @@
+"""Developer tools of the pirc checkout (benchmarks, generators, the fuzzer); not installed."""
