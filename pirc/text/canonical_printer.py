@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
 
 from ..ir import attrs as A
 from ..ir.paddle_names import lossless_place_text
+from ..paddle_json.codes import DA_PROPERTY, QA_PROPERTY
 from .attr_literals import KIND_TAGS
 from .floats import shortest_f32, shortest_f64
 from .printer_base import PrinterBase, PrintError, attr_name_text
@@ -48,6 +49,8 @@ class CanonicalPrinter(PrinterBase):
             self.print_op(op, depth)
 
     def print_op(self, op, depth: int):
+        if op.properties:
+            self.refuse_json_side_attributes(op)
         indent = self.INDENT * depth
         results = self.name_results(op)
         operands = self.operand_list(op)
@@ -67,6 +70,19 @@ class CanonicalPrinter(PrinterBase):
                 self.print_block_ops(block, depth + 1)
             self.out.append(f"{indent}}}")
         self.out.append(")\n")
+
+    def refuse_json_side_attributes(self, op):
+        # Paddle's JSON can give an op dist / quant attribute lists ("DA", "QA"; real programs
+        # carry them empty, on parameters only), which the reader keeps as op properties.
+        # The canonical text has no spelling for them yet, and it must lose nothing: refuse
+        # rather than write a file that reads back as another program.
+        # Absent or empty lists say nothing (program equality ignores them): only entries count.
+        held = [k for k in (DA_PROPERTY, QA_PROPERTY) if getattr(op.properties.get(k), "data", None)]
+        if held:
+            keys = " and ".join('"DA"' if k == DA_PROPERTY else '"QA"' for k in held)
+            raise PrintError(f"{op.name} carries Paddle JSON {keys} (dist / quant attributes) other than "
+                             "Paddle's default, which canonical text cannot hold: write it as JSON "
+                             "(--emit=json) to keep them")
 
     def print_block_header(self, op, ri: int, bi: int, block, depth: int, many: bool):
         # A `^` line opens a block; the first block of a one-block region

@@ -19,6 +19,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 MAX_SEED_BYTES = 24_000
 SEED_DIRS = ("tests", "examples", "patches")
+# Not seeds: build outputs, and the regression inputs of earlier crashes (tests replay those;
+# as seeds they would only teach the mutators what pirc already refuses at the first byte).
+SKIPPED_PARTS = frozenset({"__pycache__", "Output", "fuzz_crashes"})
 
 # Paddle release in a file name -> its PIR version (DESIGN.md: 1 = 3.0, ..., 4 = 3.3).
 _RELEASE_VERSION = {"3.0.0": 1, "3.1.1": 2, "3.2.2": 3, "3.3.1": 4, "2.6.2": 1}
@@ -41,7 +44,7 @@ def _files(exts: tuple[str, ...]):
             continue
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.name.endswith(exts) and path.stat().st_size <= MAX_SEED_BYTES \
-                    and "__pycache__" not in path.parts and "Output" not in path.parts:
+                    and not SKIPPED_PARTS.intersection(path.parts):
                 yield path
 
 
@@ -81,8 +84,8 @@ def json_seeds() -> tuple[Seed, ...]:
             continue
         try:
             version = json.loads(text)["base_code"]["version"]
-        except (ValueError, KeyError, TypeError):
-            continue
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue  # not a program Python's json reads: no seed
         out.append(Seed(str(path.relative_to(REPO)), text, version if isinstance(version, int) else None, True))
     return tuple(out)
 
