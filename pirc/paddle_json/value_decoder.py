@@ -49,6 +49,8 @@ def _memoised(memo: dict, key, decode, obj, where: str, depth: int, bounds):
     return got
 
 
+_INT64 = range(_INT64_RANGE[0], _INT64_RANGE[1] + 1)  # dims, lod, offset: int64_t
+
 class ValueDecoder:
     """Attribute and type decoding with per-program memos."""
 
@@ -131,7 +133,11 @@ class ValueDecoder:
             d = obj[C.DATA]
             if not is_number(d):
                 raise SchemaViolation(f"expected a number, got {show(d)}", "." + C.DATA)
-            return float(d)
+            try:
+                return float(d)
+            except OverflowError:  # an integer literal past the double range
+                raise SchemaViolation(f"a floating-point value must fit a double, got an integer of "
+                                      f"{len(str(abs(d)))} digits", "." + C.DATA) from None
         vd = obj.get(C.VOID_DATA)
         if vd == C.INF_SPELLING:
             return math.inf
@@ -179,6 +185,9 @@ class ValueDecoder:
         dims, layout = d[1], d[2]
         if type(dims) is not list or not all(is_int(x) for x in dims):
             raise SchemaViolation(f"dims are a list of integers, got {show(dims)}", f"{here}[1]")
+        for i, x in enumerate(dims):
+            if x not in _INT64:  # Paddle's dims are int64_t (and the text reader says so too)
+                raise SchemaViolation(f"a dimension is an int64, got {x}", f"{here}[1][{i}]")
         if type(layout) is not str:
             raise SchemaViolation(f"a layout is a string, got {show(layout)}", f"{here}[2]")
         if n == 3:
@@ -187,8 +196,10 @@ class ValueDecoder:
         if type(lod) is not list or not all(
                 type(lv) is list and all(is_int(x) for x in lv) for lv in lod):
             raise SchemaViolation(f"a LoD is a list of lists of integers, got {show(lod)}", f"{here}[3]")
-        if not is_int(offset):
-            raise SchemaViolation(f"an offset is an integer, got {show(offset)}", f"{here}[4]")
+        if any(x not in _INT64 for lv in lod for x in lv):
+            raise SchemaViolation(f"a LoD's offsets are int64s, got {show(lod)}", f"{here}[3]")
+        if not is_int(offset) or offset not in _INT64:
+            raise SchemaViolation(f"an offset is an int64 integer, got {show(offset)}", f"{here}[4]")
         cls = DenseTensorType if code == C.T_DENSE_TENSOR else SelectedRowsType
         return cls.make(elt, dims, layout, lod, offset)
 

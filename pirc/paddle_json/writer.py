@@ -390,8 +390,10 @@ class _Writer:
 
         Paddle's compact form holds only the seven known attributes as one-bool
         arrays and a string name; anything else is written in the generic
-        form `"0.parameter"`, which Paddle's reader also accepts.  Absent
-        flags take the defaults Paddle's writer uses.
+        form `"0.parameter"`, which Paddle's reader also accepts.  A flag the op
+        lacks goes generic too: the compact form would give it one, and the
+        program read back would differ from the one written (the result flags
+        of a trainable=false program are the exception: that form has no OA).
         """
         attrs = op.attributes
         if not _PARAMETER_ATTRS.issuperset(attrs):
@@ -404,6 +406,8 @@ class _Writer:
             for name, default in names:
                 v = attrs.get(name)
                 if v is None:
+                    if flags is a_flags or self.trainable:
+                        return None
                     flags.append("1" if default else "0")
                     continue
                 if (type(v) is not ArrayAttr or len(v.data) != 1

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 
+from xdsl.ir import Block
+
 from ..errors import PircError
 from ..ir.ops import BLOCK_ARG_ATTRS, NullValueOp
 from .types_text import type_text
@@ -36,6 +38,21 @@ def describe_op(program, op, index: int | None = None) -> str:
     """`"pd_op.while" (line 3)`: an op as an error message names it."""
     where = program.locations.get(op) if program is not None else None
     return f'"{op.name}"' + (f" (line {where[0]})" if where else "")
+
+
+def _defining_block(value):
+    owner = value.owner
+    return owner if isinstance(owner, Block) else owner.parent_block()
+
+
+def _encloses(block, inner) -> bool:
+    """Whether `inner` is `block` or nested in one of its ops' regions."""
+    while inner is not None:
+        if inner is block:
+            return True
+        parent_op = inner.parent_op()
+        inner = parent_op.parent_block() if parent_op is not None else None
+    return False
 
 
 class PrinterBase:
@@ -110,6 +127,13 @@ class PrinterBase:
         return name
 
     def operand_list(self, op) -> str:
+        here = op.parent_block()
+        for v in op.operands:
+            where = _defining_block(v)
+            if where is not here and where is not None and not _encloses(where, here):
+                raise PrintError(f"cannot print {describe_op(self.program, op)}: it uses a value "
+                                 "defined in a region that does not enclose it (the text could "
+                                 "not name it there)")
         return "(" + ", ".join(self.value_name(v) for v in op.operands) + ")"
 
     @staticmethod
