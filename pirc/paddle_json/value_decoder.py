@@ -11,6 +11,7 @@ while still telling apart what must differ (`true` from `1`, `-0.0` from
 from __future__ import annotations
 
 import math
+import re
 
 from ..ir import attrs as A
 from ..ir.types import (
@@ -49,6 +50,9 @@ def _memoised(memo: dict, key, decode, obj, where: str, depth: int, bounds):
     return got
 
 
+# A tensor type's layout (NCHW, NHWC, ANY, ...; empty seen in fuzzed files that round-trip):
+# the text forms spell it bare inside `tensor<...>`, so no character that ends that spelling.
+_LAYOUT_NAME = re.compile(r'[^\s{}()<>,\[\]:"]*')
 _INT64 = range(_INT64_RANGE[0], _INT64_RANGE[1] + 1)  # dims, lod, offset: int64_t
 
 class ValueDecoder:
@@ -109,6 +113,9 @@ class ValueDecoder:
         if kind == "int_array":
             if type(d) is not list or not all(is_int(x) for x in d):
                 raise SchemaViolation(f"expected a list of integers, got {show(d)}", here)
+            for i, x in enumerate(d):
+                if x not in _INT64:  # an IntArray holds int64_t
+                    raise SchemaViolation(f"an IntArray element is an int64, got {show(x)}", f"{here}[{i}]")
             return A.int_array_attr(tuple(d))
         if kind == "dtype":
             printed = C.DTYPE_PRINTED_BY_JSON.get(d)
@@ -188,8 +195,9 @@ class ValueDecoder:
         for i, x in enumerate(dims):
             if x not in _INT64:  # Paddle's dims are int64_t (and the text reader says so too)
                 raise SchemaViolation(f"a dimension is an int64, got {x}", f"{here}[1][{i}]")
-        if type(layout) is not str:
-            raise SchemaViolation(f"a layout is a string, got {show(layout)}", f"{here}[2]")
+        if type(layout) is not str or not _LAYOUT_NAME.fullmatch(layout):
+            raise SchemaViolation(f"a tensor layout is a name (NCHW, NHWC, ...) without brackets, "
+                                  f"commas, quotes or blanks, got {show(layout)}", f"{here}[2]")
         if n == 3:
             return DenseTensorArrayType.make(elt, dims, layout)
         lod, offset = d[3], d[4]

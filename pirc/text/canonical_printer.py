@@ -61,6 +61,11 @@ class CanonicalPrinter(PrinterBase):
         if not op.regions:
             self.out.append(line + "\n")
             return
+        if any(not region.blocks for region in op.regions):
+            # `{ }` reads back as a region holding one empty block: a region with no block
+            # at all has no spelling of its own (Paddle's programs never hold one).
+            raise PrintError(f"{op.name} has a region without blocks, which canonical text cannot "
+                             "tell from a region with one empty block: write it as JSON (--emit=json)")
         self.out.append(line + " (")
         for ri, region in enumerate(op.regions):
             self.out.append("{\n" if ri == 0 else ", {\n")

@@ -12,6 +12,9 @@ one or refuses it with its own error, and whatever it writes reads back to the s
 | bare-vec-type-attribute.pir | Paddle text printed a type attribute pirc cannot read back |
 | da-list-with-entries.json | canonical text dropped a JSON DA list |
 | unknown-key-on-parameter.json | program equality compared JSON keys Paddle ignores |
+| bad-layout-name.json | JSON took a layout name the text forms cannot spell |
+| int-array-beyond-int64.json | JSON took IntArray elements no int64 holds |
+| region-without-blocks.json | canonical text wrote a block-less region as one with an empty block |
 """
 
 import json
@@ -29,7 +32,7 @@ FROM_VERSION = {"parameter-without-is-distributed.pir": 4}
 
 
 def test_every_listed_input_is_here():
-    assert len(INPUTS) == 10
+    assert len(INPUTS) == 13
 
 
 @pytest.mark.parametrize("order", [0, 1, 2])
