@@ -53,6 +53,8 @@ def _memoised(memo: dict, key, decode, obj, where: str, depth: int, bounds):
 # A tensor type's layout (NCHW, NHWC, ANY, ...; empty seen in fuzzed files that round-trip):
 # the text forms spell it bare inside `tensor<...>`, so no character that ends that spelling.
 _LAYOUT_NAME = re.compile(r'[^\s{}()<>,\[\]:"]*')
+# A DataLayout attribute: the text forms spell it as a bare identifier (pir.lark's IDENT).
+_LAYOUT_ATTR = re.compile(r"[A-Za-z_][A-Za-z0-9_()]*")
 _INT64 = range(_INT64_RANGE[0], _INT64_RANGE[1] + 1)  # dims, lod, offset: int64_t
 
 class ValueDecoder:
@@ -98,6 +100,8 @@ class ValueDecoder:
                 raise SchemaViolation(f"expected a string, got {show(d)}", here)
             if kind == "str":
                 return A.str_attr(d)
+            if kind == "layout" and not _LAYOUT_ATTR.fullmatch(d):
+                raise SchemaViolation(f"a data layout attribute is a name (NCHW, NHWC, ...), got {show(d)}", here)
             return A.TensorNameAttr(d) if kind == "tensor_name" else A.layout_attr(d)
         if kind in ("complex64", "complex128"):
             if type(d) is not list or len(d) != 2 or not all(is_number(x) for x in d):

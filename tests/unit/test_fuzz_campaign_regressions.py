@@ -14,6 +14,7 @@ one or refuses it with its own error, and whatever it writes reads back to the s
 | unknown-key-on-parameter.json | program equality compared JSON keys Paddle ignores |
 | bad-layout-name.json | JSON took a layout name the text forms cannot spell |
 | int-array-beyond-int64.json | JSON took IntArray elements no int64 holds |
+| empty-layout-attribute.json | JSON took a DataLayout attribute canonical text printed as nothing |
 | region-without-blocks.json | canonical text wrote a block-less region as one with an empty block |
 """
 
@@ -32,7 +33,7 @@ FROM_VERSION = {"parameter-without-is-distributed.pir": 4}
 
 
 def test_every_listed_input_is_here():
-    assert len(INPUTS) == 13
+    assert len(INPUTS) == 14
 
 
 @pytest.mark.parametrize("order", [0, 1, 2])
