@@ -54,7 +54,7 @@ def _memoised(memo: dict, key, decode, obj, where: str, depth: int, bounds):
 # the text forms spell it bare inside `tensor<...>`, so no character that ends that spelling.
 _LAYOUT_NAME = re.compile(r'[^\s{}()<>,\[\]:"]*')
 # A DataLayout attribute: the text forms spell it as a bare identifier (pir.lark's IDENT).
-_LAYOUT_ATTR = re.compile(r"[A-Za-z_][A-Za-z0-9_()]*")
+_LAYOUT_ATTR = re.compile(r"(?!(?:true|false|inf|nan)$)[A-Za-z_][A-Za-z0-9_()]*")  # not a keyword
 _INT64 = range(_INT64_RANGE[0], _INT64_RANGE[1] + 1)  # dims, lod, offset: int64_t
 
 class ValueDecoder:

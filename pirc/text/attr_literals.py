@@ -229,7 +229,8 @@ def _is_negative_zero(text: str) -> bool:
 def _is_int_literal(node) -> bool:
     if node[0] == "t":
         node = node[2]
-    return node[0] == "n" and not is_float_text(node[1])
+    # `-0` is how Paddle prints a Double -0.0, never an integer (as in _number).
+    return node[0] == "n" and not is_float_text(node[1]) and not _is_negative_zero(node[1])
 
 
 # (Not "bool": every text form spells a bool true or false; a number is not one.)

@@ -178,12 +178,6 @@ def paddle_attr_text(attr) -> str:
         return "[" + ",".join(str(v) for v in attr.data) + "]"
     if cls is A.TypeAttr:
         text = type_text(attr.type, False)
-        if "<" in text or "[" in text:
-            # Paddle prints a type attribute bare; pirc's reader of Paddle text cannot tell a
-            # bare tensor<...> or vec[...] from the op's other tokens, so it would not read
-            # back (canonical text tags it: `(Type)tensor<...>`).
-            raise PrintError(f"a type attribute ({text}) has no Paddle text that pirc reads back: "
-                             "write canonical text (--emit=pir) or JSON instead")
         return text
     if cls is A.TensorNameAttr:
         return paddle_string(attr.data)

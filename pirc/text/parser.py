@@ -276,7 +276,7 @@ class _Builder:
                 per_block = self.build_region_items(items, region, name_tok)
                 ir_regions.append(region)
                 arg_attrs.append(per_block)
-            if form == "if" and len(ir_regions) == 1:
+            if form == "if" and name == "pd_op.if" and len(ir_regions) == 1:
                 # Paddle prints no `else` for an empty false branch (its own if form only:
                 # canonical text's generic regions say how many there are).
                 ir_regions.append(Region(Block()))

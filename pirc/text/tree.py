@@ -129,6 +129,12 @@ class TreeBuilder(Transformer):
     def type_attr(self, c):
         return ("ty", c[1])
 
+    def bare_tensor_type(self, c):  # Paddle's print of a type attribute
+        return ("ty", self.tensor(c))
+
+    def bare_vec_type(self, c):
+        return ("ty", self.vec([t for t in c if t is not None]))
+
     # -- types (sub-grammars signature / result_types)
     def signature(self, c):
         return (tuple(c[0]), tuple(c[1]))

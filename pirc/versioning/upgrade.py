@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..ir import specs
 from ..ir.builder import gc_paused
 from .compiler import CompiledStep, compile_patch, op_names, run_steps, settle_classes
 from .model import PatchFile, PatchSet
@@ -120,8 +121,26 @@ def upgrade(program, target: int | None = None, patch_dir=None):
     if plan.is_downgrade:
         raise PlanError(f"version {name_version(plan.target)} is older than the program's "
                         f"version {name_version(program.version)}: use downgrade")
+    _refuse_ops_of_a_later_version(program, plan)
     apply_plan(program, plan)
     return program
+
+
+def _refuse_ops_of_a_later_version(program, plan: Plan) -> None:
+    """An op no definition of the program's version knows, but one of the target's does:
+    the upgrade would turn an op kept generically into that later op without a patch saying
+    what it meant (a 3.3.1 `fused_rms_norm_quant` saved under version 1 is not 3.0's op of
+    that name, which was called `rms_norm`). Refuse, naming it, before anything changes."""
+    if program.version == 0 or plan.target == program.version:
+        return
+    names = plan.op_names if plan.op_names is not None else op_names(program)
+    source, target = specs.op_names(program.version), specs.op_names(plan.target)
+    later = sorted(n for n in names if n not in source and n in target)
+    if later:
+        raise PlanError(
+            f"{', '.join(later)}: not an op of PIR version {name_version(program.version)} but one "
+            f"of version {name_version(plan.target)}; no patch says what it means in this program, "
+            "so pirc will not upgrade it (is the program's version number wrong?)")
 
 
 def downgrade(program, target: int, patch_dir=None):

@@ -15,6 +15,9 @@ one or refuses it with its own error, and whatever it writes reads back to the s
 | bad-layout-name.json | JSON took a layout name the text forms cannot spell |
 | int-array-beyond-int64.json | JSON took IntArray elements no int64 holds |
 | empty-layout-attribute.json | JSON took a DataLayout attribute canonical text printed as nothing |
+| keyword-layout-attribute.json | JSON took a DataLayout attribute named `nan`, which text reads as a number |
+| later-version-op-upgraded.json | an op unknown at version 1 but known at 4 was upgraded into the later op (did not verify) |
+| negative-zero-in-int-array.pir | Paddle text read `-0` in an IntArray as the integer 0 (print not a fixpoint) |
 | region-without-blocks.json | canonical text wrote a block-less region as one with an empty block |
 """
 
@@ -29,11 +32,11 @@ from tools.fuzz.checks import check_case
 ROOT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "fuzz_crashes" / "campaign"
 INPUTS = sorted(p for p in ROOT.iterdir() if p.suffix in (".json", ".pir"))
 # Paddle text inputs and the version they were read at (the rest carry theirs).
-FROM_VERSION = {"parameter-without-is-distributed.pir": 4}
+FROM_VERSION = {"parameter-without-is-distributed.pir": 4, "negative-zero-in-int-array.pir": 2}
 
 
 def test_every_listed_input_is_here():
-    assert len(INPUTS) == 14
+    assert len(INPUTS) == 17
 
 
 @pytest.mark.parametrize("order", [0, 1, 2])
