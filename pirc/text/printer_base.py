@@ -127,10 +127,13 @@ class PrinterBase:
         return name
 
     def operand_list(self, op) -> str:
-        here = op.parent_block()
+        here = op.parent
         for v in op.operands:
+            owner = v.owner  # the common case first: defined in the same block, one lookup
+            if owner is here or getattr(owner, "parent", None) is here:
+                continue
             where = _defining_block(v)
-            if where is not here and where is not None and not _encloses(where, here):
+            if where is not None and not _encloses(where, here):
                 raise PrintError(f"cannot print {describe_op(self.program, op)}: it uses a value "
                                  "defined in a region that does not enclose it (the text could "
                                  "not name it there)")

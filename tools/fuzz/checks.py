@@ -109,30 +109,27 @@ def check_writes(program, tag: str, order: int = 0):
 
 
 def _check_canonical(program, canonical: str, tag: str):
-    from pirc.ir.equality import program_differences
-    try:
-        copy = _parse_text(canonical, "<canonical>")
-    except PircError as e:
-        raise PropertyFailure("canonical-print-does-not-parse", tag,
-                              _render(e) + "\n--- printed:\n" + _clip(canonical)) from None
-    diffs = program_differences(program, copy)
-    if diffs:
-        raise PropertyFailure("canonical-roundtrip-changes-program", tag,
-                              "\n".join(diffs) + "\n--- printed:\n" + _clip(canonical))
-    return copy
+    return _read_back_equal(program, canonical, lambda t: _parse_text(t, "<canonical>"), tag,
+                            "canonical-print-does-not-parse", "canonical-roundtrip-changes-program",
+                            "printed")
 
 
 def _check_json(program, written: str, tag: str):
+    return _read_back_equal(program, written, lambda t: _read_json(t, "<written.json>"), tag,
+                            "json-write-does-not-read", "json-roundtrip-changes-program", "written")
+
+
+def _read_back_equal(program, text: str, read, tag: str, unreadable: str, changed: str, label: str):
+    """A lossless form's property: `text` (what pirc wrote of `program`) reads back, to an
+    equal program; the two property names say which of the two failed."""
     from pirc.ir.equality import program_differences
     try:
-        back = _read_json(written, "<written.json>")
+        back = read(text)
     except PircError as e:
-        raise PropertyFailure("json-write-does-not-read", tag,
-                              _render(e) + "\n--- written:\n" + _clip(written)) from None
+        raise PropertyFailure(unreadable, tag, _render(e) + f"\n--- {label}:\n" + _clip(text)) from None
     diffs = program_differences(program, back)
     if diffs:
-        raise PropertyFailure("json-roundtrip-changes-program", tag,
-                              "\n".join(diffs) + "\n--- written:\n" + _clip(written))
+        raise PropertyFailure(changed, tag, "\n".join(diffs) + f"\n--- {label}:\n" + _clip(text))
     return back
 
 
