@@ -23,8 +23,25 @@ def render_diagnostic(severity: str, message: str, filename: str | None = None, 
         where = f"{where}: {path}" if where else path
     out = f"{where}: {severity}: {message}" if where else f"{severity}: {message}"
     if source_line is not None:
-        out += "\n" + source_line.rstrip("\n") + "\n" + " " * max(column - 1, 0) + "^"
+        shown, caret = _clip(source_line.rstrip("\n"), max(column - 1, 0))
+        out += "\n" + shown + "\n" + " " * caret + "^"
     return out
+
+
+# A line past this many characters is shown as a window around the column: a 14 MB line
+# (one huge attribute) would otherwise be copied into every message about it.
+_SHOWN_LINE = 200
+_CONTEXT = 80
+
+
+def _clip(line: str, caret: int) -> tuple[str, int]:
+    if len(line) <= _SHOWN_LINE:
+        return line, caret
+    start = max(caret - _CONTEXT, 0)
+    stop = min(caret + _CONTEXT, len(line))
+    head = "..." if start else ""
+    tail = "..." if stop < len(line) else ""
+    return head + line[start:stop] + tail, caret - start + len(head)
 
 
 class Located:

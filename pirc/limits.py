@@ -61,5 +61,6 @@ MAX_LINE_BYTES = Limit("line length limit", "PIRC_MAX_LINE_BYTES", 64 << 20, "by
 MAX_STRING_ATTR = Limit("string attribute limit", "PIRC_MAX_STRING_BYTES", 16 << 20, "bytes")
 MAX_NESTING = Limit("nesting depth limit", "PIRC_MAX_NESTING", 200, "levels")
 MAX_INT_DIGITS = Limit("integer literal limit", "PIRC_MAX_INT_DIGITS", 400, "digits")
+MAX_YAML_NODES = Limit("patch size limit (YAML nodes, aliases expanded)", "PIRC_MAX_YAML_NODES", 100_000, "nodes")
 
-ALL = (MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_STRING_ATTR, MAX_NESTING, MAX_INT_DIGITS)
+ALL = (MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_STRING_ATTR, MAX_NESTING, MAX_INT_DIGITS, MAX_YAML_NODES)

@@ -111,7 +111,7 @@ INT_CONSTANTS = {
 
 _INT = re.compile(r"^[-+]?\d+(?:[uU]?[lL]{0,2})$")
 _FLOAT = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fF]?$")
-_STR = re.compile(r'^"((?:[^"\\]|\\.)*)"$')
+_STR = re.compile(r'^"([^"\\]*(?:\\.[^"\\]*)*)"$')
 _ENUM = re.compile(r"^(?:(?:phi|common|paddle)::)*(?:DataType|DataLayout)::(\w+)$")
 _NO_VALUE = object()
 

@@ -176,3 +176,7 @@ def process(args, filename: str) -> int:
 
 def main() -> None:
     run_as_process(run)
+
+
+if __name__ == "__main__":
+    main()

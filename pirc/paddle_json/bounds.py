@@ -107,7 +107,7 @@ def json_depth(value) -> int:
 # One JSON token: a string, a number, punctuation, or a bare word (true, NaN, ...).
 _TOKEN = re.compile(
     r'[ \t\n\r]*(?:(")|(-?([0-9]+)(\.[0-9]*)?([eE][-+]?[0-9]+)?)|([\[\]{}:,])|([A-Za-z_]+|-Infinity))')
-_STRING_BODY = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
 def locate_in_text(text: str, pos: int, depth: int) -> TooDeep | None:

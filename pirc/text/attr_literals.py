@@ -73,7 +73,13 @@ def decode_string(raw: str, canonical: bool) -> str:
     so that any string survives (backslashes, newlines).
     """
     if canonical:
-        return json.loads(raw)
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as e:
+            # The lexer lets any backslash pair and control character through
+            # (Paddle's printer writes them raw); canonical text is JSON's.
+            raise LiteralError(f"{raw[:40]} is not a JSON string ({e.msg.lower().removesuffix(' at')} at character "
+                               f"{e.pos}); escape it as JSON does: \\\\, \\n, \\t, \\uXXXX") from None
     return raw[1:-1].replace('\\"', '"')
 
 

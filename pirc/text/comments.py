@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 
 # The part of a line before its comment: anything but a quote, a slash or a newline, a slash
-# that does not start `//`, or a whole string literal (with backslash escapes).
-_CODE = r'(?:[^"/\n]|/(?!/)|"(?:[^"\\\n]|\\.)*")*'
+# that does not start `//`, or a whole string literal (with backslash escapes).  Possessive
+# (Python 3.11): nothing before a `//` can be matched another way, and backtracking into runs
+# of characters is exponential on a line without a comment and linear memory per character.
+_CODE = r'(?:[^"/\n]++|/(?!/)|"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+")*+'
 _COMMENTED_LINE = re.compile(rf"^({_CODE})//[^\n]*", re.M)
 
 

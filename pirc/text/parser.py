@@ -11,7 +11,6 @@ earlier in program order, in its block or an enclosing one.
 
 from __future__ import annotations
 
-import json
 
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -26,7 +25,7 @@ from ..ir.ops import BLOCK_ARG_ATTRS, is_null_value, null_value
 from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
 from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
-from .attr_literals import UNTYPED_DEFAULTS, LiteralError, literal_depth, to_attr
+from .attr_literals import UNTYPED_DEFAULTS, LiteralError, decode_string, literal_depth, to_attr
 from .grammar import lark_parser
 from .comments import strip_comments
 from .input_limits import check_text_input
@@ -117,7 +116,7 @@ class _Builder:
                 raise self.error(
                     f"--from-version={self.from_version} contradicts the version this file "
                     f"carries (pir.version {version})", version_tok)
-            tags = [GraphTag(_json_str(n), self.header_int(v, "a pass version"), _json_str(r))
+            tags = [GraphTag(self.header_str(n), self.header_int(v, "a pass version"), self.header_str(r))
                     for n, v, r in tag_list]
             self.check_version(version, version_tok)
         else:
@@ -143,6 +142,12 @@ class _Builder:
         if value not in range(-(2**63), 2**63):
             raise self.error(f"{what} is an int64, got {tok}", tok)
         return value
+
+    def header_str(self, tok) -> str:
+        try:
+            return decode_string(str(tok), canonical=True)
+        except LiteralError as e:
+            raise self.error(f"a graph tag: {e}", tok) from None
 
     def check_version(self, version: int, tok):
         if version in KNOWN_VERSIONS or version == 0:
@@ -355,15 +360,20 @@ class _Builder:
             kinds = self.attr_kinds(cls) if cls is not None else {}
             attrs = {}
             deepest = (0, 0)
-            for attr_name, node in entries:
-                col = max(text.find(attr_name + ":"), 0)
+            for spelled, quoted, node in entries:
+                col = max(text.find(spelled + ":"), 0)
                 deepest = max(deepest, (literal_depth(node), col))
                 # Before typing: to_attr recurses once per array level.
                 self.check_nesting(self.depth + deepest[0], pos_tok, pos_shift + deepest[1])
+                attr_name = spelled
                 try:
+                    if quoted:
+                        # Paddle's names are identifiers; a quoted one is pirc's
+                        # spelling in either form, with JSON escapes.
+                        attr_name = decode_string(spelled, canonical=True)
                     attrs[attr_name] = to_attr(node, kinds.get(attr_name), self.canonical)
                 except (LiteralError, ValueError) as e:
-                    raise self.error(f"attribute '{attr_name}': {e}", pos_tok,
+                    raise self.error(f"attribute {spelled if quoted else repr(attr_name)}: {e}", pos_tok,
                                      pos_shift + col) from None
             self.attr_memo[key] = (attrs, *deepest)
         return attrs
@@ -413,7 +423,4 @@ def _operand_type_column(signature: str, index: int) -> int:
                 break
     return start + len(signature[start:]) - len(signature[start:].lstrip())
 
-
-def _json_str(tok) -> str:
-    return json.loads(str(tok))
 

@@ -6,8 +6,6 @@ and never creates IR: the builder in parser.py does, in program order.
 
 from __future__ import annotations
 
-import json
-
 from lark import Token, Transformer
 
 from ..ir.types import ELEMENT_TYPES, NULL_TYPE, VectorType
@@ -79,10 +77,9 @@ class TreeBuilder(Transformer):
         return c
 
     def attr_entry(self, c):
-        name = str(c[0])
-        if c[0].type == "STRING":
-            name = json.loads(name)
-        return (name, c[1])
+        # A quoted name stays spelled as written: the parser decodes it where
+        # it can locate a bad escape.
+        return (str(c[0]), c[0].type == "STRING", c[1])
 
     def true(self, c):
         return ("b", True)

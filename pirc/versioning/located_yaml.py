@@ -76,22 +76,31 @@ class LocatedYaml:
     def within_limits(self, root: Node) -> bool:
         """Whether the node graph is a tree every reader here can walk: no alias to a node
         that contains it (a recursive anchor, `&a [*a]`), no nesting past the nesting limit,
-        no integer or string past its limit.  Errors are reported; checked once, iteratively,
-        so that `value()` and the schema checks can recurse freely."""
+        no integer or string past its limit, and no more nodes than the node limit once
+        aliases are expanded (`&a [x, x]`, `&b [*a, *a]`, ... doubles with each line: the
+        "billion laughs").  Errors are reported; checked once, iteratively, so that `value()`
+        and the schema checks can recurse freely."""
         max_depth = limits.MAX_NESTING.value()
+        max_nodes = limits.MAX_YAML_NODES.value()
         max_digits = limits.MAX_INT_DIGITS.value()
         max_string = limits.MAX_STRING_ATTR.value()
         # Post-order walk: a node's height (container levels in it, 0 for a scalar) once
         # its subtree is checked, so that a node reached again through an alias is checked
         # at its new depth without walking it again.
         heights: dict[int, int] = {}
+        sizes: dict[int, int] = {}  # nodes in a subtree, aliases expanded
         open_: set[int] = set()    # containers on the path from the root
         stack: list[tuple[Node, int, bool]] = [(root, 1, False)]
         while stack:
             node, depth, leaving = stack.pop()
             if leaving:
                 open_.discard(id(node))
-                heights[id(node)] = 1 + max((heights[id(c)] for c in _children(node)), default=0)
+                children = _children(node)
+                heights[id(node)] = 1 + max((heights[id(c)] for c in children), default=0)
+                size = sizes[id(node)] = 1 + sum(sizes[id(c)] for c in children)
+                if size > max_nodes:
+                    self.error(node, limits.MAX_YAML_NODES.message(size))
+                    return False
                 continue
             if id(node) in open_:
                 self.error(node, "a recursive anchor: the value anchored here contains an alias "
@@ -111,6 +120,7 @@ class LocatedYaml:
                     self.error(node, limits.MAX_STRING_ATTR.message(len(node.value)))
                     return False
                 heights[id(node)] = 0
+                sizes[id(node)] = 1
                 continue
             if depth > max_depth:
                 self.error(node, limits.MAX_NESTING.message())

@@ -206,7 +206,11 @@ def _float(kind: str, value, shown: str) -> float:
             raise ValueError(f"{shown} is not a number") from None
     if type(value) not in (int, float):
         raise ValueError(f"{shown} is not a number")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{shown} is outside the {'Double' if kind == 'double' else 'Float'} "
+                         "range") from None
     if kind == "float" and math.isfinite(value) and abs(value) > _FLT_MAX:
         raise ValueError(f"{shown} overflows a float (f32) attribute; use pir::DoubleAttribute")
     return value
@@ -250,18 +254,20 @@ def type_data(name: str, value) -> tuple | str | None:
     if not isinstance(dtype, str) or dtype not in ELEMENT_TYPES:
         raise ValueError(f"dtype `{dtype}` is not an element type "
                          f"(did you mean {', '.join(close_names(str(dtype), ELEMENT_TYPES)) or 'pir::Float32Type'}?)")
-    if not isinstance(dims, list) or not all(type(d) is int and d >= -1 for d in dims):
-        raise ValueError(f"dims must be a list of sizes (-1 = dynamic), got `{dims}`")
+    # Dims, LoD offsets and the offset are int64_t in Paddle, as the readers check.
+    if not isinstance(dims, list) or not all(type(d) is int and -1 <= d < 2**63 for d in dims):
+        raise ValueError(f"dims must be a list of sizes (-1 = dynamic, each an int64), got `{dims}`")
     if not isinstance(layout, str) or layout not in LAYOUT_NAMES:
         raise ValueError(f"layout `{layout}` is not one of {', '.join(LAYOUT_NAMES)}")
     out = [dtype, tuple(dims), layout]
     if len(fields) == 5:
         lod, offset = value[3], value[4]
         if not isinstance(lod, list) or not all(
-                isinstance(level, list) and all(type(i) is int for i in level) for level in lod):
-            raise ValueError(f"lod must be a list of lists of integers, got `{lod}`")
-        if type(offset) is not int or offset < 0:
-            raise ValueError(f"offset must be an integer >= 0, got `{offset}`")
+                isinstance(level, list) and all(type(i) is int and -2**63 <= i < 2**63 for i in level)
+                for level in lod):
+            raise ValueError(f"lod must be a list of lists of int64 integers, got `{lod}`")
+        if type(offset) is not int or not 0 <= offset < 2**63:
+            raise ValueError(f"offset must be an int64 integer >= 0, got `{offset}`")
         out += [tuple(tuple(level) for level in lod), offset]
     return tuple(out)
 

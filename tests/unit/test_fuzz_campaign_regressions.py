@@ -19,6 +19,11 @@ one or refuses it with its own error, and whatever it writes reads back to the s
 | later-version-op-upgraded.json | an op unknown at version 1 but known at 4 was upgraded into the later op (did not verify) |
 | negative-zero-in-int-array.pir | Paddle text read `-0` in an IntArray as the integer 0 (print not a fixpoint) |
 | region-without-blocks.json | canonical text wrote a block-less region as one with an empty block |
+| control-character-in-attribute-name.pir | a raw tab in a quoted attribute name: JSONDecodeError from the text reader |
+| bad-escape-in-graph-tag.pir | `\\q` in a graph tag's name: JSONDecodeError from the text reader |
+| double-from-huge-integer.yaml | a 300-digit integer as a patch's DoubleAttribute data: OverflowError |
+| add-output-dim-beyond-int64.yaml | a patch added an output with a dim no int64 holds (JSON did not read back) |
+| aliases-expanding-to-millions.yaml | six lines of YAML aliases expanding to a million nodes: a hang |
 """
 
 import json
@@ -30,18 +35,28 @@ from tools.fuzz.cases import Case
 from tools.fuzz.checks import check_case
 
 ROOT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "fuzz_crashes" / "campaign"
-INPUTS = sorted(p for p in ROOT.iterdir() if p.suffix in (".json", ".pir"))
+INPUTS = sorted(p for p in ROOT.iterdir() if p.suffix in (".json", ".pir", ".yaml"))
 # Paddle text inputs and the version they were read at (the rest carry theirs).
-FROM_VERSION = {"parameter-without-is-distributed.pir": 4, "negative-zero-in-int-array.pir": 2}
+FROM_VERSION = {"parameter-without-is-distributed.pir": 4, "negative-zero-in-int-array.pir": 2,
+                "control-character-in-attribute-name.pir": 4}
+# Patches: the N of N.yaml they were read as, and the program they upgrade.
+PATCHED = {
+    "double-from-huge-integer.yaml": (4, "tests/fixtures/patchops/3.2.2/bicubic_interp.3.2.2.json"),
+    "add-output-dim-beyond-int64.yaml": (2, "tests/fixtures/migrations/leaky_relu_grad_.3.0.0.json"),
+    "aliases-expanding-to-millions.yaml": (3, "tests/fixtures/patchops/3.1.1/p_norm.3.1.1.json"),
+}
+_FRONT = {".json": "json", ".pir": "text", ".yaml": "yaml"}
 
 
 def test_every_listed_input_is_here():
-    assert len(INPUTS) == 17
+    assert len(INPUTS) == 22
+    assert set(PATCHED) == {p.name for p in INPUTS if p.suffix == ".yaml"}
 
 
 @pytest.mark.parametrize("order", [0, 1, 2])
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
 def test_campaign_input_gets_a_clean_answer(path, order):
-    front = "json" if path.suffix == ".json" else "text"
-    case = Case(front, path.read_text(), from_version=FROM_VERSION.get(path.name), write_order=order)
+    patch_version, program = PATCHED.get(path.name, (None, None))
+    case = Case(_FRONT[path.suffix], path.read_text(), from_version=FROM_VERSION.get(path.name),
+                patch_version=patch_version, program=program, write_order=order)
     check_case(case)  # raises PropertyFailure, or any exception that is not a PircError

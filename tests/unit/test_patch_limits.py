@@ -73,3 +73,22 @@ def test_nesting_through_aliases_counts_at_each_use(tmp_path, monkeypatch):
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert f"{path}:1: error: input exceeds the nesting depth limit of 10 levels (11 levels)" \
         in done.stderr
+
+
+def test_aliases_count_every_node_they_expand_to(tmp_path, monkeypatch):
+    # "Billion laughs": each line repeats the one before ten times.  The nodes pirc would build
+    # are counted once per use of an alias, so three short lines are 1,111 nodes.
+    monkeypatch.setenv("PIRC_MAX_YAML_NODES", "1000")
+    path = tmp_path / "2.yaml"
+    path.write_text("op_patches:\n  - op_name: pd_op.relu\n    actions:\n"
+                    "      - action: add_attr\n        object: x\n        type: pir::Int32Attribute\n"
+                    "        data:\n"
+                    "          - &a [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n"
+                    "          - &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                    "          - [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n")
+    done = run("pirc.cli.patch", "validate", path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "error: input exceeds the patch size limit (YAML nodes, aliases expanded) of 1000 nodes" \
+        in done.stderr and "PIRC_MAX_YAML_NODES=N" in done.stderr
+    monkeypatch.setenv("PIRC_MAX_YAML_NODES", "2000")
+    assert "patch size limit" not in run("pirc.cli.patch", "validate", path).stderr

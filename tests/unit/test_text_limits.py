@@ -79,3 +79,32 @@ def test_size_limits_count_bytes_not_characters(monkeypatch):
     parse_text(op_with_string(98), "ok.pir")
     with pytest.raises(SourceError, match=r"string attribute limit of 100 bytes \(101 bytes\)"):
         parse_text(op_with_string(98).replace("a", "é", 1), "utf8.pir")
+
+
+def _pirc_opt_under_memory_cap(path, megabytes: int, *args):
+    import resource
+    import subprocess
+    import sys
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, resource.RLIM_INFINITY))
+
+    return subprocess.run([sys.executable, "-c", "import sys; from pirc.cli.opt import main; "
+                           "sys.argv[0] = 'pirc-opt'; main()", *args, str(path), "-o", "/dev/null"],
+                          preexec_fn=cap, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("header, tail, rc", [("pir.version 4\n", "", 0), ("pir.version 4\n", ", t:[1 q]", 1),
+                                              ("", ", t:[1 q]", 1)], ids=["reads", "canonical-error", "paddle-error"])
+def test_a_long_string_costs_memory_in_proportion(tmp_path, header, tail, rc):
+    # A string literal once cost ~330 bytes of regex backtracking state per character (the
+    # lexer's `(?:[^"\\]|\\.)*`): 6 MB, well inside the string limit, needed 2 GB.  Under a
+    # 1 GB address-space cap it reads, and an error after it is reported with the line clipped.
+    path = tmp_path / "long.pir"
+    path.write_text(header + '{\n (%0) = "pd_op.full" () {s:"' + "a" * 6_000_000 + '"' + tail
+                    + "} : () -> tensor<1xf32>\n}\n")
+    done = _pirc_opt_under_memory_cap(path, 1024, "--no-verify", *([] if header else ["--from-version=4"]))
+    assert done.returncode == rc, done.stderr[-500:]
+    if rc:
+        assert "error: unexpected 'q'; expected ',', '}' or ']'" in done.stderr
+        assert len(done.stderr) < 1000  # the 6 MB line is shown as a window around the column

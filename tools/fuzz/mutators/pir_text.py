@@ -15,12 +15,12 @@ import re
 
 from . import values as V
 
-_OP_NAME = re.compile(r'=\s*"((?:[^"\\]|\\.)*)"')
+_OP_NAME = re.compile(r'=\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 _BARE_OP_NAME = re.compile(r"=\s*([A-Za-z_][\w]*\.[A-Za-z_][\w.]*)\s*\(")
 _VALUE_ID = re.compile(r"%[A-Za-z_0-9]+")
 _TAG = re.compile(r"\((?:pd_op\.)?[A-Z][A-Za-z0-9]*\)")
 _NUMBER = re.compile(r"(?<![\w%])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
-_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_STRING = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"')
 _TYPE = re.compile(r"(?:pd_op\.|builtin\.)?(?:tensor|vec|selected_rows|tensor_array)<[^<>]*(?:<[^<>]*>[^<>]*)*>"
                    r"|vec\[[^\]]*\]")
 _ATTR_ENTRY = re.compile(r"(?<=[{,])\s*([A-Za-z_][\w.]*|\"[^\"]*\")?\s*:")
