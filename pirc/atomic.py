@@ -1,7 +1,7 @@
 """Write a file atomically: a temp file in the target's folder, then one rename.
 
 A failed or interrupted write never leaves a half-written file and never touches an
-existing one (DESIGN.md: outputs are written atomically).
+existing one (the README's contract for `-o`: outputs are written atomically).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """PIR attributes and types as the Python and torch values kernels take.
 
-The kernel calling convention (DESIGN.md, lowering contract): each attribute an op's spec
+The kernel calling convention: each attribute an op's spec
 names is passed as a keyword argument converted by `python_value`; element types of PIR
 tensor types map to torch dtypes by `torch_dtype_of_type`.
 """

@@ -38,8 +38,8 @@ VERSION = "version"
 TRAINABLE = "trainable"
 
 # pirc's own metadata lives in one extra base_code key: Paddle 3.0.0 and 3.3.1
-# both load files with extra base_code keys (DESIGN.md, "Extra information in
-# saved JSON is safe").  Inside it: {"graph_tags": [[name, version, rollout], ...]}.
+# both load files with extra base_code keys (docs/PADDLE-JSON.md: Paddle's
+# reader ignores keys it does not know).  Inside it: {"graph_tags": [[name, version, rollout], ...]}.
 PIRC_KEY = "pirc"
 GRAPH_TAGS = "graph_tags"
 

@@ -1,6 +1,6 @@
 """Compare two Paddle saved-program documents as PIR programs ("equal documents").
 
-DESIGN.md defines equal documents: the same ops in the same order, the same
+Equal documents (docs/PADDLE-JSON.md, round-trip equality): the same ops in the same order, the same
 attribute names (in any order within an op; `A`, `OA` and the dist/quant
 lists `DA`/`QA` taken together), the same PIR kinds and values, the same
 types and the same version.  What is deliberately ignored:

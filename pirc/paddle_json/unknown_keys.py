@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 from .op_paths import op_paths
+from .schema_checks import show
 
 # The keys of an op object that the reader interprets (codes.py spells them).
 OP_KEYS = frozenset(("#", "I", "O", "A", "OA", "DA", "QA", "regions"))
@@ -80,5 +81,5 @@ def unknown_key_warnings(program, filename: str):
         for rel, keys in json.loads(prop.data).items():
             where = f"{path}.{rel}" if rel else path
             for k in keys:
-                yield (f"{filename}: {where}: warning: unknown key {json.dumps(k, ensure_ascii=False)} "
+                yield (f"{filename}: {where}: warning: unknown key {show(k, 120)} "
                        "kept and written back as it is (Paddle's reader ignores keys it does not know)")

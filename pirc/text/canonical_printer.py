@@ -55,8 +55,8 @@ class CanonicalPrinter(PrinterBase):
         results = self.name_results(op)
         operands = self.operand_list(op)
         attrs = self.dict_text(op.attributes)
-        operand_types = ", ".join(self.type_text(v.type, True) for v in op.operands)
-        result_types = ", ".join(self.type_text(r.type, True) for r in op.results)
+        operand_types = self.types_text(op.operands)
+        result_types = self.types_text(op.results)
         line = f'{indent}{results} = "{op.name}" {operands} {attrs} : ({operand_types}) -> {result_types}'
         if not op.regions:
             self.out.append(line + "\n")
@@ -104,9 +104,29 @@ class CanonicalPrinter(PrinterBase):
             parts.append(text)
         self.out.append(f"{self.INDENT * depth}^{', '.join(parts)}\n")
 
+    def types_text(self, values) -> str:
+        # type_text inlined (memoised by identity): twice per op
+        memo = self.type_memo
+        parts = []
+        for v in values:
+            t = v.type
+            text = memo.get(id(t))
+            if text is None:
+                text = memo[id(t)] = type_text(t, True)
+            parts.append(text)
+        return ", ".join(parts)
+
     def dict_text(self, attributes) -> str:
-        items = sorted(attributes.items())
-        return "{" + ",".join(f"{attr_name_text(k)}:{self.attr_text(v)}" for k, v in items) + "}"
+        # attr_text inlined: this runs once per op, for every attribute
+        memo, spell = self.attr_memo, self.spell_attr
+        parts = []
+        for name in sorted(attributes):
+            attr = attributes[name]
+            text = memo.get(id(attr))
+            if text is None:
+                text = memo[id(attr)] = spell(attr)
+            parts.append(f"{attr_name_text(name)}:{text}")
+        return "{" + ",".join(parts) + "}"
 
 
 

@@ -26,8 +26,16 @@ NULL_VALUE_TEXT = "<<NULL VALUE>>"
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
+_NAME_TEXTS: dict[str, str] = {}  # a program has a few hundred attribute names, each printed often
+
+
 def attr_name_text(name: str) -> str:
-    return name if _KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
+    text = _NAME_TEXTS.get(name)
+    if text is None:
+        text = name if _KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
+        if len(_NAME_TEXTS) < 65536:  # bounded: a fuzzed program may have millions
+            _NAME_TEXTS[name] = text
+    return text
 
 
 class PrintError(PircError):

@@ -1,4 +1,4 @@
-"""The versioned op registry: one test per rule (DESIGN.md "Deprecate, never delete")."""
+"""The versioned op registry: one test per rule ("deprecate, never delete")."""
 
 import pytest
 

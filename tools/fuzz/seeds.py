@@ -23,7 +23,7 @@ SEED_DIRS = ("tests", "examples", "patches")
 # as seeds they would only teach the mutators what pirc already refuses at the first byte).
 SKIPPED_PARTS = frozenset({"__pycache__", "Output", "fuzz_crashes"})
 
-# Paddle release in a file name -> its PIR version (DESIGN.md: 1 = 3.0, ..., 4 = 3.3).
+# Paddle release in a file name -> its PIR version (1 = 3.0, ..., 4 = 3.3, as pirc.versioning says).
 _RELEASE_VERSION = {"3.0.0": 1, "3.1.1": 2, "3.2.2": 3, "3.3.1": 4, "2.6.2": 1}
 _RELEASE = re.compile(r"(?<!\d)(2\.6\.2|3\.0\.0|3\.1\.1|3\.2\.2|3\.3\.1)(?![\d])")
 _HEADER_VERSION = re.compile(r"^pir\.version\s+(\d+)", re.M)
