@@ -46,6 +46,17 @@ def verify(program: Program, *, strict: bool = False) -> None:
     verify_program(program, strict=strict)
 
 
+def run_pipeline(program: Program, pipeline: str = "default", device: str = "cpu",
+                 verify_each: bool = True):
+    """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
+    place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips).
+    Raises PipelineError for a pipeline that cannot run and PassFailure when a pass breaks
+    the verifier or an invariant it declared (docs/PASSES.md)."""
+    from .passes import run_pipeline as _run
+
+    return _run(program, pipeline, device=device, verify_each=verify_each)
+
+
 def upgrade(program: Program, target: int | None = None, patch_dir: str | None = None) -> Program:
     """Upgrade `program` in place with the migration patches and return it.
 

@@ -3,6 +3,8 @@
     pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
+             [--pipeline=SPEC|-p SPEC] [--list-passes] [--no-verify-each] [--device cpu|npu]
+             [--pass-stats] [--pass-report=FILE]
              [--split-input-file] [--verify-diagnostics] [--debug] [--version]
 """
 
@@ -36,7 +38,7 @@ def build_arg_parser() -> argparse.ArgumentParser:
         prog="pirc-opt",
         description="Read a Paddle PIR program (Paddle text, pirc text or saved JSON), "
                     "verify it and print it.")
-    p.add_argument("input", help="input file ('-' for stdin); .json = Paddle JSON, else text")
+    p.add_argument("input", nargs="?", help="input file ('-' for stdin); .json = Paddle JSON, else text")
     p.add_argument("-o", dest="output", default=None, help="output file ('-' for stdout); written atomically")
     p.add_argument("-x", dest="input_format", choices=INPUT_FORMATS, help="input format (default: by extension)")
     p.add_argument("--emit", choices=OUTPUT_FORMATS,
@@ -62,6 +64,20 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help=f"split the input at '{SPLIT_MARKER}' lines and process each part alone")
     p.add_argument("--verify-diagnostics", action="store_true",
                    help="check that the errors match '// expected-error@+N {{...}}' comments")
+    p.add_argument("-p", "--pipeline", metavar="SPEC",
+                   help="run a pass pipeline after reading (and upgrading): a named one "
+                        "(default) or passes with options (cse,dce); see --list-passes")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list every pass with its version, options, requires, invariants, "
+                        "devices and PIR versions, and the named pipelines")
+    p.add_argument("--no-verify-each", dest="verify_each", action="store_false", default=True,
+                   help="do not run the verifier after each pass (declared invariants still run)")
+    p.add_argument("--device", choices=("cpu", "npu"), default="cpu",
+                   help="the device the program is optimised for: selects device-gated passes")
+    p.add_argument("--pass-stats", action="store_true",
+                   help="print each pass's statistics on stderr after the pipeline")
+    p.add_argument("--pass-report", metavar="FILE",
+                   help="write the pipeline's report as JSON (written atomically)")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     add_version_flag(p)
     return p
@@ -90,8 +106,23 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
                 from ..paddle_json.op_paths import located_problems as json_located
                 raise json_located(e, program, filename) from None
             raise located_problems(e, program, text, filename, line_offset) from None
+    if args.pipeline is not None:
+        run_passes(program, args, filename)
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
+
+
+def run_passes(program, args, filename: str) -> None:
+    """--pipeline: build it (checked before anything runs), run it, report."""
+    from ..passes import build_pipeline, run_pipeline
+    from .pass_report import print_pass_stats, write_pass_report
+
+    pipeline = build_pipeline(args.pipeline)
+    result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each)
+    if args.pass_stats:
+        print_pass_stats(result, sys.stderr)
+    if args.pass_report:
+        write_pass_report(result, program, filename, args.pass_report)
 
 
 def change_program_version(program, args) -> None:
@@ -145,6 +176,14 @@ def run(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.patch_dir is not None and not changes_version(args):
         parser.error("--patch-dir needs --upgrade or --target-version")
+    if args.list_passes:
+        from .pass_list import print_pass_list
+        print_pass_list()
+        return 0
+    if args.input is None:
+        parser.error("the following arguments are required: input")
+    if args.pass_report is not None and args.split_input_file:
+        parser.error("--pass-report describes one program: drop --split-input-file")
     filename = "<stdin>" if args.input == "-" else args.input
     if args.split_input_file and output_format_for(
             input_format_for(filename, args.input_format), args.output, args.emit) == "json":

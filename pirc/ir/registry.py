@@ -25,6 +25,9 @@ from __future__ import annotations
 import dataclasses
 import keyword
 
+from xdsl.ir import OpTraits
+
+from .effects import traits_for
 from .op_names import check_op_name
 from .ops import PirOp, is_null_value
 from .specs import OpSpec, get_spec
@@ -76,8 +79,10 @@ def accessor_name(name: str) -> str:
 
 
 def _make_class(spec: OpSpec) -> type[PirOp]:
+    # Effects as traits (pirc.ir.effects), resolved when a pass first asks: not at start-up.
+    traits = OpTraits(lambda: traits_for(spec))
     namespace: dict = {"name": spec.name, "spec": spec, "pir_version": spec.since,
-                       "__module__": __name__, "__doc__": _doc(spec)}
+                       "traits": traits, "__module__": __name__, "__doc__": _doc(spec)}
     used: set[str] = set()
 
     def add(spec_name: str, prop: property) -> None:

@@ -1,0 +1,1 @@
+"""Named pass pipelines as data (NAME.yaml), shipped in the wheel as `pirc.pipelines`."""

@@ -1,0 +1,32 @@
+"""What `--pass-stats` prints and `--pass-report=FILE` writes after a pipeline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def report_json(result, program, filename: str) -> dict:
+    from .. import __version__
+
+    return {"pirc_version": __version__, "pipeline": result.pipeline.spec,
+            "pipeline_passes": result.pipeline.text(),
+            "program": {"name": Path(filename).stem, "pir_version": program.version},
+            "passes": [r.as_json() for r in result.passes]}
+
+
+def write_pass_report(result, program, filename: str, path: str) -> None:
+    from ..atomic import write_atomically
+
+    text = json.dumps(report_json(result, program, filename), indent=1, sort_keys=False) + "\n"
+    write_atomically(path, [text])
+
+
+def print_pass_stats(result, out) -> None:
+    rows = [("pass", "version", "ran", "matches", "rewrites", "skips", "ops before", "ops after")]
+    for r in result.passes:
+        rows.append((r.name, str(r.version), "yes" if r.ran else f"no ({r.skipped_reason})",
+                     str(r.matches), str(r.rewrites), str(len(r.skips)), str(r.ops_before), str(r.ops_after)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip(), file=out)

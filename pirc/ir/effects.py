@@ -1,0 +1,90 @@
+"""What each op does besides computing its results: purity and memory effects, from data.
+
+`dialects/effects.yaml` holds the rules (its header explains the four effects); this module
+resolves an op spec to its effect and to the xDSL traits that express it, so that the passes
+of `pirc.passes` and xDSL's own `dce` / `cse` / canonicalize read one source.  The traits
+are attached to each generated op class lazily (xDSL's `OpTraits` takes a factory): the
+rules are loaded the first time a pass asks an op for its traits, never at start-up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from xdsl.traits import (MemoryReadEffect, MemoryWriteEffect, NoTerminator, Pure,
+                         RecursiveMemoryEffect)
+
+from ..package_data import data_dir
+
+PURE, READ, WRITE, RECURSIVE = "pure", "read", "write", "recursive"
+EFFECTS = (PURE, READ, WRITE, RECURSIVE)
+
+_TRAITS = {PURE: Pure, READ: MemoryReadEffect, WRITE: MemoryWriteEffect,
+           RECURSIVE: RecursiveMemoryEffect}
+
+
+@dataclass(frozen=True)
+class Effect:
+    kind: str  # one of EFFECTS
+    why: str   # the rule's reason, for --list-passes style reports and error messages
+
+
+@dataclass(frozen=True)
+class _Rule:
+    effect: Effect
+    ops: frozenset[str]
+    match: re.Pattern | None
+
+
+def effects_file() -> Path:
+    return data_dir("pirc.dialects", "effects.yaml",
+                    Path(__file__).resolve().parents[2] / "dialects") / "effects.yaml"
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[_Rule, ...]:
+    import yaml  # only when a pass first asks: PyYAML's import is a tenth of a small run
+
+    data = yaml.safe_load(effects_file().read_text(encoding="utf-8"))
+    rules = []
+    for i, entry in enumerate(data["rules"]):
+        kind = entry["effect"]
+        if kind not in EFFECTS:
+            raise ValueError(f"{effects_file()}: rule {i}: unknown effect {kind!r} "
+                             f"(one of {', '.join(EFFECTS)})")
+        pattern = entry.get("match")
+        rules.append(_Rule(Effect(kind, entry["why"]), frozenset(entry.get("ops", ())),
+                           re.compile(pattern) if pattern else None))
+    return tuple(rules)
+
+
+_INPLACE = Effect(WRITE, "in-place: writes its operand")
+_NO_RESULTS = Effect(WRITE, "has no results: it matters only through an effect")
+_DEFAULT = Effect(PURE, "computes its results from its operands and attributes")
+
+
+def effect_of(spec) -> Effect:
+    """The effect of the op a spec defines (an OpSpec of pirc.ir.specs)."""
+    name = spec.name
+    for rule in _rules():
+        if name in rule.ops or (rule.match is not None and rule.match.match(name)):
+            return rule.effect
+    if spec.inplace or name.endswith("_"):
+        return _INPLACE
+    if not spec.results:
+        return _NO_RESULTS
+    return _DEFAULT
+
+
+def traits_for(spec) -> tuple:
+    """The xDSL traits of a generated op class: PIR's block rule plus the op's effect."""
+    return (NoTerminator(), _TRAITS[effect_of(spec).kind]())
+
+
+def is_pure(op) -> bool:
+    """Whether `op` may be removed when unused, merged with an identical op and folded."""
+    spec = getattr(type(op), "spec", None)
+    return spec is not None and effect_of(spec).kind == PURE

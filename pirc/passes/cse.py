@@ -1,0 +1,57 @@
+"""cse: replace a pure op by an identical earlier one in the same block or an enclosing one.
+
+Two ops are identical when they are the same op class (so the same PIR op at the same spec
+revision), take the same values, and carry equal attributes, properties and result types
+(pirc.passes.infra.op_keys).  Only `pure` ops (dialects/effects.yaml) are merged: random ops,
+reads of state and anything with an effect never are.  The later op's uses move to the
+earlier op's results and the later op goes; an op in a region may reuse a value computed
+before the op that holds the region, not the other way round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .infra.op_keys import OpKeys
+from .infra.pass_base import PassContext, PircPass
+from .infra.registry import register_pass
+
+
+@register_pass
+@dataclass(frozen=True)
+class CommonSubexpressionElimination(PircPass):
+    """Merges identical pure ops, keeping the first."""
+
+    name = "cse"
+    version = 1
+    invariants = ("verified", "no-common-subexpressions")
+    conservative_safe = True
+    may_rewrite_after = ("*",)
+
+    def run(self, pc: PassContext) -> None:
+        _block(pc.program.block, {}, OpKeys(), pc)
+
+
+def _block(block, outer: dict, keys: OpKeys, pc: PassContext) -> None:
+    seen = dict(outer)  # what the enclosing blocks computed before this region's op
+    op = block.first_op
+    while op is not None:
+        following = op.next_op
+        key = keys.key(op)
+        if key is not None:
+            earlier = seen.get(key)
+            if earlier is None:
+                seen[key] = op
+            else:
+                pc.matched()
+                for new, old in zip(op.results, earlier.results):
+                    new.replace_all_uses_with(old)
+                op.detach()
+                op.erase(safe_erase=False)
+                pc.rewrote()
+                op = following
+                continue
+        for region in op.regions:
+            for inner in region.blocks:
+                _block(inner, seen, keys, pc)
+        op = following

@@ -1,0 +1,1 @@
+"""The pass machinery: what a pass declares, the registry, pipelines, the manager."""

@@ -1,0 +1,76 @@
+"""Named invariants a pass guarantees after it runs, each a check on the program.
+
+A check returns the problems it found (empty: the invariant holds); the manager runs the
+ones a pass declares, after the verifier, and stops the pipeline on the first broken one.
+Add an invariant with `@invariant("name")` on a function of the program.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ...ir.effects import is_pure
+
+_CHECKS: dict[str, Callable] = {}
+
+
+def invariant(name: str):
+    def register(fn):
+        _CHECKS[name] = fn
+        return fn
+    return register
+
+
+def known_invariants() -> dict[str, Callable]:
+    return dict(_CHECKS)
+
+
+def check(name: str, program) -> list[str]:
+    return _CHECKS[name](program)
+
+
+def _walk(block):
+    for op in block.ops:
+        yield op
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from _walk(inner)
+
+
+@invariant("verified")
+def _verified(program) -> list[str]:
+    from ...ir.verifier import collect_problems
+
+    return [str(p) for p in collect_problems(program)]
+
+
+@invariant("no-dead-ops")
+def _no_dead_ops(program) -> list[str]:
+    return [f"{op.name} is pure and its results are unused"
+            for op in _walk(program.block)
+            if is_pure(op) and all(r.first_use is None for r in op.results)]
+
+
+@invariant("no-common-subexpressions")
+def _no_common_subexpressions(program) -> list[str]:
+    from .op_keys import OpKeys
+
+    keys = OpKeys()
+    problems = []
+
+    def block(b):
+        seen: dict = {}
+        for op in b.ops:
+            key = keys.key(op)
+            if key is not None:
+                if key in seen:
+                    problems.append(f"{op.name} computes what an earlier {seen[key].name} in its "
+                                    "block computes")
+                else:
+                    seen[key] = op
+            for region in op.regions:
+                for inner in region.blocks:
+                    block(inner)
+
+    block(program.block)
+    return problems

@@ -1,0 +1,43 @@
+"""The key two pure ops share exactly when one can stand for the other (CSE).
+
+Attributes and types compare by value, but hashing an xDSL attribute walks it every time;
+a program read from a file holds each distinct value a few times over as shared objects.  So
+each attribute object is mapped once to a canonical number, by identity first and by value
+the first time an object is seen, and keys are tuples of small integers.
+"""
+
+from __future__ import annotations
+
+from ...ir.effects import is_pure
+
+
+class OpKeys:
+    """Keys of pure ops for one walk of a program (it must stay alive meanwhile: the memo
+    is by object identity)."""
+
+    def __init__(self):
+        self._by_id: dict[int, int] = {}
+        self._by_value: dict[object, int] = {}
+        self._keep: list = []  # what the ids stand for stays alive
+
+    def canon(self, attr) -> int:
+        n = self._by_id.get(id(attr))
+        if n is None:
+            n = self._by_value.setdefault(attr, len(self._by_value))
+            self._by_id[id(attr)] = n
+            self._keep.append(attr)
+        return n
+
+    def key(self, op):
+        """A hashable key of what `op` computes, or None when it may not be merged: not pure,
+        without results, or holding regions.  Operands by identity, attributes, properties
+        and result types by value."""
+        if op.regions or not op.results or not is_pure(op):
+            return None
+        canon = self.canon
+        attrs = op.attributes
+        props = op.properties
+        return (type(op), tuple(map(id, op.operands)),
+                tuple([(name, canon(attrs[name])) for name in sorted(attrs)]),
+                tuple([(name, canon(props[name])) for name in sorted(props)]) if props else (),
+                tuple([canon(r.type) for r in op.results]))

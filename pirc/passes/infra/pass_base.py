@@ -1,0 +1,96 @@
+"""`PircPass`: what a pass declares, on xDSL's `ModulePass`.
+
+A pass is one module under `pirc/passes/` holding one class, decorated with
+`@register_pass` and `@dataclass(frozen=True)` (`pirc/passes/dce.py` is a short one; docs/PASSES.md
+has a whole example).
+
+Options are the dataclass's fields, typed with defaults, as xDSL's passes take them
+(`const-fold{max-iterations=2}` sets `max_iterations: int = 1`).  The declarations are class
+variables read by the manager (pirc.passes.infra.manager) before and after the pass runs:
+
+* `requires`: passes that must run earlier in the same pipeline;
+* `invariants`: named checks (pirc.passes.infra.invariants) the manager runs after the pass;
+* `devices`: the `--device` values the pass applies to;
+* `pir_versions`: the program PIR versions (inclusive bounds) the pass is safe for; a
+  program outside them skips the whole pass, with the reason;
+* `conservative_safe`: whether it runs in conservative mode (a program from another pirc);
+* `may_rewrite_after`: passes whose output this one may rewrite (`*`: any, for cleanups);
+* `correctness`: needed for a correct program (upgrade): the kill switch never disables it.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.passes import ModulePass
+
+from ...ir.program import LATEST_VERSION
+
+
+@dataclass
+class Skip:
+    reason: str
+    op: str | None = None
+
+
+@dataclass
+class PassContext:
+    """What a running pass sees and reports: the program, the device, its counters."""
+
+    program: object              # pirc.ir.program.Program
+    device: str = "cpu"
+    matches: int = 0
+    rewrites: int = 0
+    skips: list[Skip] = field(default_factory=list)
+
+    @property
+    def module(self):
+        return self.program.module
+
+    @property
+    def version(self) -> int:
+        return self.program.version
+
+    def rewrote(self, n: int = 1) -> None:
+        """Count `n` rewrites (the IR changed)."""
+        self.rewrites += n
+
+    def matched(self, n: int = 1) -> None:
+        self.matches += n
+
+    def skip(self, reason: str, op=None) -> None:
+        """A rewrite not applied, and why (counted in the pass statistics and the report)."""
+        self.skips.append(Skip(reason, None if op is None else op.name))
+
+
+@dataclass(frozen=True)
+class PircPass(ModulePass):
+    name: ClassVar[str]
+    version: ClassVar[int] = 1
+    requires: ClassVar[tuple[str, ...]] = ()
+    invariants: ClassVar[tuple[str, ...]] = ("verified",)
+    devices: ClassVar[tuple[str, ...]] = ("cpu", "npu")
+    pir_versions: ClassVar[tuple[int, int]] = (1, LATEST_VERSION)
+    conservative_safe: ClassVar[bool] = False
+    may_rewrite_after: ClassVar[tuple[str, ...]] = ()
+    correctness: ClassVar[bool] = False
+
+    @abstractmethod
+    def run(self, pc: PassContext) -> None:
+        """Rewrite `pc.program` in place, counting rewrites and skips on `pc`."""
+
+    def apply(self, ctx: Context, op) -> None:
+        """xDSL's entry point (a pirc pass in an xDSL pipeline): the module alone, read as a
+        program of the latest version."""
+        from ...ir.program import Program
+
+        self.run(PassContext(Program(module=op, version=LATEST_VERSION)))
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first line of the docstring: what the pass rewrites."""
+        doc = (cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else ""

@@ -1,0 +1,185 @@
+"""Pipelines: a named pipeline (`pipelines/NAME.yaml`) or an explicit list of passes with
+options in mlir-opt / xdsl-opt syntax (`cse,dce`, `const-fold{max-iterations=2},dce`).
+
+Building a pipeline checks it whole before anything runs: an unknown pass or option names
+the closest valid one, an option of the wrong type says the expected type, a pass whose
+`requires` is missing (or comes later) names both passes, and a cycle of `requires` is
+named in full.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+
+from xdsl.utils.arg_spec import parse_pipeline as xdsl_parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from ...errors import PircError
+from ...package_data import data_dir
+from .registry import all_passes, get_pass
+
+
+class PipelineError(PircError):
+    """A pipeline that cannot run: the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    spec: str                 # as given: a name or a list
+    passes: tuple             # PircPass instances, in order
+    name: str | None = None   # the named pipeline's name
+    version: int | None = None
+
+    def text(self) -> str:
+        """The explicit form, every option spelled: what a reproducer replays."""
+        return ",".join(_pass_text(p) for p in self.passes)
+
+
+def pipelines_dir() -> Path:
+    return data_dir("pirc.pipelines", "default.yaml", Path(__file__).resolve().parents[3] / "pipelines")
+
+
+def named_pipelines() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(pipelines_dir().glob("*.yaml"))}
+
+
+def build_pipeline(spec: str) -> Pipeline:
+    """The pipeline `spec` names or lists, checked; PipelineError saying what is wrong."""
+    spec = spec.strip()
+    named = named_pipelines()
+    if spec in named and get_pass(spec) is None:
+        entries, version = _read_named(named[spec])
+        passes = tuple(p for entry in entries for p in _parse_list(entry, named, {spec}))
+        _check_requires(passes)
+        return Pipeline(spec, passes, spec, version)
+    passes = tuple(_parse_list(spec, named, set()))
+    _check_requires(passes)
+    return Pipeline(spec, passes)
+
+
+def _read_named(path: Path) -> tuple[list[str], int]:
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    entries = data.get("passes")
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise PipelineError(f"{path}: `passes` is a list of pass specs (`- dce`, `- const-fold{{...}}`)")
+    return entries, int(data.get("version", 1))
+
+
+def _parse_list(spec: str, named: dict, expanding: set):
+    if not spec:
+        raise PipelineError("empty pipeline: name passes (`cse,dce`) or a pipeline (`default`)")
+    try:
+        arg_specs = list(xdsl_parse_pipeline(spec))
+    except ArgSpecParseError as e:
+        raise PipelineError(f"pipeline {spec!r}: {_one_line(e)}") from None
+    passes = all_passes()
+    for arg in arg_specs:
+        cls = passes.get(arg.name)
+        if cls is None and arg.name in named and not arg.parameters:
+            if arg.name in expanding:
+                raise PipelineError(f"pipeline {arg.name!r} includes itself")
+            entries, _ = _read_named(named[arg.name])
+            for entry in entries:
+                yield from _parse_list(entry, named, expanding | {arg.name})
+            continue
+        if cls is None:
+            raise PipelineError(f"unknown pass {arg.name!r}{_closest(arg.name, [*passes, *named])}; "
+                                "`pirc-opt --list-passes` lists them")
+        yield _instantiate(cls, arg)
+
+
+def _instantiate(cls, arg):
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for raw_name, raw in arg.parameters.items():
+        field_name = raw_name.replace("-", "_")
+        if field_name not in fields:
+            options = [f.replace("_", "-") for f in fields]
+            raise PipelineError(f"pass {cls.name!r} has no option {raw_name!r}"
+                                f"{_closest(raw_name, options) if options else ' (it takes none)'}")
+        values[field_name] = _convert(cls.name, raw_name, raw, hints[field_name])
+    return cls(**values)
+
+
+_SCALARS = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+
+
+def _convert(pass_name: str, option: str, raw: list, expected):
+    want = _SCALARS.get(expected, str(expected))
+    if len(raw) != 1:
+        raise PipelineError(f"pass {pass_name!r}, option {option!r}: expected {want}, "
+                            f"got {len(raw)} values")
+    value = raw[0]
+    if expected is float and type(value) is int:
+        return float(value)
+    if type(value) is not expected:
+        raise PipelineError(f"pass {pass_name!r}, option {option!r}: expected {want}, got {value!r}")
+    return value
+
+
+def _check_requires(passes: tuple) -> None:
+    _check_cycles([p.name for p in passes])
+    seen: list[str] = []
+    names = [p.name for p in passes]
+    for p in passes:
+        for needed in type(p).requires:
+            if needed in seen:
+                continue
+            if needed in names:
+                raise PipelineError(f"pass {p.name!r} requires {needed!r} to run before it, but "
+                                    f"{needed!r} comes later in the pipeline: move it before {p.name!r}")
+            raise PipelineError(f"pass {p.name!r} requires {needed!r}, which the pipeline lacks: "
+                                f"add {needed!r} before {p.name!r}")
+        seen.append(p.name)
+
+
+def _check_cycles(roots: list[str]) -> None:
+    """Passes whose `requires` form a cycle can never be ordered: name the cycle (among the
+    passes the pipeline names and what they require)."""
+    passes = all_passes()
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for needed in getattr(passes.get(name), "requires", ()):
+            if state.get(needed) == 1:
+                cycle = path[path.index(needed):] + [needed] if needed in path else [name, needed]
+                raise PipelineError("passes require each other in a cycle: " + " -> ".join(cycle))
+            if state.get(needed) is None and needed in passes:
+                visit(needed, path + [needed])
+        state[name] = 2
+
+    for name in roots:
+        if state.get(name) is None:
+            visit(name, [name])
+
+
+def _one_line(error: ArgSpecParseError) -> str:
+    """xDSL's message spans four lines (a header, `pass-pipeline:LINE:COL`, the spec and a
+    caret, the problem): one line, `at column N: problem`."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    where = re.search(r":(\d+):(\d+)$", lines[1]) if len(lines) > 1 else None
+    problem = lines[-1] if lines else "invalid pipeline"
+    return f"at column {where.group(2)}: {problem}" if where else problem
+
+
+def _closest(name: str, known) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _pass_text(p) -> str:
+    options = []
+    for f in dataclasses.fields(p):
+        value = getattr(p, f.name)
+        text = str(value).lower() if type(value) is bool else (f'"{value}"' if type(value) is str else str(value))
+        options.append(f"{f.name.replace('_', '-')}={text}")
+    return p.name + ("{" + " ".join(options) + "}" if options else "")
