@@ -78,6 +78,16 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="print each pass's statistics on stderr after the pipeline")
     p.add_argument("--pass-report", metavar="FILE",
                    help="write the pipeline's report as JSON (written atomically)")
+    p.add_argument("--pass-timing", action="store_true", help="print each pass's time on stderr")
+    p.add_argument("--print-ir-before", metavar="PASSES", help="print the IR before these passes (comma-separated) on stderr")
+    p.add_argument("--print-ir-after", metavar="PASSES", help="print the IR after these passes on stderr")
+    p.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass")
+    p.add_argument("--print-ir-after-change", action="store_true", help="print the IR after each pass that changed it")
+    p.add_argument("--print-ir-after-failure", action="store_true", help="print the IR after a pass that failed")
+    p.add_argument("--crash-reproducer", metavar="FILE", default="pirc-crash.pir",
+                   help="where a failing pass's reproducer goes (default: pirc-crash.pir here)")
+    p.add_argument("--run-reproducer", metavar="FILE",
+                   help="replay a crash reproducer: its IR through its pipeline")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     add_version_flag(p)
     return p
@@ -107,22 +117,55 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
                 raise json_located(e, program, filename) from None
             raise located_problems(e, program, text, filename, line_offset) from None
     if args.pipeline is not None:
-        run_passes(program, args, filename)
+        def reload():  # the program as it entered the pipeline, for a crash reproducer
+            again = (read_for_version_change(text, fmt, filename, args, line_offset) if changes_version(args)
+                     else parse_program(text, fmt, filename, args.from_version, line_offset))
+            if changes_version(args):
+                change_program_version(again, args)
+            return again
+        run_passes(program, args, filename, reload)
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
 
 
-def run_passes(program, args, filename: str) -> None:
-    """--pipeline: build it (checked before anything runs), run it, report."""
-    from ..passes import build_pipeline, run_pipeline
+def run_passes(program, args, filename: str, reload) -> None:
+    """--pipeline: build it (checked before anything runs), run it, report.  A failing pass
+    stops the run with its error and a crash reproducer (--crash-reproducer)."""
+    from ..passes import PassFailure, build_pipeline, run_pipeline
+    from .pass_instruments import PrintIR, print_pass_timing
     from .pass_report import print_pass_stats, write_pass_report
 
     pipeline = build_pipeline(args.pipeline)
-    result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each)
+    try:
+        result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each,
+                              instruments=[PrintIR(args)])
+    except PassFailure as e:
+        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload)}") from None
+    if args.pass_timing:
+        print_pass_timing(result)
     if args.pass_stats:
         print_pass_stats(result, sys.stderr)
     if args.pass_report:
         write_pass_report(result, program, filename, args.pass_report)
+
+
+def write_reproducer(args, pipeline, failure, reload) -> str:
+    """Write the reproducer of `failure`; the sentence the error ends with (where it is, or
+    why there is none)."""
+    from ..atomic import write_atomically
+    from ..passes import run_pipeline
+    from ..passes.infra.reproducer import reproducer_text
+
+    if not args.crash_reproducer:
+        return ""
+    try:
+        before = reload()
+        run_pipeline(before, pipeline, device=args.device, verify_each=False, stop_after=failure.index)
+        write_atomically(args.crash_reproducer, [reproducer_text(before, pipeline, failure.index, str(failure))])
+    except (PircError, OSError) as e:
+        return f"\nnote: no crash reproducer written: {e}"
+    return (f"\nnote: the IR before the pass and the pipeline from it are in {args.crash_reproducer}; "
+            f"replay with: pirc-opt --run-reproducer={args.crash_reproducer}")
 
 
 def change_program_version(program, args) -> None:
@@ -180,6 +223,10 @@ def run(argv=None) -> int:
         from .pass_list import print_pass_list
         print_pass_list()
         return 0
+    if args.run_reproducer is not None:
+        if args.input is not None or args.pipeline is not None:
+            parser.error("--run-reproducer replays its file's own IR and pipeline: give no input or --pipeline")
+        args.input = args.run_reproducer
     if args.input is None:
         parser.error("the following arguments are required: input")
     if args.pass_report is not None and args.split_input_file:
@@ -195,6 +242,9 @@ def run(argv=None) -> int:
 def process(args, filename: str) -> int:
     """Read, transform and write one input, as the flags say; the exit status."""
     text = read_input(args.input)
+    if args.run_reproducer is not None:
+        from ..passes.infra.reproducer import read_reproducer
+        args.pipeline = read_reproducer(text, filename)
     if args.verify_diagnostics:
         return check_expected_diagnostics(text, filename, args, process_text)
     if args.split_input_file:

@@ -140,3 +140,25 @@ def test_effects_keep_what_matters():
     p = parse_text(text, "p.pir", 4)
     run_pipeline(p, "dce")
     assert "pd_op.full" not in ops(p) and ops(p)[0] == "pd_op.data" and ops(p)[-1] == "pd_op.fetch"
+
+
+def test_the_kill_switch_is_read_for_each_program(monkeypatch):
+    monkeypatch.setenv("PIRC_DISABLE_PASSES", "cse")
+    p = program()
+    result = run_pipeline(p, "default")
+    assert [(r.name, r.ran, r.skipped_reason) for r in result.passes] == [
+        ("cse", False, "rollout: disabled by PIRC_DISABLE_PASSES"), ("dce", True, None)]
+    assert ops(p).count("pd_op.tanh") == 2  # not merged
+    monkeypatch.setenv("PIRC_DISABLE_PASSES", "all")
+    assert not any(r.ran for r in run_pipeline(program(), "default").passes)
+    monkeypatch.delenv("PIRC_DISABLE_PASSES")  # the same process, the next program: back on
+    assert all(r.ran for r in run_pipeline(program(), "default").passes)
+
+
+def test_the_kill_switch_refuses_unknown_names(monkeypatch):
+    from pirc.passes import PipelineError
+
+    monkeypatch.setenv("PIRC_DISABLE_PASSES", "cse,dec")
+    with pytest.raises(PipelineError) as e:
+        run_pipeline(program(), "default")
+    assert "PIRC_DISABLE_PASSES: unknown pass 'dec' (did you mean 'dce'?); the passes it can disable:" in str(e.value)

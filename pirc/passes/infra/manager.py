@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 from ...errors import PircError
 from .invariants import check, known_invariants
+from .kill_switch import ENV as KILL_SWITCH
+from .kill_switch import disabled_passes
 from .pass_base import PassContext
 from .pipeline import Pipeline, build_pipeline
 
@@ -61,45 +63,90 @@ class PipelineResult:
         return any(r.rewrites for r in self.passes)
 
 
+class Instrument:
+    """Called around each pass (the CLI's --print-ir-* flags are one): override what you need."""
+
+    def before(self, p, index: int, program) -> None: ...
+
+    def after(self, p, index: int, program, record: PassRecord) -> None: ...
+
+    def failed(self, p, index: int, program, error: PassFailure) -> None: ...
+
+
 def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
-                 verify_each: bool = True) -> PipelineResult:
-    """Run `pipeline` (a Pipeline, a name or a spec) on `program` in place."""
+                 verify_each: bool = True, instruments=(), stop_after: int | None = None) -> PipelineResult:
+    """Run `pipeline` (a Pipeline, a name or a spec) on `program` in place.
+
+    `instruments` are called around each pass; `stop_after=N` runs only the first N passes
+    (what a crash reproducer replays up to)."""
     if isinstance(pipeline, str):
         pipeline = build_pipeline(pipeline)
     result = PipelineResult(pipeline)
-    invariants = known_invariants()
+    disabled = disabled_passes()
     for index, p in enumerate(pipeline.passes):
-        cls = type(p)
-        record = PassRecord(p.name, cls.version, ran=False)
-        result.passes.append(record)
-        reason = _skip_reason(cls, program, device)
-        if reason is not None:
-            record.skipped_reason = reason
+        if stop_after is not None and index >= stop_after:
+            break
+        if p.name in disabled:
+            result.passes.append(PassRecord(p.name, type(p).version, ran=False,
+                                            skipped_reason=f"rollout: disabled by {KILL_SWITCH}"))
             continue
-        record.ops_before = program.op_count()
-        pc = PassContext(program, device)
-        start = time.perf_counter()
-        p.run(pc)
-        record.seconds = time.perf_counter() - start
-        record.ran = True
-        record.matches, record.rewrites, record.skips = pc.matches, pc.rewrites, pc.skips
-        record.ops_after = program.op_count()
-        checks = [n for n in cls.invariants if verify_each or n != "verified"]
-        for name in checks:
-            if name not in invariants:
-                raise PassFailure(f"pass {p.name!r} declares an unknown invariant {name!r} "
-                                  f"(known: {', '.join(sorted(invariants))})", p.name, name, index)
-            problems = check(name, program)
-            if problems:
-                shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
-                raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) broke the invariant "
-                                  f"{name!r}: {shown}", p.name, name, index)
-        if verify_each and "verified" not in checks:
-            problems = check("verified", program)
-            if problems:
-                raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) left a program "
-                                  f"that does not verify: {'; '.join(problems[:3])}", p.name, "verified", index)
+        try:
+            _run_one(p, index, program, device, verify_each, instruments, result)
+        except PassFailure as e:
+            for instrument in instruments:
+                instrument.failed(p, index, program, e)
+            raise
     return result
+
+
+def _run_one(p, index: int, program, device: str, verify_each: bool, instruments, result) -> None:
+    cls = type(p)
+    record = PassRecord(p.name, cls.version, ran=False)
+    result.passes.append(record)
+    reason = _skip_reason(cls, program, device)
+    if reason is not None:
+        record.skipped_reason = reason
+        return
+    for instrument in instruments:
+        instrument.before(p, index, program)
+    record.ops_before = program.op_count()
+    pc = PassContext(program, device)
+    start = time.perf_counter()
+    try:
+        p.run(pc)
+    except PircError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a crashing pass is reported like a broken one
+        raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) crashed: "
+                          f"{type(e).__name__}: {e}", p.name, None, index) from e
+    record.seconds = time.perf_counter() - start
+    record.ran = True
+    record.matches, record.rewrites, record.skips = pc.matches, pc.rewrites, pc.skips
+    record.ops_after = program.op_count()
+    _check_after(p, index, program, verify_each)
+    for instrument in instruments:
+        instrument.after(p, index, program, record)
+
+
+def _check_after(p, index: int, program, verify_each: bool) -> None:
+    """The invariants the pass declared, then (with verify_each) the verifier."""
+    cls = type(p)
+    invariants = known_invariants()
+    checks = [n for n in cls.invariants if verify_each or n != "verified"]
+    for name in checks:
+        if name not in invariants:
+            raise PassFailure(f"pass {p.name!r} declares an unknown invariant {name!r} "
+                              f"(known: {', '.join(sorted(invariants))})", p.name, name, index)
+        problems = check(name, program)
+        if problems:
+            shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) broke the invariant "
+                              f"{name!r}: {shown}", p.name, name, index)
+    if verify_each and "verified" not in checks:
+        problems = check("verified", program)
+        if problems:
+            raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) left a program "
+                              f"that does not verify: {'; '.join(problems[:3])}", p.name, "verified", index)
 
 
 def _skip_reason(cls, program, device: str) -> str | None:

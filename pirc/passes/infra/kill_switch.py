@@ -1,0 +1,35 @@
+"""The kill switch: `PIRC_DISABLE_PASSES=name,name` (or `all`) turns optimising passes off
+without a new release.  Read for each pipeline run, so in a long-running process a change
+takes effect on the next program.  Passes a correct program needs (`correctness = True`)
+are never disabled; naming one is an error, as is an unknown name."""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+from .pipeline import PipelineError
+from .registry import all_passes
+
+ENV = "PIRC_DISABLE_PASSES"
+
+
+def disabled_passes() -> set[str]:
+    """The names the environment disables now (every optimising pass for `all`)."""
+    raw = os.environ.get(ENV, "")
+    names = {n.strip() for n in raw.split(",") if n.strip()}
+    if not names:
+        return set()
+    passes = all_passes()
+    if "all" in names:
+        return {n for n, cls in passes.items() if not cls.correctness}
+    for name in sorted(names):
+        cls = passes.get(name)
+        if cls is None:
+            close = difflib.get_close_matches(name, list(passes), n=1, cutoff=0.5)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            valid = ", ".join(n for n, c in passes.items() if not c.correctness)
+            raise PipelineError(f"{ENV}: unknown pass {name!r}{hint}; the passes it can disable: {valid}, or all")
+        if cls.correctness:
+            raise PipelineError(f"{ENV}: {name!r} is needed for a correct program and is never disabled")
+    return names
