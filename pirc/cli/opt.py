@@ -97,16 +97,21 @@ def changes_version(args) -> bool:
     return args.upgrade or args.target_version is not None
 
 
+def read_program(text: str, fmt: str, args, filename: str, line_offset: int = 0):
+    """The program the flags ask for before any pass: read, and upgraded or downgraded."""
+    if not changes_version(args):
+        return parse_program(text, fmt, filename, args.from_version, line_offset)
+    program = read_for_version_change(text, fmt, filename, args, line_offset)
+    try:
+        change_program_version(program, args)
+    except PircError as e:
+        raise e.in_file(filename) from None
+    return program
+
+
 def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
     fmt = input_format_for(filename, args.input_format, text)
-    if changes_version(args):
-        program = read_for_version_change(text, fmt, filename, args, line_offset)
-        try:
-            change_program_version(program, args)
-        except PircError as e:
-            raise e.in_file(filename) from None
-    else:
-        program = parse_program(text, fmt, filename, args.from_version, line_offset)
+    program = read_program(text, fmt, args, filename, line_offset)
     if args.verify:
         from ..ir.verifier import verify_program
         try:
@@ -117,13 +122,8 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
                 raise json_located(e, program, filename) from None
             raise located_problems(e, program, text, filename, line_offset) from None
     if args.pipeline is not None:
-        def reload():  # the program as it entered the pipeline, for a crash reproducer
-            again = (read_for_version_change(text, fmt, filename, args, line_offset) if changes_version(args)
-                     else parse_program(text, fmt, filename, args.from_version, line_offset))
-            if changes_version(args):
-                change_program_version(again, args)
-            return again
-        run_passes(program, args, filename, reload)
+        # reload: the program as it entered the pipeline, for a crash reproducer
+        run_passes(program, args, filename, lambda: read_program(text, fmt, args, filename, line_offset))
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
 

@@ -21,7 +21,7 @@ def print_pass_list(out=None) -> None:
     import sys
 
     from ..passes import all_passes
-    from ..passes.infra.pipeline import _read_named, named_pipelines
+    from ..passes.infra.pipeline import read_named, named_pipelines
 
     out = out or sys.stdout
     print("Passes:", file=out)
@@ -37,5 +37,5 @@ def print_pass_list(out=None) -> None:
               f"{'; needed for correctness, never disabled' if cls.correctness else ''}", file=out)
     print("Pipelines:", file=out)
     for name, path in named_pipelines().items():
-        entries, version = _read_named(path)
+        entries, version = read_named(path)
         print(f"  {name} (version {version}): {','.join(entries)}", file=out)

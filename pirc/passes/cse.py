@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .infra.op_keys import OpKeys
+from .infra.op_keys import OpKeys, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
 
@@ -29,29 +29,9 @@ class CommonSubexpressionElimination(PircPass):
     may_rewrite_after = ("*",)
 
     def run(self, pc: PassContext) -> None:
-        _block(pc.program.block, {}, OpKeys(), pc)
-
-
-def _block(block, outer: dict, keys: OpKeys, pc: PassContext) -> None:
-    seen = dict(outer)  # what the enclosing blocks computed before this region's op
-    op = block.first_op
-    while op is not None:
-        following = op.next_op
-        key = keys.key(op)
-        if key is not None:
-            earlier = seen.get(key)
-            if earlier is None:
-                seen[key] = op
-            else:
-                pc.matched()
-                for new, old in zip(op.results, earlier.results):
-                    new.replace_all_uses_with(old)
-                op.detach()
-                op.erase(safe_erase=False)
-                pc.rewrote()
-                op = following
-                continue
-        for region in op.regions:
-            for inner in region.blocks:
-                _block(inner, seen, keys, pc)
-        op = following
+        for op, earlier in common_subexpressions(pc.program.block, OpKeys()):
+            pc.matched()
+            for new, old in zip(op.results, earlier.results):
+                new.replace_all_uses_with(old)
+            op.parent.erase_op(op, safe_erase=False)
+            pc.rewrote()

@@ -40,7 +40,6 @@ def _block(block, pc: PassContext) -> None:
                 _block(inner, pc)
         if all(r.first_use is None for r in op.results) and would_be_trivially_dead(op):
             pc.matched()
-            op.detach()
-            op.erase(safe_erase=False)
+            block.erase_op(op, safe_erase=False)
             pc.rewrote()
         op = previous

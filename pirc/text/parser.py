@@ -11,7 +11,6 @@ earlier in program order, in its block or an enclosing one.
 
 from __future__ import annotations
 
-
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from xdsl.dialects.builtin import DictionaryAttr
@@ -422,5 +421,3 @@ def _operand_type_column(signature: str, index: int) -> int:
                 start = pos + 1
                 break
     return start + len(signature[start:]) - len(signature[start:].lstrip())
-
-

@@ -255,7 +255,8 @@ def type_data(name: str, value) -> tuple | str | None:
         raise ValueError(f"dtype `{dtype}` is not an element type "
                          f"(did you mean {', '.join(close_names(str(dtype), ELEMENT_TYPES)) or 'pir::Float32Type'}?)")
     # Dims, LoD offsets and the offset are int64_t in Paddle, as the readers check.
-    if not isinstance(dims, list) or not all(type(d) is int and -1 <= d < 2**63 for d in dims):
+    int64 = A.INT_RANGES["int64"]
+    if not isinstance(dims, list) or not all(type(d) is int and d >= -1 and d in int64 for d in dims):
         raise ValueError(f"dims must be a list of sizes (-1 = dynamic, each an int64), got `{dims}`")
     if not isinstance(layout, str) or layout not in LAYOUT_NAMES:
         raise ValueError(f"layout `{layout}` is not one of {', '.join(LAYOUT_NAMES)}")
@@ -263,10 +264,10 @@ def type_data(name: str, value) -> tuple | str | None:
     if len(fields) == 5:
         lod, offset = value[3], value[4]
         if not isinstance(lod, list) or not all(
-                isinstance(level, list) and all(type(i) is int and -2**63 <= i < 2**63 for i in level)
+                isinstance(level, list) and all(type(i) is int and i in int64 for i in level)
                 for level in lod):
             raise ValueError(f"lod must be a list of lists of int64 integers, got `{lod}`")
-        if type(offset) is not int or not 0 <= offset < 2**63:
+        if type(offset) is not int or offset < 0 or offset not in int64:
             raise ValueError(f"offset must be an int64 integer >= 0, got `{offset}`")
         out += [tuple(tuple(level) for level in lod), offset]
     return tuple(out)

@@ -10,19 +10,9 @@ from pathlib import Path
 from pirc.cli.opt import run
 from pirc.passes import PircPass, register_pass
 
+import broken_passes  # noqa: F401 - registers test-breaks-verifier
+
 SMALL = Path(__file__).resolve().parents[1] / "lit" / "passes" / "Inputs" / "small.pir"
-
-
-@register_pass
-@dataclass(frozen=True)
-class _DropsAnOperand(PircPass):
-    """Drops the add's second operand: the program no longer verifies."""
-
-    name = "test-repro-drops-operand"
-
-    def run(self, pc):
-        add = next(op for op in pc.program.block.ops if op.name == "pd_op.add")
-        add.operands = [add.operands[0]]
 
 
 @register_pass
@@ -38,21 +28,21 @@ class _Raises(PircPass):
 
 def test_a_failing_pass_writes_a_reproducer_that_replays(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    status = run([str(SMALL), "--from-version=4", "-p", "cse,test-repro-drops-operand,dce", "-o", "out.pir"])
+    status = run([str(SMALL), "--from-version=4", "-p", "cse,test-breaks-verifier,dce", "-o", "out.pir"])
     err = capsys.readouterr().err
     assert status == 1 and not (tmp_path / "out.pir").exists()
-    assert "error: pass 'test-repro-drops-operand' (#2 of the pipeline) broke the invariant 'verified': op #3 pd_op.add" in err
+    assert "error: pass 'test-breaks-verifier' (#2 of the pipeline) broke the invariant 'verified': op #3 pd_op.add" in err
     assert "replay with: pirc-opt --run-reproducer=pirc-crash.pir" in err
     text = (tmp_path / "pirc-crash.pir").read_text()
-    assert "// pipeline: test-repro-drops-operand,dce\n" in text
+    assert "// pipeline: test-breaks-verifier,dce\n" in text
     assert "// pirc crash reproducer, written by pirc 0.1.0" in text
     # the IR before the failing pass: cse has already merged the two tanh ops
     assert text.count('"pd_op.tanh"') == 1 and '"pd_op.add" (%2, %2)' in text
     # replaying fails the same way, and writes its own reproducer where asked
     status = run(["--run-reproducer=pirc-crash.pir", "--crash-reproducer=again.pir", "-o", "x.pir"])
     assert status == 1
-    assert "pass 'test-repro-drops-operand' (#1 of the pipeline) broke the invariant 'verified'" in capsys.readouterr().err
-    assert "// pipeline: test-repro-drops-operand,dce\n" in (tmp_path / "again.pir").read_text()
+    assert "pass 'test-breaks-verifier' (#1 of the pipeline) broke the invariant 'verified'" in capsys.readouterr().err
+    assert "// pipeline: test-breaks-verifier,dce\n" in (tmp_path / "again.pir").read_text()
 
 
 def test_a_crashing_pass_is_named_with_its_exception(tmp_path, monkeypatch, capsys):
@@ -80,5 +70,5 @@ def test_print_ir_flags(capsys):
 
 def test_print_ir_after_failure(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    run([str(SMALL), "--from-version=4", "-p", "test-repro-drops-operand", "--print-ir-after-failure"])
-    assert "// -----// IR Dump After Failure test-repro-drops-operand (#1) //----- //" in capsys.readouterr().err
+    run([str(SMALL), "--from-version=4", "-p", "test-breaks-verifier", "--print-ir-after-failure"])
+    assert "// -----// IR Dump After Failure test-breaks-verifier (#1) //----- //" in capsys.readouterr().err

@@ -29,14 +29,6 @@ def check(name: str, program) -> list[str]:
     return _CHECKS[name](program)
 
 
-def _walk(block):
-    for op in block.ops:
-        yield op
-        for region in op.regions:
-            for inner in region.blocks:
-                yield from _walk(inner)
-
-
 @invariant("verified")
 def _verified(program) -> list[str]:
     from ...ir.verifier import collect_problems
@@ -47,30 +39,13 @@ def _verified(program) -> list[str]:
 @invariant("no-dead-ops")
 def _no_dead_ops(program) -> list[str]:
     return [f"{op.name} is pure and its results are unused"
-            for op in _walk(program.block)
+            for op in program.walk()
             if is_pure(op) and all(r.first_use is None for r in op.results)]
 
 
 @invariant("no-common-subexpressions")
 def _no_common_subexpressions(program) -> list[str]:
-    from .op_keys import OpKeys
+    from .op_keys import OpKeys, common_subexpressions
 
-    keys = OpKeys()
-    problems = []
-
-    def block(b):
-        seen: dict = {}
-        for op in b.ops:
-            key = keys.key(op)
-            if key is not None:
-                if key in seen:
-                    problems.append(f"{op.name} computes what an earlier {seen[key].name} in its "
-                                    "block computes")
-                else:
-                    seen[key] = op
-            for region in op.regions:
-                for inner in region.blocks:
-                    block(inner)
-
-    block(program.block)
-    return problems
+    return [f"{op.name} computes what an earlier {earlier.name} computes"
+            for op, earlier in common_subexpressions(program.block, OpKeys())]

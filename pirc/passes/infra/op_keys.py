@@ -1,4 +1,5 @@
-"""The key two pure ops share exactly when one can stand for the other (CSE).
+"""The key two pure ops share exactly when one can stand for the other, and the walk that
+finds each op an earlier one can stand for (the cse pass, and its invariant).
 
 Attributes and types compare by value, but hashing an xDSL attribute walks it every time;
 a program read from a file holds each distinct value a few times over as shared objects.  So
@@ -41,3 +42,25 @@ class OpKeys:
                 tuple([(name, canon(attrs[name])) for name in sorted(attrs)]),
                 tuple([(name, canon(props[name])) for name in sorted(props)]) if props else (),
                 tuple([canon(r.type) for r in op.results]))
+
+
+def common_subexpressions(block, keys: OpKeys, outer: dict | None = None):
+    """(op, earlier) for each pure op of `block` (nested regions included) that an earlier
+    op computes too, in its block or an enclosing one, before the op holding its region.
+    The caller may erase `op` when it gets it: the walk has moved past it."""
+    seen = dict(outer) if outer else {}
+    op = block.first_op
+    while op is not None:
+        following = op.next_op
+        key = keys.key(op)
+        if key is not None:
+            earlier = seen.get(key)
+            if earlier is not None:
+                yield op, earlier  # no regions: nothing below it to walk
+                op = following
+                continue
+            seen[key] = op
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from common_subexpressions(inner, keys, seen)
+        op = following

@@ -53,7 +53,7 @@ def build_pipeline(spec: str) -> Pipeline:
     spec = spec.strip()
     named = named_pipelines()
     if spec in named and get_pass(spec) is None:
-        entries, version = _read_named(named[spec])
+        entries, version = read_named(named[spec])
         passes = tuple(p for entry in entries for p in _parse_list(entry, named, {spec}))
         _check_requires(passes)
         return Pipeline(spec, passes, spec, version)
@@ -62,7 +62,7 @@ def build_pipeline(spec: str) -> Pipeline:
     return Pipeline(spec, passes)
 
 
-def _read_named(path: Path) -> tuple[list[str], int]:
+def read_named(path: Path) -> tuple[list[str], int]:
     import yaml
 
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -85,7 +85,7 @@ def _parse_list(spec: str, named: dict, expanding: set):
         if cls is None and arg.name in named and not arg.parameters:
             if arg.name in expanding:
                 raise PipelineError(f"pipeline {arg.name!r} includes itself")
-            entries, _ = _read_named(named[arg.name])
+            entries, _ = read_named(named[arg.name])
             for entry in entries:
                 yield from _parse_list(entry, named, expanding | {arg.name})
             continue
