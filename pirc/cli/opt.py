@@ -109,44 +109,86 @@ def read_program(text: str, fmt: str, args, filename: str, line_offset: int = 0)
     return program
 
 
+def uses_pass_manager(args) -> bool:
+    """A pipeline, or a flag that reports on one: then --upgrade runs as the manager's first
+    pass, so the report, the graph tags and the timing cover it."""
+    return args.pipeline is not None or bool(args.pass_report or args.pass_stats or args.pass_timing)
+
+
 def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
     fmt = input_format_for(filename, args.input_format, text)
-    program = read_program(text, fmt, args, filename, line_offset)
-    if args.verify:
-        from ..ir.verifier import verify_program
-        try:
-            verify_program(program, strict=args.strict)
-        except VerifyError as e:
-            if fmt == "json":
-                from ..paddle_json.op_paths import located_problems as json_located
-                raise json_located(e, program, filename) from None
-            raise located_problems(e, program, text, filename, line_offset) from None
-    if args.pipeline is not None:
+    managed = uses_pass_manager(args)
+    if managed and changes_version(args):
+        # the upgrade is the pipeline's first pass: read the program as it is, and verify it
+        # after the upgrade (the pass's invariant), not before
+        program = read_for_version_change(text, fmt, filename, args, line_offset)
+    else:
+        program = read_program(text, fmt, args, filename, line_offset)
+        if args.verify:
+            verify_read(program, args, fmt, text, filename, line_offset)
+    if managed:
         # reload: the program as it entered the pipeline, for a crash reproducer
-        run_passes(program, args, filename, lambda: read_program(text, fmt, args, filename, line_offset))
+        reload = lambda: read_for_version_change(text, fmt, filename, args, line_offset)  # noqa: E731
+        run_passes(program, args, filename, reload)
+        if args.verify and changes_version(args) and not args.verify_each:
+            verify_read(program, args, fmt, text, filename, line_offset)
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
+
+
+def verify_read(program, args, fmt: str, text: str, filename: str, line_offset: int) -> None:
+    from ..ir.verifier import verify_program
+    try:
+        verify_program(program, strict=args.strict)
+    except VerifyError as e:
+        if fmt == "json":
+            from ..paddle_json.op_paths import located_problems as json_located
+            raise json_located(e, program, filename) from None
+        raise located_problems(e, program, text, filename, line_offset) from None
+
+
+def cli_pipeline(args):
+    """The pipeline the flags ask for: --upgrade / --target-version as the upgrade pass,
+    first, then --pipeline's passes."""
+    from ..passes import Pipeline, build_pipeline
+    from ..passes.upgrade import Upgrade
+
+    pipeline = build_pipeline(args.pipeline) if args.pipeline is not None else Pipeline("", ())
+    if not changes_version(args):
+        return pipeline
+    upgrade = Upgrade(target_version=-1 if args.target_version is None else args.target_version,
+                      patch_dir=args.patch_dir or "", allow_downgrade=not args.upgrade)
+    spec = ",".join(s for s in ("upgrade", pipeline.spec) if s)
+    return Pipeline(spec, (upgrade,) + pipeline.passes, pipeline.name, pipeline.version)
 
 
 def run_passes(program, args, filename: str, reload) -> None:
     """--pipeline: build it (checked before anything runs), run it, report.  A failing pass
     stops the run with its error and a crash reproducer (--crash-reproducer)."""
-    from ..passes import PassFailure, build_pipeline, run_pipeline
+    from ..passes import PassFailure, run_pipeline
     from .pass_instruments import PrintIR, print_pass_timing
     from .pass_report import print_pass_stats, write_pass_report
 
-    pipeline = build_pipeline(args.pipeline)
+    pipeline = cli_pipeline(args)
     try:
         result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each,
-                              instruments=[PrintIR(args)])
+                              instruments=[PrintIR(args)], program_name=program_name(filename))
     except PassFailure as e:
         raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload)}") from None
+    except PircError as e:
+        raise e.in_file(filename) from None
     if args.pass_timing:
         print_pass_timing(result)
     if args.pass_stats:
         print_pass_stats(result, sys.stderr)
     if args.pass_report:
         write_pass_report(result, program, filename, args.pass_report)
+
+
+def program_name(filename: str) -> str:
+    """A program's name for rollout allowlists and reports: its file's stem."""
+    from pathlib import Path
+    return Path(filename).stem
 
 
 def write_reproducer(args, pipeline, failure, reload) -> str:

@@ -35,6 +35,8 @@ def program_differences(a, b, limit: int = 20) -> list[str]:
         diffs.append(f"version: {a.version} != {b.version}")
     if list(a.graph_tags) != list(b.graph_tags):
         diffs.append(f"graph tags: {a.graph_tags} != {b.graph_tags}")
+    if a.manifest != b.manifest:
+        diffs.append(f"manifest: {a.manifest} != {b.manifest}")
     _Compare(diffs, limit).blocks(a.module.regions[0].blocks, b.module.regions[0].blocks, "program")
     return diffs[:limit]
 

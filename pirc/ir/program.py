@@ -17,6 +17,16 @@ LATEST_VERSION = _policy.RELEASE_VERSION
 DEVELOP_VERSION = _policy.DEVELOP_VERSION
 
 
+FINGERPRINT_PREFIX = "pfp1:"   # a subgraph fingerprint (pirc.passes.infra.fingerprint)
+
+
+def is_fingerprint(text) -> bool:
+    """`pfp1:` followed by 64 lowercase hex digits."""
+    return (isinstance(text, str) and len(text) == len(FINGERPRINT_PREFIX) + 64
+            and text.startswith(FINGERPRINT_PREFIX)
+            and all(c in "0123456789abcdef" for c in text[len(FINGERPRINT_PREFIX):]))
+
+
 @dataclass(frozen=True)
 class GraphTag:
     """One entry of a program's graph tags: a pass that changed the program."""
@@ -24,6 +34,19 @@ class GraphTag:
     pass_name: str
     pass_version: int
     rollout: str
+    before: str | None = None   # the program's fingerprint (pfp1:...) before the pass
+    after: str | None = None    # and after it
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What an optimised program was made by and against (pirc.passes.infra.manifest)."""
+
+    pirc_version: str
+    pir_version: int
+    op_versions: str            # digest of the op-version set (pirc.runtime.op_versions)
+    pipeline: str               # the pipeline spec, every option spelled
+    pipeline_version: int | None = None   # a named pipeline's version
 
 
 @dataclass
@@ -40,6 +63,7 @@ class Program:
     version: int = LATEST_VERSION
     graph_tags: list[GraphTag] = field(default_factory=list)
     trainable: bool = True
+    manifest: Manifest | None = None
     extra: dict = field(default_factory=dict)
     # Where each op came from in a text input: op -> (line, column).  Filled by
     # the text parser so that verification problems point at source lines.

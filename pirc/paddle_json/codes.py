@@ -39,9 +39,13 @@ TRAINABLE = "trainable"
 
 # pirc's own metadata lives in one extra base_code key: Paddle 3.0.0 and 3.3.1
 # both load files with extra base_code keys (docs/PADDLE-JSON.md: Paddle's
-# reader ignores keys it does not know).  Inside it: {"graph_tags": [[name, version, rollout], ...]}.
+# reader ignores keys it does not know).  Inside it: {"graph_tags": [[name, version, rollout,
+# fingerprint before, fingerprint after], ...], "manifest": {...}} (the fingerprints are
+# optional: tags written before they existed have three fields).
 PIRC_KEY = "pirc"
 GRAPH_TAGS = "graph_tags"
+MANIFEST = "manifest"
+MANIFEST_FIELDS = ("pirc_version", "pir_version", "op_versions", "pipeline", "pipeline_version")
 
 # -- dialects (DialectIdMap, schema.cc) -------------------------------------
 

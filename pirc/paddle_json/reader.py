@@ -35,7 +35,7 @@ from .stream import NotStreamable, OpStream, StreamSyntaxError, scanner_failure,
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import BLOCK_ARG_ATTRS, new_module, null_value
-from ..ir.program import LATEST_VERSION, GraphTag, Program
+from ..ir.program import LATEST_VERSION, GraphTag, Manifest, Program, is_fingerprint
 from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
 from . import codes as C
@@ -191,7 +191,7 @@ class _Reader(ValueDecoder):
         if C.BASE_CODE not in obj:
             raise SchemaViolation("missing \"base_code\" (magic, version, trainable): is this a Paddle "
                        "saved program (*.json from save_inference_model / jit.save)?")
-        version, trainable, tags = self.base_code(obj[C.BASE_CODE], extra)
+        version, trainable, tags, manifest = self.base_code(obj[C.BASE_CODE], extra)
         self.version = version
         if C.PROGRAM not in obj:
             raise SchemaViolation("missing \"program\"")
@@ -199,7 +199,7 @@ class _Reader(ValueDecoder):
         self.top(obj[C.PROGRAM], module.body.block, extra)
         if self.unknown_seen:
             extra[UNKNOWN_KEYS_SEEN] = True
-        return Program(module=module, version=version, graph_tags=tags, trainable=trainable,
+        return Program(module=module, version=version, graph_tags=tags, manifest=manifest, trainable=trainable,
                        extra=extra)
 
     def base_code(self, bc, extra: dict):
@@ -224,17 +224,18 @@ class _Reader(ValueDecoder):
             raise SchemaViolation(f"expected true or false, got {show(trainable)}",
                        f"{C.BASE_CODE}.{C.TRAINABLE}")
         tags: list[GraphTag] = []
+        manifest = None
         if C.PIRC_KEY in bc:
             _check_kept(bc[C.PIRC_KEY], 3, f"{C.BASE_CODE}.{C.PIRC_KEY}")
-            tags = self.pirc_meta(bc[C.PIRC_KEY], extra)
+            tags, manifest = self.pirc_meta(bc[C.PIRC_KEY], extra)
         rest = {k: v for k, v in bc.items()
                 if k not in (C.MAGIC, C.VERSION, C.TRAINABLE, C.PIRC_KEY)}
         if rest:
             _check_kept(rest, 2, C.BASE_CODE)
             extra["base_code"] = rest
-        return version, trainable, tags
+        return version, trainable, tags, manifest
 
-    def pirc_meta(self, meta, extra: dict) -> list[GraphTag]:
+    def pirc_meta(self, meta, extra: dict) -> tuple[list[GraphTag], Manifest | None]:
         where = f"{C.BASE_CODE}.{C.PIRC_KEY}"
         if type(meta) is not dict:
             raise SchemaViolation(f"pirc's metadata is an object, got {show(meta)}", where)
@@ -244,15 +245,41 @@ class _Reader(ValueDecoder):
             raise SchemaViolation(f"expected a list of [pass name, pass version, rollout], got {show(raw)}",
                        f"{where}.{C.GRAPH_TAGS}")
         for i, t in enumerate(raw):
-            if (type(t) is not list or len(t) != 3 or type(t[0]) is not str
-                    or not is_int(t[1]) or type(t[2]) is not str):
-                raise SchemaViolation(f"a graph tag is [pass name, pass version, rollout], got {show(t)}",
+            if (type(t) is not list or len(t) not in (3, 5) or type(t[0]) is not str
+                    or not is_int(t[1]) or type(t[2]) is not str
+                    or not all(is_fingerprint(f) for f in t[3:])):
+                raise SchemaViolation("a graph tag is [pass name, pass version, rollout] or [pass name, "
+                                      "pass version, rollout, fingerprint before, fingerprint after] "
+                                      f"(fingerprints pfp1: + 64 hex digits), got {show(t)}",
                            f"{where}.{C.GRAPH_TAGS}[{i}]")
-            tags.append(GraphTag(t[0], t[1], t[2]))
-        rest = {k: v for k, v in meta.items() if k != C.GRAPH_TAGS}
+            tags.append(GraphTag(*t))
+        manifest = None
+        if C.MANIFEST in meta:
+            manifest = self.manifest(meta[C.MANIFEST], f"{where}.{C.MANIFEST}")
+        rest = {k: v for k, v in meta.items() if k not in (C.GRAPH_TAGS, C.MANIFEST)}
         if rest:
             extra["pirc"] = rest
-        return tags
+        return tags, manifest
+
+    @staticmethod
+    def manifest(raw, where: str) -> Manifest:
+        names = C.MANIFEST_FIELDS
+        if type(raw) is not dict:
+            raise SchemaViolation(f"the manifest is an object with {', '.join(names)}, got {show(raw)}", where)
+        for key in raw:
+            if key not in names:
+                raise SchemaViolation(f"unknown manifest field {key!r} (fields: {', '.join(names)})", f"{where}.{key}")
+        for key in names[:4]:
+            if key not in raw:
+                raise SchemaViolation(f"the manifest lacks {key!r}", where)
+        for key in names:
+            if key in raw:
+                want_int = key in ("pir_version", "pipeline_version")
+                ok = is_int(raw[key]) if want_int else type(raw[key]) is str
+                if not ok:
+                    raise SchemaViolation(f"expected {'an integer' if want_int else 'a string'}, got {show(raw[key])}",
+                                          f"{where}.{key}")
+        return Manifest(*(raw.get(k) for k in names))
 
     def top(self, prog, block: Block, extra: dict) -> None:
         if TOP_OP_DEPTH + LEAF_STEP > limits.MAX_NESTING.value():

@@ -165,7 +165,9 @@ class _Writer:
                 C.VERSION: _dumps(p.version)}
         meta = dict(extra.get("pirc", {}))
         if p.graph_tags:
-            meta[C.GRAPH_TAGS] = [[t.pass_name, t.pass_version, t.rollout] for t in p.graph_tags]
+            meta[C.GRAPH_TAGS] = [_tag_json(t) for t in p.graph_tags]
+        if p.manifest is not None:
+            meta[C.MANIFEST] = _manifest_json(p.manifest)
         if meta:
             base[C.PIRC_KEY] = _dumps(meta)
         for k, v in extra.get("base_code", {}).items():
@@ -569,3 +571,18 @@ _INT_TYPES = (A.i1, A.i32, A.i64, A.index)
 
 class _Unwritable(Exception):
     """Something in the IR that Paddle JSON cannot express (located by the caller)."""
+
+
+def _tag_json(t) -> list:
+    fields = [t.pass_name, t.pass_version, t.rollout]
+    if t.before is not None or t.after is not None:
+        fields += [t.before or "", t.after or ""]
+    return fields
+
+
+def _manifest_json(m) -> dict:
+    out = {C.MANIFEST_FIELDS[0]: m.pirc_version, C.MANIFEST_FIELDS[1]: m.pir_version,
+           C.MANIFEST_FIELDS[2]: m.op_versions, C.MANIFEST_FIELDS[3]: m.pipeline}
+    if m.pipeline_version is not None:
+        out[C.MANIFEST_FIELDS[4]] = m.pipeline_version
+    return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from .infra.op_keys import OpKeys, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
+from .infra.rewrites import ANY_OP, OpUse
 
 
 @register_pass
@@ -27,11 +28,16 @@ class CommonSubexpressionElimination(PircPass):
     invariants = ("verified", "no-common-subexpressions")
     conservative_safe = True
     may_rewrite_after = ("*",)
+    # Merging two identical ops reads neither's numerics: any op, any semantic version.
+    rewrites = {ANY_OP: OpUse(ANY_OP, conservative=True)}
 
     def run(self, pc: PassContext) -> None:
         for op, earlier in common_subexpressions(pc.program.block, OpKeys()):
             pc.matched()
+            rewrite = pc.begin([op])
+            if rewrite is None:
+                continue
             for new, old in zip(op.results, earlier.results):
                 new.replace_all_uses_with(old)
             op.parent.erase_op(op, safe_erase=False)
-            pc.rewrote()
+            rewrite.done()

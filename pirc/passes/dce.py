@@ -14,6 +14,7 @@ from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
+from .infra.rewrites import ANY_OP, OpUse
 
 
 @register_pass
@@ -26,6 +27,7 @@ class DeadCodeElimination(PircPass):
     invariants = ("verified", "no-dead-ops")
     conservative_safe = True
     may_rewrite_after = ("*",)
+    rewrites = {ANY_OP: OpUse(ANY_OP, conservative=True)}
 
     def run(self, pc: PassContext) -> None:
         _block(pc.program.block, pc)
@@ -40,6 +42,8 @@ def _block(block, pc: PassContext) -> None:
                 _block(inner, pc)
         if all(r.first_use is None for r in op.results) and would_be_trivially_dead(op):
             pc.matched()
-            block.erase_op(op, safe_erase=False)
-            pc.rewrote()
+            rewrite = pc.begin([op])
+            if rewrite is not None:
+                block.erase_op(op, safe_erase=False)
+                rewrite.done()
         op = previous

@@ -198,7 +198,7 @@ def _truncated(program, k, wanted):
 
     module = program.module.clone()
     copy = Program(module, program.version, list(program.graph_tags), program.trainable,
-                   dict(program.extra))
+                   program.manifest, dict(program.extra))
     ops = list(copy.block.ops)
     for op in reversed(ops[k + 1:]):
         op.detach()

@@ -38,9 +38,11 @@ class CanonicalPrinter(PrinterBase):
         return canonical_attr_text(attr)
 
     def print_program(self, program):
-        tags = ", ".join(f"({json.dumps(t.pass_name)}, {t.pass_version}, {json.dumps(t.rollout)})"
-                         for t in program.graph_tags)
-        self.out.append(f"pir.version {program.version}\npir.graph_tags [{tags}]\n{{\n")
+        tags = ", ".join(_tag_text(t) for t in program.graph_tags)
+        self.out.append(f"pir.version {program.version}\npir.graph_tags [{tags}]\n")
+        if program.manifest is not None:
+            self.out.append(_manifest_text(program.manifest))
+        self.out.append("{\n")
         self.print_block_ops(program.block, 1)
         self.out.append("}\n")
 
@@ -131,6 +133,21 @@ class CanonicalPrinter(PrinterBase):
 
 
 _INT_TAGS = {A.i32: "(Int32)", A.i64: "(Int64)", A.index: "(Index)"}
+
+
+def _tag_text(t) -> str:
+    fields = [json.dumps(t.pass_name), str(t.pass_version), json.dumps(t.rollout)]
+    if t.before is not None or t.after is not None:
+        fields += [json.dumps(t.before or ""), json.dumps(t.after or "")]
+    return "(" + ", ".join(fields) + ")"
+
+
+def _manifest_text(m) -> str:
+    fields = [f"pirc_version: {json.dumps(m.pirc_version)}", f"pir_version: {m.pir_version}",
+              f"op_versions: {json.dumps(m.op_versions)}", f"pipeline: {json.dumps(m.pipeline)}"]
+    if m.pipeline_version is not None:
+        fields.append(f"pipeline_version: {m.pipeline_version}")
+    return "pir.manifest {" + ", ".join(fields) + "}\n"
 
 
 def canonical_attr_text(attr) -> str:

@@ -21,7 +21,7 @@ from ..errors import SourceError, VersionError
 from ..ir import attrs as A
 from ..ir.builder import append_op, gc_paused
 from ..ir.ops import BLOCK_ARG_ATTRS, is_null_value, null_value
-from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Program
+from ..ir.program import KNOWN_VERSIONS, LATEST_VERSION, GraphTag, Manifest, Program, is_fingerprint
 from ..ir.op_names import OpNameError
 from ..ir.registry import op_class
 from .attr_literals import UNTYPED_DEFAULTS, LiteralError, decode_string, literal_depth, to_attr
@@ -109,14 +109,13 @@ class _Builder:
         tags: list[GraphTag] = []
         if header is not None:
             self.canonical = True
-            _, version_tok, tag_list = header
+            _, version_tok, tag_list, manifest_node = header
             version = self.header_int(version_tok, "a PIR version")
             if self.from_version is not None and self.from_version != version:
                 raise self.error(
                     f"--from-version={self.from_version} contradicts the version this file "
                     f"carries (pir.version {version})", version_tok)
-            tags = [GraphTag(self.header_str(n), self.header_int(v, "a pass version"), self.header_str(r))
-                    for n, v, r in tag_list]
+            tags = [self.graph_tag(t) for t in tag_list]
             self.check_version(version, version_tok)
         else:
             if self.from_version is None:
@@ -128,6 +127,8 @@ class _Builder:
             self.check_version(version, None)
         self.version = version
         program = Program(version=version, graph_tags=tags)
+        if header is not None and manifest_node is not None:
+            program.manifest = self.manifest(manifest_node, version_tok)
         self.locations = program.locations
         with gc_paused():
             self.build_region_items(items, program.module.body, None)
@@ -141,6 +142,42 @@ class _Builder:
         if value not in range(-(2**63), 2**63):
             raise self.error(f"{what} is an int64, got {tok}", tok)
         return value
+
+    def graph_tag(self, t) -> GraphTag:
+        name, version, rollout = self.header_str(t[0]), self.header_int(t[1], "a pass version"), self.header_str(t[2])
+        if len(t) == 3:
+            return GraphTag(name, version, rollout)
+        fingerprints = [self.header_str(tok) for tok in t[3:]]
+        for tok, fp in zip(t[3:], fingerprints):
+            if not is_fingerprint(fp):
+                raise self.error(f"a graph tag's fingerprint is pfp1: and 64 hex digits, got {fp!r}", tok)
+        return GraphTag(name, version, rollout, *fingerprints)
+
+    def manifest(self, node, at) -> Manifest:
+        """`pir.manifest {pirc_version: "...", pir_version: N, op_versions: "...",
+        pipeline: "...", pipeline_version: N}` (pipeline_version only for a named pipeline)."""
+        kinds = {"pirc_version": str, "pir_version": int, "op_versions": str, "pipeline": str,
+                 "pipeline_version": int}
+        values: dict = {}
+        for key_tok, value_tok in node.fields:
+            key = str(key_tok)
+            if key not in kinds:
+                raise self.error(f"pir.manifest: unknown field {key!r} (fields: {', '.join(kinds)})", key_tok)
+            if key in values:
+                raise self.error(f"pir.manifest: {key!r} given twice", key_tok)
+            if kinds[key] is int:
+                if value_tok.type != "INT":
+                    raise self.error(f"pir.manifest: {key} is an integer, got {value_tok}", value_tok)
+                values[key] = self.header_int(value_tok, f"the manifest's {key}")
+            else:
+                if value_tok.type == "INT":
+                    raise self.error(f"pir.manifest: {key} is a string, got {value_tok}", value_tok)
+                values[key] = self.header_str(value_tok)
+        missing = [k for k in kinds if k not in values and k != "pipeline_version"]
+        if missing:
+            raise self.error(f"pir.manifest lacks {', '.join(missing)}", node.fields[0][0] if node.fields else at)
+        return Manifest(values["pirc_version"], values["pir_version"], values["op_versions"],
+                        values["pipeline"], values.get("pipeline_version"))
 
     def header_str(self, tok) -> str:
         try:

@@ -13,6 +13,13 @@ from .op_lines import split_line
 from .types_text import decode_tensor_like
 
 
+class ManifestNode:
+    """`pir.manifest {key: value, ...}`: its (KEY token, value token) pairs."""
+
+    def __init__(self, fields: list):
+        self.fields = fields
+
+
 class TreeBuilder(Transformer):
     """Inline transformer: builds op tuples and literal nodes, never IR."""
 
@@ -32,13 +39,21 @@ class TreeBuilder(Transformer):
         return c[0]
 
     def header(self, c):
-        return ("header", c[0], c[1] if len(c) > 1 else [])
+        tags = next((x for x in c[1:] if isinstance(x, list)), [])
+        manifest = next((x for x in c[1:] if isinstance(x, ManifestNode)), None)
+        return ("header", c[0], tags, manifest)
 
     def graph_tags(self, c):
-        return c
+        return [t for t in c if t is not None]
 
     def graph_tag(self, c):
-        return (c[0], c[1], c[2])
+        return tuple(x for x in c if x is not None)
+
+    def manifest(self, c):
+        return ManifestNode([f for f in c if f is not None])
+
+    def manifest_field(self, c):
+        return (c[0], c[1])
 
     # -- ops
     def plain_op(self, c):

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 
 from ...errors import PircError
 from .invariants import check, known_invariants
-from .kill_switch import ENV as KILL_SWITCH
-from .kill_switch import disabled_passes
+from ...ir.program import GraphTag
+from .manifest import conservative_reason, make_manifest
 from .pass_base import PassContext
 from .pipeline import Pipeline, build_pipeline
+from .rewrites import Bisect, RunState
+from .rollout import Rollout
 
 
 class PassFailure(PircError):
@@ -36,6 +38,7 @@ class PassRecord:
     name: str
     version: int
     ran: bool
+    state: str = "enabled"
     skipped_reason: str | None = None
     matches: int = 0
     rewrites: int = 0
@@ -43,20 +46,25 @@ class PassRecord:
     ops_before: int = 0
     ops_after: int = 0
     seconds: float = 0.0
+    rewrites_detail: list = field(default_factory=list)
 
     def as_json(self) -> dict:
-        return {"name": self.name, "version": self.version, "ran": self.ran,
+        return {"name": self.name, "version": self.version, "state": self.state, "ran": self.ran,
                 "skipped_reason": self.skipped_reason, "matches": self.matches,
                 "rewrites": self.rewrites,
-                "skips": [{"reason": s.reason, "op": s.op} for s in self.skips],
+                "skips": [{"reason": s.reason, "op": s.op, "fingerprint": s.fingerprint} for s in self.skips],
                 "ops_before": self.ops_before, "ops_after": self.ops_after,
-                "seconds": round(self.seconds, 6)}
+                "seconds": round(self.seconds, 6), "rewrites_detail": self.rewrites_detail}
 
 
 @dataclass
 class PipelineResult:
     pipeline: Pipeline
     passes: list[PassRecord] = field(default_factory=list)
+    fingerprint: str | None = None        # the program's, as it entered the pipeline
+    conservative: str | None = None       # why the run was conservative, or None
+    bisect_log: list[str] = field(default_factory=list)
+    params: dict | None = None            # the parameters after the pipeline (new ones included)
 
     @property
     def changed(self) -> bool:
@@ -74,43 +82,65 @@ class Instrument:
 
 
 def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
-                 verify_each: bool = True, instruments=(), stop_after: int | None = None) -> PipelineResult:
+                 verify_each: bool = True, instruments=(), stop_after: int | None = None,
+                 params: dict | None = None, program_name: str | None = None,
+                 rollout: str | None = None, bisect_limit: int | None = None,
+                 bisect_echo=None, tags: bool = True) -> PipelineResult:
     """Run `pipeline` (a Pipeline, a name or a spec) on `program` in place.
 
+    `params`: the parameters by name (numpy arrays), which passes that read or fold weights
+    use and may extend (the result's `params`).  `program_name` (a file's stem) and `rollout`
+    (a rollout file; else PIRC_ROLLOUT) decide each pass's rollout state.  `bisect_limit=N`
+    applies only the first N rewrites (each logged in the result, and on `bisect_echo`).
     `instruments` are called around each pass; `stop_after=N` runs only the first N passes
-    (what a crash reproducer replays up to)."""
+    (what a crash reproducer replays up to).  With `tags`, each pass that changed the program
+    appends a graph tag and the program gets a manifest."""
     if isinstance(pipeline, str):
         pipeline = build_pipeline(pipeline)
-    result = PipelineResult(pipeline)
-    disabled = disabled_passes()
+    state = RunState(program, conservative=conservative_reason(program),
+                     bisect=Bisect(bisect_limit, echo=bisect_echo))
+    result = PipelineResult(pipeline, conservative=state.conservative, params=params)
+    result.fingerprint = state.program_fingerprint()
+    decisions = Rollout(program_name, lambda: result.fingerprint, rollout)
+    before = result.fingerprint
     for index, p in enumerate(pipeline.passes):
         if stop_after is not None and index >= stop_after:
             break
-        if p.name in disabled:
-            result.passes.append(PassRecord(p.name, type(p).version, ran=False,
-                                            skipped_reason=f"rollout: disabled by {KILL_SWITCH}"))
+        decision = decisions.decide(type(p))
+        if not decision.runs:
+            result.passes.append(PassRecord(p.name, type(p).version, ran=False, state=decision.state,
+                                            skipped_reason=decision.reason))
             continue
         try:
-            _run_one(p, index, program, device, verify_each, instruments, result)
+            record = _run_one(p, index, program, device, verify_each, instruments, result, state, params)
         except PassFailure as e:
             for instrument in instruments:
                 instrument.failed(p, index, program, e)
             raise
+        record.state = decision.state
+        if tags and record.ran and record.rewrites:
+            after = state.program_fingerprint()
+            program.graph_tags.append(GraphTag(p.name, type(p).version, decision.state, before, after))
+            before = after
+    result.bisect_log = state.bisect.log
+    if tags:
+        program.manifest = make_manifest(program, pipeline)
     return result
 
 
-def _run_one(p, index: int, program, device: str, verify_each: bool, instruments, result) -> None:
+def _run_one(p, index: int, program, device: str, verify_each: bool, instruments, result,
+             state, params) -> PassRecord:
     cls = type(p)
     record = PassRecord(p.name, cls.version, ran=False)
     result.passes.append(record)
-    reason = _skip_reason(cls, program, device)
+    reason = _skip_reason(cls, program, device, state)
     if reason is not None:
         record.skipped_reason = reason
-        return
+        return record
     for instrument in instruments:
         instrument.before(p, index, program)
     record.ops_before = program.op_count()
-    pc = PassContext(program, device)
+    pc = PassContext(program, device, pass_obj=p, state=state, params=params)
     start = time.perf_counter()
     try:
         p.run(pc)
@@ -122,10 +152,12 @@ def _run_one(p, index: int, program, device: str, verify_each: bool, instruments
     record.seconds = time.perf_counter() - start
     record.ran = True
     record.matches, record.rewrites, record.skips = pc.matches, pc.rewrites, pc.skips
+    record.rewrites_detail = pc.rewrites_detail
     record.ops_after = program.op_count()
     _check_after(p, index, program, verify_each)
     for instrument in instruments:
         instrument.after(p, index, program, record)
+    return record
 
 
 def _check_after(p, index: int, program, verify_each: bool) -> None:
@@ -149,7 +181,9 @@ def _check_after(p, index: int, program, verify_each: bool) -> None:
                               f"that does not verify: {'; '.join(problems[:3])}", p.name, "verified", index)
 
 
-def _skip_reason(cls, program, device: str) -> str | None:
+def _skip_reason(cls, program, device: str, state) -> str | None:
+    if state.conservative is not None and not cls.conservative_safe:
+        return f"conservative mode: {state.conservative}; {cls.name} is not declared safe for it"
     if device not in cls.devices:
         return f"device: {cls.name} runs on {', '.join(cls.devices)}, not {device}"
     low, high = cls.pir_versions

@@ -15,7 +15,9 @@ variables read by the manager (pirc.passes.infra.manager) before and after the p
   program outside them skips the whole pass, with the reason;
 * `conservative_safe`: whether it runs in conservative mode (a program from another pirc);
 * `may_rewrite_after`: passes whose output this one may rewrite (`*`: any, for cleanups);
-* `correctness`: needed for a correct program (upgrade): the kill switch never disables it.
+* `correctness`: needed for a correct program (upgrade): the kill switch never disables it;
+* `rewrites`: per op it rewrites (or `*`), an `OpUse`: the semantic op versions it was
+  written for and whether that use is safe in conservative mode.
 """
 
 from __future__ import annotations
@@ -34,17 +36,32 @@ from ...ir.program import LATEST_VERSION
 class Skip:
     reason: str
     op: str | None = None
+    fingerprint: str | None = None
 
 
 @dataclass
 class PassContext:
-    """What a running pass sees and reports: the program, the device, its counters."""
+    """What a running pass sees and reports: the program, the device, the parameters (a
+    dict name -> numpy array, or None when the run has none), its counters.
+
+    Every rewrite goes through `begin(ops)` (pirc.passes.infra.rewrites): the version and
+    conservative-mode gates, rewrite-twice protection and bisection live there, not in the
+    passes."""
 
     program: object              # pirc.ir.program.Program
     device: str = "cpu"
+    pass_obj: object = None      # the running PircPass
+    state: object = None         # pirc.passes.infra.rewrites.RunState
+    params: dict | None = None
     matches: int = 0
     rewrites: int = 0
     skips: list[Skip] = field(default_factory=list)
+    rewrites_detail: list[dict] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.state is None:
+            from .rewrites import RunState
+            self.state = RunState(self.program)
 
     @property
     def module(self):
@@ -54,16 +71,47 @@ class PassContext:
     def version(self) -> int:
         return self.program.version
 
-    def rewrote(self, n: int = 1) -> None:
-        """Count `n` rewrites (the IR changed)."""
-        self.rewrites += n
+    @property
+    def pass_cls(self):
+        return type(self.pass_obj)
+
+    @property
+    def pass_name(self) -> str:
+        return self.pass_obj.name
+
+    @property
+    def options_text(self) -> str:
+        from .pipeline import pass_text
+        return pass_text(self.pass_obj)
 
     def matched(self, n: int = 1) -> None:
         self.matches += n
 
-    def skip(self, reason: str, op=None) -> None:
+    def begin(self, ops):
+        """Ask to rewrite the matched `ops`: a `Rewrite` (call its `done(produced_ops)` once
+        the IR has changed), or None when the rewrite may not happen (the skip is recorded)."""
+        from .rewrites import gate
+        return gate(self, ops)
+
+    def rewrote(self, n: int = 1) -> None:
+        """Count `n` rewrites that did not go through `begin` (a correctness pass such as
+        upgrade, whose steps are not optional)."""
+        self.rewrites += n
+
+    def skip(self, reason: str, op=None, fingerprint: str | None = None) -> None:
         """A rewrite not applied, and why (counted in the pass statistics and the report)."""
-        self.skips.append(Skip(reason, None if op is None else op.name))
+        self.skips.append(Skip(reason, None if op is None else op.name, fingerprint))
+
+    def cached(self, fingerprint: str, compute, extra: bytes = b""):
+        """The plan for a subgraph with this fingerprint: from the rewrite cache, or
+        `compute()` (then cached).  `extra`: what else the plan depends on (weight bytes)."""
+        from .rewrites import cache_key
+        key = cache_key(self, fingerprint, extra)
+        plan = self.state.cache.get(key)
+        if plan is None:
+            plan = compute()
+            self.state.cache.put(key, plan)
+        return plan
 
 
 @dataclass(frozen=True)
@@ -77,6 +125,7 @@ class PircPass(ModulePass):
     conservative_safe: ClassVar[bool] = False
     may_rewrite_after: ClassVar[tuple[str, ...]] = ()
     correctness: ClassVar[bool] = False
+    rewrites: ClassVar[dict] = {}   # op name (or "*") -> OpUse (pirc.passes.infra.rewrites)
 
     @abstractmethod
     def run(self, pc: PassContext) -> None:
@@ -87,7 +136,7 @@ class PircPass(ModulePass):
         program of the latest version."""
         from ...ir.program import Program
 
-        self.run(PassContext(Program(module=op, version=LATEST_VERSION)))
+        self.run(PassContext(Program(module=op, version=LATEST_VERSION), pass_obj=self))
 
     @classmethod
     def summary(cls) -> str:

@@ -37,7 +37,7 @@ class Pipeline:
 
     def text(self) -> str:
         """The explicit form, every option spelled: what a reproducer replays."""
-        return ",".join(_pass_text(p) for p in self.passes)
+        return ",".join(pass_text(p) for p in self.passes)
 
 
 def pipelines_dir() -> Path:
@@ -176,7 +176,7 @@ def _closest(name: str, known) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _pass_text(p) -> str:
+def pass_text(p) -> str:
     options = []
     for f in dataclasses.fields(p):
         value = getattr(p, f.name)

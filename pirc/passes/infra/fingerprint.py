@@ -1,0 +1,214 @@
+"""Subgraph fingerprints: `pfp1:` + 64 hex digits, the same for the same computation.
+
+A fingerprint hashes what a subgraph computes, not how it is spelled: each op's name, its
+semantic op version (pirc.runtime.op_versions), its attributes (floats exactly, as the
+canonical text spells them), its result types, its regions and, for each operand, either
+the op inside the subgraph that produces it (and which result) or, for a free input, its
+type only.  An op's hash covers everything upstream of it inside the subgraph (a Merkle
+hash over the data flow), and the subgraph's hash is that of the sorted multiset of its op
+hashes, so neither SSA names, value ids, the order of independent ops, the process nor
+PYTHONHASHSEED change it.  Parameters count by shape and dtype (their result type): their
+names are left out, so a model's repeated layers fingerprint alike; a pass that reads
+weight values adds their bytes to its cache key itself (pirc.passes.infra.rewrites).
+
+Format version 1 (`pfp1`): changing what is hashed means a new prefix, so a fingerprint
+stored in graph tags, rollout allowlists or reports is never silently reinterpreted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from ...ir.builder import gc_paused
+from ...ir.program import FINGERPRINT_PREFIX as PREFIX
+from ...ir.program import is_fingerprint  # noqa: F401 - re-exported
+from ...runtime.op_versions import semantic_version
+from ...text.canonical_printer import canonical_attr_text
+from ...text.types_text import type_text
+
+# Attributes that name a thing rather than say what is computed.
+_NAMING_ATTRIBUTES = {"builtin.parameter": frozenset({"parameter_name"})}
+_NO_NAMES: frozenset = frozenset()
+
+
+class Fingerprinter:
+    """Op hashes for one program version, memoising attribute and type spellings."""
+
+    def __init__(self, program_version: int):
+        self.version = program_version
+        self._attr_text: dict = {}
+        self._type_text: dict = {}
+        self._heads: dict = {}
+        self._program_memo: dict = {}
+
+    def program(self, program) -> str:
+        """The fingerprint of the whole program (its top-level block).
+
+        A pass manager asks for it before and after every pass that changed the program, so
+        the op hashes of the last call are kept and reused for each op that is the same
+        object with the same attributes, operands and result types, and none of whose
+        producers changed: after a pass, only what it touched (and what lies downstream) is
+        hashed again."""
+        with gc_paused():  # many small tuples: each collection would rescan the program
+            return self._program(program)
+
+    def _program(self, program) -> str:
+        ops = list(program.block.ops)
+        inside = {id(op) for op in ops}
+        kept = self._program_memo
+        memo: dict = {}
+        fresh: dict = {}
+        changed: set = set()
+        for op in ops:
+            key = id(op)
+            entry = kept.get(key)
+            attrs = tuple(op.attributes.values())
+            operands = op.operands
+            types = tuple(r.type for r in op.results)
+            if (entry is not None and entry[0] is op and entry[1] == attrs and entry[2] == operands
+                    and entry[3] == types and not op.regions
+                    and not any(id(getattr(v, "op", None)) in changed for v in operands)):
+                digest = entry[4]
+            else:
+                try:
+                    digest = self._hash_one(op, inside, memo)
+                except KeyError:  # a producer after its user (a graph region): hash in order
+                    digest = self._op_hash(op, inside, memo)
+                if entry is None or entry[4] != digest:
+                    changed.add(key)
+            memo[key] = digest
+            fresh[key] = (op, attrs, operands, types, digest)
+        self._program_memo = fresh
+        return _combine(memo[id(op)] for op in ops)
+
+    def ops(self, ops) -> str:
+        """The fingerprint of the subgraph made of `ops` (and everything in their regions)."""
+        ops = list(ops)
+        inside = {id(op) for op in ops}
+        memo: dict = {}  # id(op) -> digest; ids, since hashing an xDSL op runs Python code
+        with gc_paused():
+            self._hash_all(ops, inside, memo)
+        return _combine(memo[id(op)] for op in ops)
+
+    # ------------------------------------------------------------------ hashing
+    def _hash_all(self, ops, inside: set, memo: dict) -> None:
+        for op in ops:
+            try:  # in block order an op's producers come first: hash it directly
+                memo[id(op)] = self._hash_one(op, inside, memo)
+            except KeyError:  # a producer later in the list (a subset given in any order)
+                self._op_hash(op, inside, memo)
+
+    def _op_hash(self, root, inside: set, memo: dict) -> bytes:
+        digest = memo.get(id(root))
+        if digest is not None:
+            return digest
+        # Iterative post-order over producers inside the subgraph: a 100k-op chain must not
+        # hit Python's recursion limit.  In block order every producer comes first, so the
+        # stack stays one deep.
+        stack = [root]
+        while stack:
+            op = stack[-1]
+            if id(op) in memo:
+                stack.pop()
+                continue
+            pending = [p for p in _inside_producers(op, inside) if id(p) not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            memo[id(op)] = self._hash_one(op, inside, memo)
+            stack.pop()
+        return memo[id(root)]
+
+    def _hash_one(self, op, inside: set, memo: dict) -> bytes:
+        attributes = op.attributes
+        keys = tuple(attributes)
+        head = self._heads.get((op.name, keys))
+        if head is None:
+            head = self._heads[(op.name, keys)] = self._head(op.name, keys)
+        prefix, order = head
+        attr = self._attr
+        parts = [prefix]
+        for key, spelled in order:
+            parts += (spelled, attr(attributes[key]))
+        if op.properties:
+            for key in sorted(op.properties):
+                parts += (b"p:" + key.encode(), attr(op.properties[key]))
+        parts.append(b"->")
+        type_bytes = self._type
+        for result in op.results:
+            parts.append(type_bytes(result.type))
+        parts.append(b"<-")
+        for operand in op.operands:
+            owner = getattr(operand, "op", None)
+            if owner is not None and id(owner) in inside:
+                parts += (b"e", memo[id(owner)], b"#%d," % operand.index)
+            else:  # a free input (from outside, or a block argument): its type only
+                parts += (b"i", type_bytes(operand.type))
+        for region in op.regions:
+            parts.append(b"{")
+            for block in region.blocks:
+                parts.append(self._block(block, inside | {id(o) for o in block.ops}, memo))
+            parts.append(b"}")
+        return hashlib.blake2b(b"".join(parts), digest_size=20).digest()
+
+    def _head(self, name: str, keys: tuple) -> tuple[bytes, tuple]:
+        """What every op of this name and attribute set starts with, and the attribute
+        order (sorted, naming attributes left out)."""
+        skip = _NAMING_ATTRIBUTES.get(name, _NO_NAMES)
+        order = tuple((k, k.encode()) for k in sorted(keys) if k not in skip)
+        prefix = name.encode() + b"@%d|" % (semantic_version(name, self.version) or 0)
+        return prefix, order
+
+    def _block(self, block, inside: set, memo: dict) -> bytes:
+        parts = [b"a:" + self._type(arg.type) for arg in block.args]
+        ops = list(block.ops)
+        self._hash_all(ops, inside, memo)
+        parts.append(_combine(memo[id(op)] for op in ops).encode())
+        return hashlib.blake2b(b"".join(parts), digest_size=20).digest()
+
+    def _attr(self, attr) -> str:
+        # Keyed by identity: hashing an xDSL attribute walks it whole, each time.  The entry
+        # keeps the attribute alive, so its id cannot be reused while the memo lives.
+        entry = self._attr_text.get(id(attr))
+        if entry is None:
+            entry = self._attr_text[id(attr)] = (attr, b"=" + canonical_attr_text(attr).encode() + b";")
+        return entry[1]
+
+    def _type(self, t) -> bytes:
+        entry = self._type_text.get(id(t))
+        if entry is None:
+            entry = self._type_text[id(t)] = (t, type_text(t, True).encode() + b",")
+        return entry[1]
+
+
+def _inside_producers(op, inside: set):
+    for operand in _all_operands(op):
+        owner = getattr(operand, "op", None)
+        if owner is not None and id(owner) in inside:
+            yield owner
+
+
+def _all_operands(op):
+    """Operands of `op` and of every op nested in its regions (a region may read values
+    computed before its op)."""
+    yield from op.operands
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                yield from _all_operands(inner)
+
+
+def _combine(hashes) -> str:
+    h = hashlib.sha256(b"pfp1")
+    for digest in sorted(hashes):
+        h.update(digest)
+    return PREFIX + h.hexdigest()
+
+
+def fingerprint(ops, program_version: int) -> str:
+    """`pfp1:...` of the subgraph made of `ops` at `program_version`."""
+    return Fingerprinter(program_version).ops(list(ops))
+
+
+def program_fingerprint(program) -> str:
+    return Fingerprinter(program.version).program(program)

@@ -1,0 +1,211 @@
+"""The gate every rewrite goes through, and what it records.
+
+A pass asks `pc.begin(ops)` before it rewrites the ops it matched and calls `done(produced)`
+on the answer after.  Between the two the manager (this module) has
+
+* gated it: each matched op's semantic version (pirc.runtime.op_versions) must be one the
+  pass declared for that op (`PircPass.rewrites`), and in conservative mode the op's use
+  must be declared conservative-safe; otherwise the rewrite is skipped and counted, with
+  the reason;
+* protected it: a matched op that another pass produced is a `RewriteConflictError`
+  naming both passes and the ops, unless this pass lists the producer (or `*`) in
+  `may_rewrite_after`;
+* counted it for bisection (`--bisect-limit=N` applies the first N rewrites of the whole
+  pipeline, logging each, as LLVM's opt-bisect does);
+* and, on `done`, recorded the fingerprints of what was matched and what was produced, and
+  which pass produced the new ops.
+
+`RunState` is one pipeline run's shared memory of all that; `RewriteCache` keeps plans by
+(fingerprint, pass, pass version, options, op-version digest) so identical subgraphs (a
+model's repeated layers) are worked out once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ...errors import PircError
+from ...runtime.op_versions import digest as op_versions_digest
+from ...runtime.op_versions import semantic_version
+from .fingerprint import Fingerprinter
+
+
+@dataclass(frozen=True)
+class OpUse:
+    """What a pass declares about one op it rewrites.
+
+    `semantic`: the semantic versions (the `since` of pirc.runtime.registry entries) whose
+    numerics the pass was written for; `"*"`: any (a pass that moves ops without reading
+    what they compute, such as dce).  `conservative`: safe in conservative mode."""
+
+    semantic: tuple[int, ...] | str = (1,)
+    conservative: bool = False
+
+
+ANY_OP = "*"
+
+
+class RewriteConflictError(PircError):
+    """A pass matched ops another pass produced without declaring it may rewrite them."""
+
+    def __init__(self, message: str, passes: tuple[str, str], ops: tuple[str, ...]):
+        super().__init__(message)
+        self.passes = passes
+        self.ops = ops
+
+
+class RewriteCache:
+    """Plans by key, least recently used out first; one per process, so a model zoo's
+    repeated layers are worked out once across programs too."""
+
+    def __init__(self, capacity: int = 4096):
+        self.capacity = capacity
+        self._plans: OrderedDict = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key):
+        plan = self._plans.get(key)
+        if plan is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._plans.move_to_end(key)
+        return plan
+
+    def put(self, key, plan) -> None:
+        self._plans[key] = plan
+        self._plans.move_to_end(key)
+        while len(self._plans) > self.capacity:
+            self._plans.popitem(last=False)
+
+
+CACHE = RewriteCache()
+
+
+@dataclass
+class Bisect:
+    """`--bisect-limit=N`: rewrites 1..N run, the rest are logged and not run."""
+
+    limit: int | None = None
+    count: int = 0
+    log: list[str] = field(default_factory=list)
+    echo: object = None  # a file the log lines also go to (stderr for the CLI), or None
+
+    def allow(self, pass_name: str, fingerprint: str) -> bool:
+        self.count += 1
+        allowed = self.limit is None or self.count <= self.limit
+        if self.limit is not None:
+            verb = "running" if allowed else "NOT running"
+            line = f"BISECT: {verb} pass ({self.count}) {pass_name} on {fingerprint}"
+            self.log.append(line)
+            if self.echo is not None:
+                print(line, file=self.echo)
+        return allowed
+
+
+@dataclass
+class RunState:
+    """What one pipeline run shares between its passes."""
+
+    program: object
+    conservative: str | None = None       # why the run is conservative, or None
+    bisect: Bisect = field(default_factory=Bisect)
+    producers: dict = field(default_factory=dict)   # id(op) -> (op, pass name)
+    cache: RewriteCache = CACHE
+    _fingerprinter: Fingerprinter | None = None
+
+    @property
+    def program_version(self) -> int:
+        return self.program.version  # an upgrade pass changes it mid-pipeline
+
+    @property
+    def fingerprinter(self) -> Fingerprinter:
+        if self._fingerprinter is None or self._fingerprinter.version != self.program.version:
+            self._fingerprinter = Fingerprinter(self.program.version)
+        return self._fingerprinter
+
+    def fingerprint(self, ops) -> str:
+        return self.fingerprinter.ops(ops)
+
+    def program_fingerprint(self) -> str:
+        return self.fingerprinter.program(self.program)
+
+    def producer(self, op) -> str | None:
+        entry = self.producers.get(id(op))
+        return entry[1] if entry is not None and entry[0] is op else None
+
+
+@dataclass
+class Rewrite:
+    """A rewrite the gate allowed: call `done(produced_ops)` once the IR has changed."""
+
+    pc: object
+    fingerprint: str
+    ops: tuple[str, ...]
+
+    def done(self, produced=()) -> None:
+        produced = list(produced)
+        pc = self.pc
+        state = pc.state
+        for op in produced:
+            state.producers[id(op)] = (op, pc.pass_name)
+        pc.rewrites += 1
+        pc.rewrites_detail.append({"fingerprint": self.fingerprint,
+                                   "produced": state.fingerprint(produced) if produced else None})
+
+
+def gate(pc, ops) -> Rewrite | None:
+    """The checks of the module docstring, for the ops a pass matched; None when the
+    rewrite may not happen (the skip and its reason are recorded on `pc`)."""
+    ops = list(ops)
+    state = pc.state
+    declared = pc.pass_cls.rewrites
+    fingerprint = state.fingerprint(ops)
+    for op in ops:
+        reason = _version_reason(pc, declared, op, state)
+        if reason is not None:
+            pc.skip(reason, op, fingerprint)
+            return None
+    _check_conflicts(pc, ops, state)
+    if not state.bisect.allow(pc.pass_name, fingerprint):
+        pc.skip(f"bisect: beyond --bisect-limit={state.bisect.limit}", ops[0] if ops else None, fingerprint)
+        return None
+    return Rewrite(pc, fingerprint, tuple(op.name for op in ops))
+
+
+def _version_reason(pc, declared: dict, op, state: RunState) -> str | None:
+    use = declared.get(op.name) or declared.get(ANY_OP)
+    if use is None:
+        return (f"version: {pc.pass_name} declares no semantic versions for {op.name} "
+                f"(it declares {', '.join(sorted(declared)) or 'none'})")
+    if use.semantic != ANY_OP:
+        semantic = semantic_version(op.name, state.program_version)
+        if semantic not in use.semantic:
+            have = "no registered semantics" if semantic is None else f"semantic version {semantic}"
+            return (f"version: {op.name} at PIR version {state.program_version} has {have}; "
+                    f"{pc.pass_name} was written for {', '.join(map(str, use.semantic))}")
+    if state.conservative is not None and not use.conservative:
+        return f"conservative mode ({state.conservative}): {pc.pass_name} is not declared safe on {op.name}"
+    return None
+
+
+def _check_conflicts(pc, ops, state: RunState) -> None:
+    allowed = pc.pass_cls.may_rewrite_after
+    if "*" in allowed:
+        return
+    for op in ops:
+        producer = state.producer(op)
+        if producer is not None and producer != pc.pass_name and producer not in allowed:
+            names = tuple(o.name for o in ops)
+            raise RewriteConflictError(
+                f"rewrite conflict: {pc.pass_name} matched {op.name}, which {producer} produced "
+                f"(matched ops: {', '.join(names)}); a subgraph is rewritten by one pass unless "
+                f"the later one lists the earlier in may_rewrite_after", (producer, pc.pass_name), names)
+
+
+def cache_key(pc, fingerprint: str, extra: bytes = b"") -> tuple:
+    """The rewrite cache's key for a plan of `pc`'s pass on a subgraph; `extra` is what
+    else the plan read (a pass that reads weight values passes their bytes' digest)."""
+    return (fingerprint, pc.pass_name, pc.pass_cls.version, pc.options_text, op_versions_digest(), extra)
