@@ -11,7 +11,9 @@ def report_json(result, program, filename: str) -> dict:
 
     return {"pirc_version": __version__, "pipeline": result.pipeline.spec,
             "pipeline_passes": result.pipeline.text(),
-            "program": {"name": Path(filename).stem, "pir_version": program.version},
+            "program": {"name": Path(filename).stem, "fingerprint": result.fingerprint,
+                        "pir_version": program.version},
+            "conservative": result.conservative,
             "passes": [r.as_json() for r in result.passes]}
 
 
@@ -28,5 +30,13 @@ def print_pass_stats(result, out) -> None:
         rows.append((r.name, str(r.version), "yes" if r.ran else f"no ({r.skipped_reason})",
                      str(r.matches), str(r.rewrites), str(len(r.skips)), str(r.ops_before), str(r.ops_after)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    if result.conservative:
+        print(f"conservative mode: {result.conservative}", file=out)
     for row in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip(), file=out)
+    for r in result.passes:  # each distinct skip reason once, with its count
+        counts: dict = {}
+        for skip in r.skips:
+            counts[skip.reason] = counts.get(skip.reason, 0) + 1
+        for reason, n in counts.items():
+            print(f"  {r.name}: {n} skipped: {reason}", file=out)

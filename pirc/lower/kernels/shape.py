@@ -1,4 +1,4 @@
-"""Shape and layout ops: reshape, flatten, (un)squeeze, transpose, concat, stack, split,
+"""Shape and layout ops: assign, reshape, flatten, (un)squeeze, transpose, concat, stack, split,
 split_with_num, unbind, tile, expand_as, slice, strided_slice, repeat_interleave.
 
 Paddle's conventions that torch lacks are written out here: reshape's 0 (copy the input's
@@ -15,6 +15,13 @@ import torch
 from ...runtime.registry import REGISTRY
 from ..specialize import specializer
 from .operands import axis_of, int_list
+
+
+@REGISTRY.register("pd_op.assign", since=1)
+def assign(x):
+    # A copy, as Paddle's assign kernel makes: the result never aliases its input, so an
+    # in-place op on one cannot change the other.
+    return x.clone()
 
 
 @REGISTRY.register("pd_op.reshape", since=1)

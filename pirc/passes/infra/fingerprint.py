@@ -62,13 +62,13 @@ class Fingerprinter:
         for op in ops:
             key = id(op)
             entry = kept.get(key)
-            attrs = tuple(op.attributes.values())
             operands = op.operands
-            types = tuple(r.type for r in op.results)
-            if (entry is not None and entry[0] is op and entry[1] == attrs and entry[2] == operands
+            attrs = tuple(op.attributes.values())
+            types = tuple([r.type for r in op.results])
+            if (entry is not None and entry[2] == operands and entry[1] == attrs
                     and entry[3] == types and not op.regions
-                    and not any(id(getattr(v, "op", None)) in changed for v in operands)):
-                digest = entry[4]
+                    and (not changed or not any(id(getattr(v, "op", None)) in changed for v in operands))):
+                digest = entry[4]  # entry[0] is op: the entry keeps it alive, so ids are not reused
             else:
                 try:
                     digest = self._hash_one(op, inside, memo)
