@@ -54,17 +54,10 @@ class ProducesRelu(PircPass):
 
 @register_pass
 @dataclass(frozen=True)
-class RewritesRelu(PircPass):
+class RewritesRelu(ProducesRelu):
     """Rewrites relu again, without declaring test-produces-relu in may_rewrite_after."""
 
     name = "test-rewrites-relu"
-    rewrites = {"pd_op.relu": OpUse((1,))}
-
-    def run(self, pc):
-        for op in [o for o in pc.program.block.ops if o.name == "pd_op.relu"]:
-            rewrite = pc.begin([op])
-            if rewrite is not None:
-                rewrite.done([_replace_with_clone(pc, op)])
 
 
 @register_pass
