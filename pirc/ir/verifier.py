@@ -107,6 +107,45 @@ def collect_problems(program, strict: bool = False) -> list[Problem]:
     return checker.problems
 
 
+def collect_problems_in(program, ops) -> list[Problem]:
+    """The problems of the top-level `ops` of `program` alone: each op against its spec, and
+    each operand defined earlier in the block.  What the pass manager checks after a pass,
+    given the ops the pass changed (pirc.passes.infra.fingerprint); an op holding regions is
+    checked whole, with everything defined before it visible."""
+    checker = _Checker(program.version, False)
+    top = list(program.block.ops)
+    position = {id(op): i for i, op in enumerate(top)}
+    index = _print_indexes(top)
+    for op in ops:
+        at = position.get(id(op))
+        if at is None:
+            continue  # no longer in the program
+        if op.regions:
+            checker.visible = {id(r) for earlier in top[:at] for r in earlier.results}
+            checker.count = index[at]
+            checker.block_ops([op])
+            continue
+        for i, value in enumerate(op._operands):
+            owner = getattr(value, "op", None)
+            where = position.get(id(owner)) if owner is not None else None
+            if (where is None or where >= at) and not is_null_value(value):
+                checker.report(op, index[at], f"operand {i} is used before its definition or outside its scope")
+        checker.op(op, index[at])
+    checker.problems.sort(key=lambda p: p.index)
+    return checker.problems
+
+
+def _print_indexes(top: list) -> list[int]:
+    """Each top-level op's position in print order (nested ops count too)."""
+    if not any(op.regions for op in top):
+        return list(range(len(top)))
+    indexes, count = [], 0
+    for op in top:
+        indexes.append(count)
+        count += sum(1 for _ in op.walk()) if op.regions else 1  # walk() yields the op too
+    return indexes
+
+
 class _Plan:
     """What the checker needs of one spec, precomputed once per op name (100k-op programs)."""
 
@@ -145,7 +184,14 @@ class _Checker:
         visible = self.visible
         added = [id(a) for a in block.args]
         visible.update(added)
-        for op in block.ops:
+        self.block_ops(block.ops, added)
+        # Leaving the block: what it defined is out of scope for what follows its region.
+        visible.difference_update(added)
+
+    def block_ops(self, ops, added=None) -> None:
+        visible = self.visible
+        added = [] if added is None else added
+        for op in ops:
             index = self.count
             self.count += 1
             for i, value in enumerate(op._operands):  # the tuple `op.operands` wraps
@@ -161,8 +207,6 @@ class _Checker:
                 ids = [id(r) for r in results]
                 visible.update(ids)
                 added.extend(ids)
-        # Leaving the block: what it defined is out of scope for what follows its region.
-        visible.difference_update(added)
 
     # -- one op ---------------------------------------------------------------------------
 

@@ -106,6 +106,13 @@ def test_the_incremental_program_fingerprint_sees_every_change():
     tanh = next(o for o in p.block.ops if o.name == "pd_op.tanh")
     tanh.attributes["stop_gradient"] = tanh.attributes["stop_gradient"].__class__([])
     assert f.program(p) == Fingerprinter(4).program(p)
+    # hashed again: the tanh, and downstream of it what its new hash changes
+    assert [o.name for o in f.touched] == ["pd_op.tanh", "pd_op.add", "pd_op.fetch"]
+    add = next(o for o in p.block.ops if o.name == "pd_op.add")
+    relu = next(o for o in p.block.ops if o.name == "pd_op.relu")
+    add.operands = [add.operands[0], relu.results[0]]  # an operand edited in place
+    assert f.program(p) == Fingerprinter(4).program(p)
+    assert add in f.touched
 
 
 def test_processes_and_hash_seeds_agree():

@@ -104,6 +104,19 @@ def test_each_invariant_is_checked_after_its_pass(spec, invariant):
     assert f"pass '{spec}' (#2 of the pipeline)" in str(e.value)
 
 
+@pytest.mark.parametrize("spec, message", [
+    ("test-uses-later-value", "pd_op.tanh: operand 0 is used before its definition"),
+    ("test-erases-used-op", "pd_op.relu: operand 0 is used before its definition"),
+])
+def test_the_verifier_after_a_pass_sees_what_it_touched(spec, message):
+    # after a first pass, the manager verifies only the ops a pass touched: these breakages
+    # are in ops the broken pass did not edit (the erased op's users) or only moved an edge
+    with pytest.raises(PassFailure) as e:
+        run_pipeline(program(), f"cse,{spec}")
+    assert e.value.pass_name == spec and e.value.invariant == "verified"
+    assert message in str(e.value)
+
+
 def test_no_verify_each_skips_the_verifier_but_not_declared_invariants():
     run_pipeline(program(), "test-breaks-verifier", verify_each=False)  # no error
     with pytest.raises(PassFailure):

@@ -40,6 +40,9 @@ class Fingerprinter:
         self._type_text: dict = {}
         self._heads: dict = {}
         self._program_memo: dict = {}
+        # The top-level ops the last program() hashed again (None before a second call):
+        # what a pass changed, for the verifier (pirc.ir.verifier.collect_problems_in).
+        self.touched: list | None = None
 
     def program(self, program) -> str:
         """The fingerprint of the whole program (its top-level block).
@@ -58,11 +61,13 @@ class Fingerprinter:
         kept = self._program_memo
         memo: dict = {}
         fresh: dict = {}
-        changed: set = set()
+        # Erased ops count as changed, so an op still reading one of their results is looked at.
+        changed: set = kept.keys() - inside
+        touched: list = []   # ops hashed again: new, edited, or reading something that changed
         for op in ops:
             key = id(op)
             entry = kept.get(key)
-            operands = op.operands
+            operands = op._operands  # the tuple itself: `op.operands` is a live view
             attrs = tuple(op.attributes.values())
             types = tuple([r.type for r in op.results])
             if (entry is not None and entry[2] == operands and entry[1] == attrs
@@ -76,9 +81,11 @@ class Fingerprinter:
                     digest = self._op_hash(op, inside, memo)
                 if entry is None or entry[4] != digest:
                     changed.add(key)
+                touched.append(op)
             memo[key] = digest
             fresh[key] = (op, attrs, operands, types, digest)
         self._program_memo = fresh
+        self.touched = touched if kept else None  # None: the first look, everything is new
         return _combine(memo[id(op)] for op in ops)
 
     def ops(self, ops) -> str:
@@ -106,20 +113,24 @@ class Fingerprinter:
         # hit Python's recursion limit.  In block order every producer comes first, so the
         # stack stays one deep.
         stack = [root]
+        entered: set = set()  # ids of ops whose producers are being hashed
         while stack:
             op = stack[-1]
             if id(op) in memo:
                 stack.pop()
                 continue
             pending = [p for p in _inside_producers(op, inside) if id(p) not in memo]
-            if pending:
+            if pending and id(op) not in entered:
+                entered.add(id(op))
                 stack.extend(pending)
                 continue
-            memo[id(op)] = self._hash_one(op, inside, memo)
+            # Producers done, or a cycle (only a broken program has one: a pass that made an
+            # op read a later value; the verifier names it): the edges back count as types.
+            memo[id(op)] = self._hash_one(op, inside, memo, cycle_safe=True)
             stack.pop()
         return memo[id(root)]
 
-    def _hash_one(self, op, inside: set, memo: dict) -> bytes:
+    def _hash_one(self, op, inside: set, memo: dict, cycle_safe: bool = False) -> bytes:
         attributes = op.attributes
         keys = tuple(attributes)
         head = self._heads.get((op.name, keys))
@@ -140,8 +151,8 @@ class Fingerprinter:
         parts.append(b"<-")
         for operand in op.operands:
             owner = getattr(operand, "op", None)
-            if owner is not None and id(owner) in inside:
-                parts += (b"e", memo[id(owner)], b"#%d," % operand.index)
+            if owner is not None and id(owner) in inside and (not cycle_safe or id(owner) in memo):
+                parts += (b"e", memo[id(owner)], b"#%d," % operand.index)  # KeyError: not yet hashed
             else:  # a free input (from outside, or a block argument): its type only
                 parts += (b"i", type_bytes(operand.type))
         for region in op.regions:
