@@ -8,6 +8,9 @@
     pirc.save(program, "out.json")                    # format by extension, atomic
     pirc.upgrade(program)                             # to the version this pirc writes
     pirc.downgrade(program, 1)                        # back to PIR version 1 (Paddle 3.0)
+    params = pirc.read_params("model.pdiparams", program)
+    result = pirc.run_pipeline(program, "conv-bn-fold,dce", params=params)
+    pirc.write_params("out.pdiparams", result.params, program)
 """
 
 from __future__ import annotations
@@ -46,15 +49,20 @@ def verify(program: Program, *, strict: bool = False) -> None:
     verify_program(program, strict=strict)
 
 
-def run_pipeline(program: Program, pipeline: str = "default", device: str = "cpu",
-                 verify_each: bool = True):
+def run_pipeline(program: Program, pipeline: str = "default", params: dict | None = None,
+                 device: str = "cpu", verify_each: bool = True, report: bool = True):
     """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
-    place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips).
+    place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips;
+    `result.params`: the parameters after the pipeline, new ones included, unused ones
+    gone).  `params`: name -> numpy array (`read_params(path, program)`), for passes that
+    read or fold weights (conv-bn-fold, param-fold); the dict given is not changed.
+    `report=False` leaves the program's graph tags and manifest as they were.
     Raises PipelineError for a pipeline that cannot run and PassFailure when a pass breaks
     the verifier or an invariant it declared (docs/PASSES.md)."""
     from .passes import run_pipeline as _run
 
-    return _run(program, pipeline, device=device, verify_each=verify_each)
+    return _run(program, pipeline, device=device, verify_each=verify_each, params=params,
+                tags=report)
 
 
 def upgrade(program: Program, target: int | None = None, patch_dir: str | None = None) -> Program:
@@ -112,3 +120,11 @@ def read_params(path: str, names=None) -> dict:
     from .runtime.params import read_params as _read
 
     return _read(path, names)
+
+
+def write_params(path: str, params: dict, program: Program) -> None:
+    """Write the program's parameters (name -> array) to a `.pdiparams` file, atomically: the
+    names its builtin.parameter ops hold, sorted, each in its declared dtype."""
+    from .runtime.params import write_params as _write
+
+    _write(path, params, program)
