@@ -89,17 +89,20 @@ def downgrade(program: Program, target: int, patch_dir: str | None = None) -> Pr
     return _downgrade(program, target, patch_dir)
 
 
-def lower(program: Program, params=None, device: str = "cpu"):
+def lower(program: Program, params=None, device: str = "cpu", pipeline: str | None = None):
     """The program as a torch.fx.GraphModule running on `device` ("cpu", "npu", "cuda").
 
     `params`: dict parameter name -> numpy array / torch tensor, or the path of the model's
-    `.pdiparams` file.  The module's forward takes the feeds (pd_op.data names, in program
-    order) and returns a tuple of the fetched values in fetch order.  Every op must have a
-    lowering at the program's PIR version; otherwise one LoweringError lists them all.
+    `.pdiparams` file.  `pipeline`: a pass pipeline run first, with the parameters, on a
+    copy of the program: `"param-fold,cse,dce"` computes what depends on parameters only
+    once and shares repeated computations (the lowering itself emits one call per op).
+    The module's forward takes the feeds (pd_op.data names, in program order) and returns a
+    tuple of the fetched values in fetch order.  Every op must have a lowering at the
+    program's PIR version; otherwise one LoweringError lists them all.
     """
     from .lower import lower as _lower
 
-    return _lower(program, params, device)
+    return _lower(program, params, device, pipeline)
 
 
 def run(program: Program, inputs: dict, params=None, device: str = "cpu") -> dict:
