@@ -121,7 +121,10 @@ def match(norm) -> Match | None:
     if _attr(conv, "data_format", "NCHW") != "NCHW" or parameter_op(conv.operands[1]) is None:
         return None
     channels = conv.operands[1].type.shape[0]
-    if add is not None and _bias_shape(add.operands[1]) not in ((channels,), (1, channels, 1, 1)):
+    # [1, C, 1, 1] only: a [C] bias would broadcast along the width, not the channels
+    if add is not None and _shape(add.operands[1]) != (1, channels, 1, 1):
+        return None
+    if any(_shape(v) != (channels,) for v in norm.operands[1:] if not is_null_value(v)):
         return None
     return Match(conv, norm, add, reshape, bias_param)
 
@@ -223,5 +226,5 @@ def _single_use(op) -> bool:
     return use is not None and use._next_use is None
 
 
-def _bias_shape(value) -> tuple:
+def _shape(value) -> tuple:
     return tuple(getattr(value.type, "shape", ()))

@@ -141,3 +141,39 @@ def test_output_and_parameters_are_byte_identical_across_processes(tmp_path):
                        check=True, env=env)
         outputs.append((out.read_bytes(), params.read_bytes()))
     assert outputs[0] == outputs[1]
+
+
+def _param(n, name, t):
+    return (f'    (%{n}) = "builtin.parameter" () {{is_distributed:[false],is_parameter:[true],'
+            f'need_clip:[true],parameter_name:"{name}",persistable:[true],stop_gradient:[false],'
+            f'trainable:[true]}} : () -> {t}')
+
+
+DEPTHWISE = "\n".join([
+    "{",
+    '    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,4,6,6],stop_gradient:[true]} : () -> tensor<2x4x6x6xf32>',
+    _param(1, "dw.w", "tensor<4x1x3x3xf32>"),
+    _param(2, "bn.mean", "tensor<4xf32>"), _param(3, "bn.var", "tensor<4xf32>"),
+    _param(4, "bn.scale", "tensor<4xf32>"), _param(5, "bn.bias", "tensor<4xf32>"),
+    '    (%6) = "pd_op.depthwise_conv2d" (%0, %1) {data_format:"NCHW",dilations:[1,1],groups:4,padding_algorithm:"EXPLICIT",paddings:[1,1],stop_gradient:[false],strides:[1,1]} : (tensor<2x4x6x6xf32>, tensor<4x1x3x3xf32>) -> tensor<2x4x6x6xf32>',
+    '    (%7, %8, %9, %10, %11, %12) = "pd_op.batch_norm_" (%6, %2, %3, %4, %5) {data_format:"NCHW",epsilon:0.001,is_test:true,momentum:0.9,stop_gradient:[false,false,false,false,false,false],trainable_statistics:false,use_global_stats:false} : (tensor<2x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<-1xu8>',
+    '    (%13) = "pd_op.fetch" (%7) {col:0,name:"out",persistable:[true],stop_gradient:[false]} : (tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>',
+    "}", ""])
+
+
+def test_depthwise_conv_folds_too():
+    rng = np.random.default_rng(0)
+    params = {"dw.w": rng.standard_normal((4, 1, 3, 3)).astype(np.float32),
+              "bn.mean": rng.standard_normal(4).astype(np.float32),
+              "bn.var": rng.uniform(0.5, 2, 4).astype(np.float32),
+              "bn.scale": rng.standard_normal(4).astype(np.float32),
+              "bn.bias": rng.standard_normal(4).astype(np.float32)}
+    original = pirc.parse(DEPTHWISE, from_version=4)
+    folded = pirc.parse(DEPTHWISE, from_version=4)
+    result = run_pipeline(folded, "conv-bn-fold", params=params)
+    assert result.passes[0].rewrites == 1
+    assert sorted(result.params) == ["dw.w.bn_folded", "dw.w.bn_folded_bias"]
+    x = rng.standard_normal((2, 4, 6, 6)).astype(np.float32)
+    report = numerical_diff(original, folded, {"x": x}, atol=TOL, rtol=TOL, params=params,
+                            params_b=result.params)
+    assert report.equal, str(report)
