@@ -8,6 +8,9 @@
     pirc.save(program, "out.json")                    # format by extension, atomic
     pirc.upgrade(program)                             # to the version this pirc writes
     pirc.downgrade(program, 1)                        # back to PIR version 1 (Paddle 3.0)
+    params = pirc.read_params("model.pdiparams", program)
+    result = pirc.run_pipeline(program, "conv-bn-fold,dce", params=params)
+    pirc.write_params("out.pdiparams", result.params, program)
 """
 
 from __future__ import annotations
@@ -46,15 +49,20 @@ def verify(program: Program, *, strict: bool = False) -> None:
     verify_program(program, strict=strict)
 
 
-def run_pipeline(program: Program, pipeline: str = "default", device: str = "cpu",
-                 verify_each: bool = True):
+def run_pipeline(program: Program, pipeline: str = "default", params: dict | None = None,
+                 device: str = "cpu", verify_each: bool = True, report: bool = True):
     """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
-    place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips).
+    place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips;
+    `result.params`: the parameters after the pipeline, new ones included, unused ones
+    gone).  `params`: name -> numpy array (`read_params(path, program)`), for passes that
+    read or fold weights (conv-bn-fold, param-fold); the dict given is not changed.
+    `report=False` leaves the program's graph tags and manifest as they were.
     Raises PipelineError for a pipeline that cannot run and PassFailure when a pass breaks
     the verifier or an invariant it declared (docs/PASSES.md)."""
     from .passes import run_pipeline as _run
 
-    return _run(program, pipeline, device=device, verify_each=verify_each)
+    return _run(program, pipeline, device=device, verify_each=verify_each, params=params,
+                tags=report)
 
 
 def upgrade(program: Program, target: int | None = None, patch_dir: str | None = None) -> Program:
@@ -81,17 +89,20 @@ def downgrade(program: Program, target: int, patch_dir: str | None = None) -> Pr
     return _downgrade(program, target, patch_dir)
 
 
-def lower(program: Program, params=None, device: str = "cpu"):
+def lower(program: Program, params=None, device: str = "cpu", pipeline: str | None = None):
     """The program as a torch.fx.GraphModule running on `device` ("cpu", "npu", "cuda").
 
     `params`: dict parameter name -> numpy array / torch tensor, or the path of the model's
-    `.pdiparams` file.  The module's forward takes the feeds (pd_op.data names, in program
-    order) and returns a tuple of the fetched values in fetch order.  Every op must have a
-    lowering at the program's PIR version; otherwise one LoweringError lists them all.
+    `.pdiparams` file.  `pipeline`: a pass pipeline run first, with the parameters, on a
+    copy of the program: `"param-fold,cse,dce"` computes what depends on parameters only
+    once and shares repeated computations (the lowering itself emits one call per op).
+    The module's forward takes the feeds (pd_op.data names, in program order) and returns a
+    tuple of the fetched values in fetch order.  Every op must have a lowering at the
+    program's PIR version; otherwise one LoweringError lists them all.
     """
     from .lower import lower as _lower
 
-    return _lower(program, params, device)
+    return _lower(program, params, device, pipeline)
 
 
 def run(program: Program, inputs: dict, params=None, device: str = "cpu") -> dict:
@@ -112,3 +123,11 @@ def read_params(path: str, names=None) -> dict:
     from .runtime.params import read_params as _read
 
     return _read(path, names)
+
+
+def write_params(path: str, params: dict, program: Program) -> None:
+    """Write the program's parameters (name -> array) to a `.pdiparams` file, atomically: the
+    names its builtin.parameter ops hold, sorted, each in its declared dtype."""
+    from .runtime.params import write_params as _write
+
+    _write(path, params, program)

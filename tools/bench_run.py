@@ -199,7 +199,9 @@ def bench_model(path, args, tmp):
     program = pirc.load(path)
     params = pirc.read_params(params_path, _param_names(program)) if params_path else {}
     from pirc.api import lower  # `pirc.lower` is also the name of the lowering package
-    gm = lower(program, params_path)
+    # Folding and sharing are passes (docs/PASSES.md): the module timed is the one the
+    # lowering's own fx-level fold and cse made before 2026-12-02.
+    gm = lower(program, params_path, pipeline="param-fold,cse,dce")
     hand_module, hand_fn = hand_versions(name, params)
     compiled = torch.compile(gm) if args.compile else None
     batches = [None] if name in FIXED_SHAPE else list(args.batches)

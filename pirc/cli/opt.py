@@ -5,6 +5,7 @@
              [--verify|--no-verify] [--strict]
              [--pipeline=SPEC|-p SPEC] [--list-passes] [--no-verify-each] [--device cpu|npu]
              [--pass-stats] [--pass-report=FILE]
+             [--params FILE.pdiparams [--params-out OUT.pdiparams]]
              [--split-input-file] [--verify-diagnostics] [--debug] [--version]
 """
 
@@ -88,6 +89,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="where a failing pass's reproducer goes (default: pirc-crash.pir here)")
     p.add_argument("--run-reproducer", metavar="FILE",
                    help="replay a crash reproducer: its IR through its pipeline")
+    p.add_argument("--params", metavar="FILE.pdiparams",
+                   help="the program's parameters (Paddle .pdiparams), for passes that read or "
+                        "fold weights (conv-bn-fold, param-fold)")
+    p.add_argument("--params-out", metavar="OUT.pdiparams",
+                   help="write the parameters after the pipeline: the program's remaining ones, "
+                        "new ones included, sorted as Paddle saves them (written atomically); "
+                        "needs --params")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     add_version_flag(p)
     return p
@@ -126,14 +134,26 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
         program = read_program(text, fmt, args, filename, line_offset)
         if args.verify:
             verify_read(program, args, fmt, text, filename, line_offset)
+    params = read_program_params(program, args)
     if managed:
         # reload: the program as it entered the pipeline, for a crash reproducer
         reload = lambda: read_for_version_change(text, fmt, filename, args, line_offset)  # noqa: E731
-        run_passes(program, args, filename, reload)
+        params = run_passes(program, args, filename, reload, params)
         if args.verify and changes_version(args) and not args.verify_each:
             verify_read(program, args, fmt, text, filename, line_offset)
+    if args.params_out is not None:
+        from ..runtime.params import write_params
+        write_params(args.params_out, params, program)
     out_fmt = output_format_for(fmt, args.output, args.emit)
     return format_program_chunks(program, out_fmt)
+
+
+def read_program_params(program, args) -> dict | None:
+    """--params: the file's tensors named by the program's builtin.parameter ops."""
+    if args.params is None:
+        return None
+    from ..runtime.params import names_from_program, read_params
+    return read_params(args.params, names_from_program(program))
 
 
 def verify_read(program, args, fmt: str, text: str, filename: str, line_offset: int) -> None:
@@ -162,9 +182,10 @@ def cli_pipeline(args):
     return Pipeline(spec, (upgrade,) + pipeline.passes, pipeline.name, pipeline.version)
 
 
-def run_passes(program, args, filename: str, reload) -> None:
-    """--pipeline: build it (checked before anything runs), run it, report.  A failing pass
-    stops the run with its error and a crash reproducer (--crash-reproducer)."""
+def run_passes(program, args, filename: str, reload, params=None) -> dict | None:
+    """--pipeline: build it (checked before anything runs), run it, report; the parameters
+    after it.  A failing pass stops the run with its error and a crash reproducer
+    (--crash-reproducer)."""
     from ..passes import PassFailure, run_pipeline
     from .pass_instruments import PrintIR, print_pass_timing
     from .pass_report import print_pass_stats, write_pass_report
@@ -172,7 +193,8 @@ def run_passes(program, args, filename: str, reload) -> None:
     pipeline = cli_pipeline(args)
     try:
         result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each,
-                              instruments=[PrintIR(args)], program_name=program_name(filename))
+                              instruments=[PrintIR(args)], program_name=program_name(filename),
+                              params=params)
     except PassFailure as e:
         raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload)}") from None
     except PircError as e:
@@ -183,6 +205,7 @@ def run_passes(program, args, filename: str, reload) -> None:
         print_pass_stats(result, sys.stderr)
     if args.pass_report:
         write_pass_report(result, program, filename, args.pass_report)
+    return result.params
 
 
 def program_name(filename: str) -> str:
@@ -271,6 +294,11 @@ def run(argv=None) -> int:
         args.input = args.run_reproducer
     if args.input is None:
         parser.error("the following arguments are required: input")
+    if args.params_out is not None and args.params is None:
+        parser.error("--params-out writes the parameters after the pipeline: give the "
+                     "program's parameters with --params FILE.pdiparams")
+    if args.params is not None and args.split_input_file:
+        parser.error("--params belongs to one program: drop --split-input-file")
     if args.pass_report is not None and args.split_input_file:
         parser.error("--pass-report describes one program: drop --split-input-file")
     filename = "<stdin>" if args.input == "-" else args.input

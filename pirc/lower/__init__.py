@@ -24,8 +24,8 @@ class _CallableModule(type(os)):
     `pirc.lower(program, params, device)` working either way.
     """
 
-    def __call__(self, program, params=None, device: str = "cpu"):
-        return lower(program, params, device)
+    def __call__(self, program, params=None, device: str = "cpu", pipeline: str | None = None):
+        return lower(program, params, device, pipeline)
 
 
 import sys as _sys  # noqa: E402

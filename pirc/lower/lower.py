@@ -1,13 +1,15 @@
-"""`lower(program, params, device)`: a PIR program as a torch.fx.GraphModule.
+"""`lower(program, params, device, pipeline=None)`: a PIR program as a torch.fx.GraphModule.
 
-Steps: import the kernel modules (they register into the versioned registry); find every
-op with no lowering at the program's PIR version and refuse them all in one error, before
-building anything; bind the parameters (module buffers named after the Paddle parameter,
-made Python identifiers; `gm.pirc_parameters` maps them back); build the graph node by node
-(graph_builder, control_flow); for `device="npu"` apply the torch_npu fusion rewrite; fold
-the calls that depend on parameters only into buffers (fold); replace kernel calls by the
-torch calls they make where the static types decide them (specialize); share identical pure
-calls (cse).
+Steps: with `pipeline`, run that pass pipeline on a copy of the program with the parameters
+first (`param-fold,cse,dce` does what this module once did on the fx graph: folding and
+sharing are passes, visible in the IR, docs/PASSES.md); import the kernel modules (they
+register into the versioned registry); find every op with no lowering at the program's PIR
+version and refuse them all in one error, before building anything; bind the parameters
+(module buffers named after the Paddle parameter, made Python identifiers;
+`gm.pirc_parameters` maps them back); build the graph node by node, one call per op
+(graph_builder, control_flow); for `device="npu"` apply the torch_npu fusion rewrite;
+replace kernel calls by the torch calls they make where the static types decide them
+(specialize).  The lowering makes no folding, sharing or fusion decision of its own.
 
 The module's forward takes the feeds (pd_op.data, in program order) and returns a tuple of
 the fetched values in fetch (`col`) order; a program without fetch ops returns every value
@@ -26,8 +28,6 @@ import torch.fx as fx
 
 from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
-from .cse import eliminate_common_subexpressions
-from .fold import fold_parameter_constants
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
 from .specialize import specialize_calls
 from .values import torch_dtype_of_type
@@ -77,10 +77,7 @@ def _as_tensor(value, name: str) -> torch.Tensor:
 def bind_parameters(program, params, ctx: LoweringContext) -> dict[str, str]:
     """Register each builtin.parameter's tensor on the root module; name map root -> Paddle."""
     ops = _parameter_ops(program)
-    if isinstance(params, (str, bytes)) or hasattr(params, "__fspath__"):
-        from ..runtime.params import read_params
-        params = read_params(str(params), program)
-    params = params or {}
+    params = _read_params_file(program, params) or {}
     missing, bad = [], []
     mapping = {}
     for op in ops:
@@ -122,13 +119,18 @@ def _unused_top_values(program, builder: GraphBuilder) -> list:
     return out
 
 
-def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx.GraphModule:
+def lower(program, params=None, device: str = "cpu", pipeline: str | None = None, *,
+          registry=REGISTRY) -> fx.GraphModule:
     """The program as a torch.fx.GraphModule (see the module docstring).
 
-    `registry`: the op registry to resolve kernels in (tests pass their own).
+    `pipeline`: a pass pipeline (`param-fold,cse,dce`) run first, with the parameters, on a
+    copy of the program (the program given is not changed).  `registry`: the op registry to
+    resolve kernels in (tests pass their own).
     """
     if device not in DEVICES:
         raise LoweringError(f"unknown device {device!r}; use one of {', '.join(DEVICES)}")
+    if pipeline is not None:
+        program, params = optimised_copy(program, params, pipeline, device)
     load_kernels()
     check_lowerable(program, registry)
 
@@ -160,9 +162,7 @@ def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx
     if device == "npu":
         gm = _for_npu(gm)
     # After the NPU rewrite, which matches the kernel calls as the program spells them.
-    fold_parameter_constants(gm)
     specialize_calls(gm)
-    eliminate_common_subexpressions(gm)
     if device == "npu":
         from .npu.detect import npu_status
         status = npu_status()
@@ -177,6 +177,27 @@ def lower(program, params=None, device: str = "cpu", *, registry=REGISTRY) -> fx
             raise LoweringError("device 'cuda' asked for, but torch sees no CUDA device")
         gm = gm.to("cuda")
     return gm
+
+
+def optimised_copy(program, params, pipeline: str, device: str):
+    """(a copy of `program` after `pipeline`, the parameters after it)."""
+    from ..ir.program import Program
+    from ..passes import run_pipeline
+
+    params = _read_params_file(program, params)
+    copy = Program(program.module.clone(), program.version, list(program.graph_tags),
+                   program.trainable, program.manifest, dict(program.extra))
+    pass_device = "npu" if device == "npu" else "cpu"  # passes know cpu and npu; cuda runs cpu's
+    result = run_pipeline(copy, pipeline, device=pass_device, params=params)
+    return copy, result.params
+
+
+def _read_params_file(program, params):
+    """`params` as a dict: a `.pdiparams` path is read with the program's parameter names."""
+    if isinstance(params, (str, bytes)) or hasattr(params, "__fspath__"):
+        from ..runtime.params import read_params
+        return read_params(str(params), program)
+    return params
 
 
 def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:

@@ -1,4 +1,4 @@
-"""Reading Paddle `.pdiparams` files (corpus/paddle/FORMAT-NOTES.md section 4.6).
+"""Reading and writing Paddle `.pdiparams` files (corpus/paddle/FORMAT-NOTES.md section 4.6).
 
 The file is a concatenation of DenseTensor streams, one per parameter, in sorted
 parameter-name order; the file itself stores no names.  Each stream is
@@ -10,6 +10,10 @@ parameter-name order; the file itself stores no names.  Each stream is
 Names therefore come from the program: its `builtin.parameter` ops, sorted
 (`names_from_program`).  bfloat16, which numpy lacks, is widened exactly to float32; the
 lowering casts every parameter to the dtype its `builtin.parameter` result declares.
+
+`write_params` writes the same layout back (LoD level 0, unpacked dims, as Paddle writes
+them), each tensor in the dtype its `builtin.parameter` declares, so an unchanged file is
+rewritten byte for byte, bfloat16 included.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import struct
 
 import numpy as np
 
+from ..atomic import write_atomically
 from ..errors import ParamsError
 
 # Paddle's VarType.Type enum values that a TensorDesc holds, and the numpy dtype of each.
@@ -174,3 +179,87 @@ def read_params(path: str, names=None) -> dict[str, np.ndarray]:
                           f"parameters ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''}); "
                           "is it the parameters file of this program?")
     return dict(zip(names, tensors))
+
+
+# PIR element-type spellings (tensor<...xf32>) -> the TensorDesc dtype code Paddle writes.
+ELEMENT_CODES: dict[str, int] = {
+    "b": 0, "i16": 1, "i32": 2, "i64": 3, "f16": 4, "f32": 5, "f64": 6, "u8": 20, "i8": 21,
+    "bf16": 22, "c64": 23, "c128": 24,
+}
+
+
+def _varint_bytes(value: int) -> bytes:
+    value &= (1 << 64) - 1  # int64 two's complement, as protobuf writes a negative int64
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(low | 0x80)
+        else:
+            out.append(low)
+            return bytes(out)
+
+
+def _bfloat16_bits(array: np.ndarray) -> np.ndarray:
+    """float32 -> bfloat16 bit patterns, rounding to nearest even (exact for values the
+    reader widened from bfloat16); NaN stays a quiet NaN."""
+    bits = np.ascontiguousarray(array, dtype="<f4").view(np.uint32)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    rounded = np.where(np.isnan(array), (bits >> 16) | 0x40, rounded)
+    return rounded.astype("<u2")
+
+
+def tensor_stream(array: np.ndarray, code: int) -> bytes:
+    """One DenseTensor stream (module docstring) holding `array` as dtype `code`."""
+    name, np_dtype = DTYPES[code]
+    data = _bfloat16_bits(array) if name == "bfloat16" else np.ascontiguousarray(array, dtype=np_dtype)
+    desc = b"\x08" + _varint_bytes(code) + b"".join(b"\x10" + _varint_bytes(d) for d in array.shape)
+    return struct.pack("<IQIi", 0, 0, 0, len(desc)) + desc + data.tobytes()
+
+
+def parameter_types(program) -> dict:
+    """Parameter name -> the type its (first) builtin.parameter op declares."""
+    types = {}
+    for op in program.walk():
+        if op.name == "builtin.parameter":
+            types.setdefault(op.attributes["parameter_name"].data, op.results[0].type)
+    return types
+
+
+def params_streams(params_by_name: dict, program) -> list[bytes]:
+    """The streams `write_params` writes, one per program parameter in sorted name order."""
+    from ..ir.types import ELEMENT_TYPE_NAMES
+
+    types = parameter_types(program)
+    missing = sorted(set(types) - set(params_by_name))
+    if missing:
+        raise ParamsError(f"no value for the program's parameter{'s' if len(missing) > 1 else ''} "
+                          f"{', '.join(missing[:8])}{', ...' if len(missing) > 8 else ''}: "
+                          "pass a value for every builtin.parameter the program holds")
+    out = []
+    for name in sorted(types):
+        type_ = types[name]
+        element = ELEMENT_TYPE_NAMES.get(getattr(type_, "dtype", None))
+        if element not in ELEMENT_CODES:
+            raise ParamsError(f"parameter {name}: element type {element} has no .pdiparams data type")
+        array = np.asarray(params_by_name[name])
+        declared = tuple(getattr(type_, "shape", ()))
+        if len(declared) != array.ndim or any(d != -1 and d != s for d, s in zip(declared, array.shape)):
+            raise ParamsError(f"parameter {name}: the program declares shape {list(declared)}, "
+                              f"the value has {list(array.shape)}")
+        out.append(tensor_stream(array, ELEMENT_CODES[element]))
+    return out
+
+
+def write_params(path: str, params_by_name: dict, program) -> None:
+    """Write the program's parameters to a `.pdiparams` file, atomically.
+
+    Only the parameters the program's `builtin.parameter` ops name are written (sorted, as
+    Paddle saves them), each in the dtype its op declares; entries of `params_by_name` the
+    program no longer uses are left out, and a parameter without a value is a ParamsError."""
+    streams = params_streams(params_by_name, program)
+    try:
+        write_atomically(path, streams, binary=True)
+    except OSError as e:
+        raise ParamsError(f"cannot write parameters file {path}: {e.strerror}") from None

@@ -213,7 +213,11 @@ def _truncated(program, k, wanted):
 
 
 def _probe_values(program, k, wanted, inputs, params, device, run):
-    outs = run(_truncated(program, k, wanted), inputs, params, device)
+    probe = _truncated(program, k, wanted)
+    # A cut before a feed (parameters come first in saved programs) leaves that feed out.
+    feeds = {op.attributes["name"].data for op in probe.block.ops if op.name == "pd_op.data"}
+    inputs = {key: v for key, v in inputs.items() if key in feeds or key.removeprefix("in__") in feeds}
+    outs = run(probe, inputs, params, device)
     got = {}
     for name, v in outs.items():
         if name.startswith("pirc_probe_"):

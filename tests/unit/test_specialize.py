@@ -174,16 +174,24 @@ def test_pool2d_torch_path_matches_the_window_path(monkeypatch, kernel, strides,
     assert fast.shape == slow.shape and torch.equal(fast, slow)
 
 
-def test_corpus_lowering_folds_specialises_and_shares():
+def test_corpus_lowering_specialises_and_the_passes_fold_and_share():
+    """The lowering specialises by static types; folding parameter-only subgraphs and
+    sharing repeated calls are the param-fold and cse passes (pipeline=), visible in the IR."""
     import pirc
     from pirc.api import lower
 
     corpus = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "3.3.1"
-    cnn = lower(pirc.load(str(corpus / "cnn.3.3.1.json")), str(corpus / "cnn.3.3.1.pdiparams"))
-    code = cnn.code
-    assert "max_pool2d(" in code and "avg_pool2d(" in code and "pool_pool2d" not in code
-    assert "_folded_reshape" in code and "shape_reshape" not in code  # conv biases, once
-    assert "_bn_scale" in code and "batch_norm_" not in code
-    cf = lower(pirc.load(str(corpus / "control_flow.3.3.1.json")))
-    body = cf.body_graph.code
-    assert body.count("torch.add(arg_0, 1)") == 1  # the program's two `i + 1`, shared
+    program = pirc.load(str(corpus / "cnn.3.3.1.json"))
+    params = str(corpus / "cnn.3.3.1.pdiparams")
+    plain = lower(program, params).code
+    assert "max_pool2d(" in plain and "avg_pool2d(" in plain and "pool_pool2d" not in plain
+    assert "_bn_scale" in plain and "batch_norm_" not in plain
+    assert plain.count("torch.reshape(conv2d_") == 2  # each conv bias, reshaped on every run
+    cnn = lower(program, params, pipeline="param-fold,cse,dce").code
+    assert "reshape(" not in cnn  # conv biases, folded into new parameters once
+    assert "conv2d_0_b_0_reshape" in cnn and "conv2d_1_b_0_reshape" in cnn
+    assert any(op.name == "pd_op.reshape" for op in program.walk())  # the program is not changed
+    cf = pirc.load(str(corpus / "control_flow.3.3.1.json"))
+    assert lower(cf).body_graph.code.count("torch.add(arg_0, 1)") == 2  # one call per op
+    body = lower(cf, pipeline="cse").body_graph.code
+    assert body.count("torch.add(arg_0, 1)") == 1  # the program's two `i + 1`, shared by cse

@@ -90,7 +90,7 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
     """Run `pipeline` (a Pipeline, a name or a spec) on `program` in place.
 
     `params`: the parameters by name (numpy arrays), which passes that read or fold weights
-    use and may extend (the result's `params`).  `program_name` (a file's stem) and `rollout`
+    use, extend and prune (the result's `params`, a new dict: the argument is not changed).  `program_name` (a file's stem) and `rollout`
     (a rollout file; else PIRC_ROLLOUT) decide each pass's rollout state.  `bisect_limit=N`
     applies only the first N rewrites (each logged in the result, and on `bisect_echo`).
     `instruments` are called around each pass; `stop_after=N` runs only the first N passes
@@ -98,6 +98,8 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
     appends a graph tag and the program gets a manifest."""
     if isinstance(pipeline, str):
         pipeline = build_pipeline(pipeline)
+    # The run's own dict: passes add and remove parameters, the caller's dict stays as it was.
+    params = dict(params) if params is not None else None
     state = RunState(program, conservative=conservative_reason(program),
                      bisect=Bisect(bisect_limit, echo=bisect_echo))
     result = PipelineResult(pipeline, conservative=state.conservative, params=params)

@@ -1,0 +1,89 @@
+"""What passes that read or make parameter values share: `pc.params` and builtin.parameter ops.
+
+A pass that folds weights (conv-bn-fold, param-fold) reads the values of the
+`builtin.parameter` ops it matched from `pc.params` (name -> numpy array), adds its results
+to `pc.params` under new names, makes a new `builtin.parameter` op for each (the original's
+attributes, the new name), and removes the parameter ops it left unused, with their values,
+so the parameters written after the pipeline (`--params-out`) are exactly the program's.
+Without parameters (`pc.params is None`) every match is skipped with `needs_params`' reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from xdsl.dialects.builtin import StringAttr
+
+from ...ir.registry import op_class
+
+PARAMETER = "builtin.parameter"
+
+
+def needs_params(pass_name: str) -> str:
+    """The skip reason of a weight-reading pass run without parameters."""
+    return f"params: {pass_name} needs the parameter values: --params FILE.pdiparams"
+
+
+def parameter_op(value):
+    """The builtin.parameter op that defines `value`, or None."""
+    owner = getattr(value, "owner", None)
+    return owner if getattr(owner, "name", None) == PARAMETER else None
+
+
+def parameter_name(op) -> str:
+    return op.attributes["parameter_name"].data
+
+
+def weights_digest(arrays) -> bytes:
+    """What a plan computed from these arrays depends on: their dtypes, shapes and bytes
+    (the rewrite cache's `extra`: the fingerprint leaves parameter values out)."""
+    import numpy as np
+
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape};".encode())
+        h.update(a.tobytes())
+    return h.digest()
+
+
+def program_parameter_names(program) -> set[str]:
+    return {parameter_name(op) for op in program.walk() if op.name == PARAMETER}
+
+
+def fresh_name(base: str, taken) -> str:
+    """`base`, or `base_1`, `base_2`, ... : the first not in `taken` (deterministic)."""
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def add_parameter(pc, like, name: str, array, result_type, before):
+    """A new builtin.parameter op named `name` holding `array` (added to `pc.params`), with
+    `like`'s attributes, inserted before the op `before`; returns the op."""
+    attributes = dict(like.attributes)
+    attributes["parameter_name"] = StringAttr(name)
+    op = op_class(PARAMETER, pc.program.version).create(result_types=[result_type],
+                                                        attributes=attributes)
+    before.parent.insert_op_before(op, before)
+    pc.params[name] = array
+    return op
+
+
+def erase_unused(pc, ops) -> None:
+    """Erase each of `ops` (producers the rewrite may have orphaned) whose results nobody
+    uses; a parameter op's value leaves `pc.params` once no op names it any more."""
+    gone = []
+    for op in ops:
+        if op is None or op.parent is None or any(r.first_use is not None for r in op.results):
+            continue
+        if op.name == PARAMETER:
+            gone.append(parameter_name(op))
+        op.parent.erase_op(op, safe_erase=False)
+    if gone and pc.params is not None:
+        remaining = program_parameter_names(pc.program)
+        for name in gone:
+            if name not in remaining:
+                pc.params.pop(name, None)
