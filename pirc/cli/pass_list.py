@@ -17,6 +17,15 @@ def _options(cls) -> str:
     return ", ".join(parts) or "none"
 
 
+def _rewrites(cls) -> str:
+    """Each op the pass rewrites, with the semantic versions it was written for."""
+    parts = []
+    for op, use in sorted(cls.rewrites.items()):
+        versions = use.semantic if use.semantic == "*" else ",".join(map(str, use.semantic))
+        parts.append(f"{op}@{versions}" + (" (conservative)" if use.conservative else ""))
+    return ", ".join(parts) or ("no op is gated (a correctness pass)" if cls.correctness else "none declared")
+
+
 def print_pass_list(out=None) -> None:
     import sys
 
@@ -33,6 +42,9 @@ def print_pass_list(out=None) -> None:
         print(f"    invariants: {', '.join(cls.invariants) or 'none'}", file=out)
         print(f"    devices: {', '.join(cls.devices)}", file=out)
         print(f"    PIR versions: {low}-{high}", file=out)
+        print(f"    rewrites: {_rewrites(cls)}", file=out)
+        if cls.may_rewrite_after:
+            print(f"    may rewrite the output of: {', '.join(cls.may_rewrite_after)}", file=out)
         print(f"    conservative mode: {'runs' if cls.conservative_safe else 'skipped'}"
               f"{'; needed for correctness, never disabled' if cls.correctness else ''}", file=out)
     print("Pipelines:", file=out)

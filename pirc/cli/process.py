@@ -28,6 +28,12 @@ def run_as_process(job: Callable[[], int]) -> NoReturn:
     gc.disable()
     try:
         status = job()
+    except BrokenPipeError:
+        # the reader went away (`pirc-opt --list-passes | head`): stop quietly, as Unix tools
+        # do; point stdout at devnull so the interpreter's final flush cannot fail again
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 141  # 128 + SIGPIPE, what a shell reports for a killed writer
     finally:
         gc.freeze()
     sys.exit(status)
