@@ -55,7 +55,7 @@ def test_a_crashing_pass_is_named_with_its_exception(tmp_path, monkeypatch, caps
 
 def test_not_a_reproducer(tmp_path, capsys):
     assert run(["--run-reproducer", str(SMALL)]) == 1
-    assert "not a pirc crash reproducer (no `// pipeline: ...` line)" in capsys.readouterr().err
+    assert "not a pirc reproducer (no `// pipeline: ...` line)" in capsys.readouterr().err
 
 
 def test_print_ir_flags(capsys):

@@ -64,6 +64,7 @@ class PipelineResult:
     fingerprint: str | None = None        # the program's, as it entered the pipeline
     conservative: str | None = None       # why the run was conservative, or None
     bisect_log: list[str] = field(default_factory=list)
+    bisect_count: int = 0                 # rewrites the gate counted (allowed or not)
     params: dict | None = None            # the parameters after the pipeline (new ones included)
 
     @property
@@ -123,6 +124,7 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
             program.graph_tags.append(GraphTag(p.name, type(p).version, decision.state, before, after))
             before = after
     result.bisect_log = state.bisect.log
+    result.bisect_count = state.bisect.count
     if tags:
         program.manifest = make_manifest(program, pipeline)
     return result
