@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 from .kill_switch import ENV as KILL_SWITCH
 from .kill_switch import disabled_passes
-from .rollout_file import ALLOWLIST, CANARY, DISABLED, ENABLED, read_rollout_file
 
 ENV = "PIRC_ROLLOUT"
+DISABLED, ALLOWLIST, CANARY, ENABLED = "disabled", "allowlist", "canary", "enabled"
+STATES = (DISABLED, ALLOWLIST, CANARY, ENABLED)
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,10 @@ class Rollout:
         self.program_name = program_name
         self._fingerprint = fingerprint
         self.path, self.source = rollout_path(rollout_file)
-        self.entries = read_rollout_file(self.path, self.source) if self.path else {}
+        self.entries = {}
+        if self.path:
+            from .rollout_file import read_rollout_file  # YAML: only when there is a file
+            self.entries = read_rollout_file(self.path, self.source)
         self.disabled = disabled_passes()
 
     def decide(self, cls) -> Decision:

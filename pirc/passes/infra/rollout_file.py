@@ -8,7 +8,8 @@
 
 A pass the file does not name is `enabled`.  The file is read with marks
 (pirc.versioning.located_yaml), so every mistake is reported at once, each as
-`FILE:LINE:COL: error: ...` saying what was expected there.
+`FILE:LINE:COL: error: ...` saying what was expected there.  Imported only when a rollout
+file is named: a run without one never loads the YAML library.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from dataclasses import dataclass
 
 from ...errors import ErrorList, PircError
 from ...versioning.located_yaml import LocatedYaml, describe, is_scalar
+from .rollout import ALLOWLIST, CANARY, DISABLED, ENABLED, STATES
 
-DISABLED, ALLOWLIST, CANARY, ENABLED = "disabled", "allowlist", "canary", "enabled"
-STATES = (DISABLED, ALLOWLIST, CANARY, ENABLED)
 # The keys each state takes besides `state`.
 STATE_KEYS = {DISABLED: (), ALLOWLIST: ("programs",), CANARY: ("fraction",), ENABLED: ()}
 
