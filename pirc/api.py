@@ -47,14 +47,18 @@ def verify(program: Program, *, strict: bool = False) -> None:
 
 
 def run_pipeline(program: Program, pipeline: str = "default", device: str = "cpu",
-                 verify_each: bool = True):
+                 verify_each: bool = True, *, program_name: str | None = None,
+                 rollout: str | None = None, bisect_limit: int | None = None):
     """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
     place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips).
-    Raises PipelineError for a pipeline that cannot run and PassFailure when a pass breaks
-    the verifier or an invariant it declared (docs/PASSES.md)."""
+    `program_name` (for rollout allowlists) and `rollout` (a rollout file, else
+    PIRC_ROLLOUT) decide which passes run; `bisect_limit=N` applies only the first N
+    rewrites.  Raises PipelineError for a pipeline that cannot run and PassFailure when a
+    pass breaks the verifier or an invariant it declared (docs/PASSES.md)."""
     from .passes import run_pipeline as _run
 
-    return _run(program, pipeline, device=device, verify_each=verify_each)
+    return _run(program, pipeline, device=device, verify_each=verify_each,
+                program_name=program_name, rollout=rollout, bisect_limit=bisect_limit)
 
 
 def upgrade(program: Program, target: int | None = None, patch_dir: str | None = None) -> Program:

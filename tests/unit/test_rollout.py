@@ -228,3 +228,11 @@ def test_a_missing_file_says_who_named_it(tmp_path, monkeypatch):
     with pytest.raises(RolloutError) as e:
         run()
     assert e.value.render() == f"{missing}: error: the rollout file PIRC_ROLLOUT names does not exist"
+
+
+def test_the_top_level_api_takes_the_name_and_the_file(tmp_path):
+    import pirc
+
+    path = rollout_file(tmp_path, "passes: {cse: {state: allowlist, programs: [small]}}\n")
+    assert pirc.run_pipeline(program(), "cse,dce", program_name="small", rollout=path).passes[0].ran
+    assert not pirc.run_pipeline(program(), "cse,dce", program_name="big", rollout=path).passes[0].ran
