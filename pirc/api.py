@@ -50,19 +50,23 @@ def verify(program: Program, *, strict: bool = False) -> None:
 
 
 def run_pipeline(program: Program, pipeline: str = "default", params: dict | None = None,
-                 device: str = "cpu", verify_each: bool = True, report: bool = True):
+                 device: str = "cpu", verify_each: bool = True, report: bool = True, *,
+                 program_name: str | None = None, rollout: str | None = None,
+                 bisect_limit: int | None = None):
     """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
     place; returns the PipelineResult (per pass: ran or why not, matches, rewrites, skips;
     `result.params`: the parameters after the pipeline, new ones included, unused ones
     gone).  `params`: name -> numpy array (`read_params(path, program)`), for passes that
     read or fold weights (conv-bn-fold, param-fold); the dict given is not changed.
     `report=False` leaves the program's graph tags and manifest as they were.
-    Raises PipelineError for a pipeline that cannot run and PassFailure when a pass breaks
-    the verifier or an invariant it declared (docs/PASSES.md)."""
+    `program_name` (for rollout allowlists) and `rollout` (a rollout file, else
+    PIRC_ROLLOUT) decide which passes run; `bisect_limit=N` applies only the first N
+    rewrites.  Raises PipelineError for a pipeline that cannot run and PassFailure when a
+    pass breaks the verifier or an invariant it declared (docs/PASSES.md)."""
     from .passes import run_pipeline as _run
 
     return _run(program, pipeline, device=device, verify_each=verify_each, params=params,
-                tags=report)
+                tags=report, program_name=program_name, rollout=rollout, bisect_limit=bisect_limit)
 
 
 def upgrade(program: Program, target: int | None = None, patch_dir: str | None = None) -> Program:

@@ -21,8 +21,9 @@ from ..errors import PircError, PircWarning
 INTERNAL_ERROR_STATUS = 70
 
 
-def report_errors(command: Callable[[], int], debug: bool = False) -> int:
-    """Run `command`; return its exit status, or 1 after printing the error it raised.
+def report_errors(command: Callable[[], int], debug: bool = False, error_status: int = 1) -> int:
+    """Run `command`; return its exit status, or `error_status` (1) after printing the error
+    it raised (pirc-bisect uses 2: its 1 means it found a culprit).
 
     Its warnings (pirc.errors.PircWarning, issued with `warnings.warn`) print as they come,
     `WHERE: warning: MESSAGE`; other Python warnings as Python prints them."""
@@ -37,10 +38,10 @@ def report_errors(command: Callable[[], int], debug: bool = False) -> int:
                 python_shows(message, category, filename, lineno, file, line)
 
         warnings.showwarning = show
-        return _run(command, debug)
+        return _run(command, debug, error_status)
 
 
-def _run(command: Callable[[], int], debug: bool) -> int:
+def _run(command: Callable[[], int], debug: bool, error_status: int) -> int:
     try:
         status = command()
         sys.stdout.flush()  # a closed pipe shows here, not as an "Exception ignored" at exit
@@ -49,7 +50,7 @@ def _run(command: Callable[[], int], debug: bool) -> int:
         if debug:
             raise
         print(e.render(), file=sys.stderr)
-        return 1
+        return error_status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -4,7 +4,7 @@
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
              [--pipeline=SPEC|-p SPEC] [--list-passes] [--no-verify-each] [--device cpu|npu]
-             [--pass-stats] [--pass-report=FILE]
+             [--pass-stats] [--pass-report=FILE] [--rollout=FILE] [--bisect-limit=N]
              [--params FILE.pdiparams [--params-out OUT.pdiparams]]
              [--split-input-file] [--verify-diagnostics] [--debug] [--version]
 """
@@ -88,7 +88,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--crash-reproducer", metavar="FILE", default="pirc-crash.pir",
                    help="where a failing pass's reproducer goes (default: pirc-crash.pir here)")
     p.add_argument("--run-reproducer", metavar="FILE",
-                   help="replay a crash reproducer: its IR through its pipeline")
+                   help="replay a crash or bisection reproducer: its IR through its pipeline "
+                        "(and its bisect limit)")
+    p.add_argument("--rollout", metavar="FILE",
+                   help="each pass's rollout state (YAML: passes: {NAME: {state: canary, "
+                        "fraction: 0.1}}); wins over PIRC_ROLLOUT")
+    p.add_argument("--bisect-limit", type=_count, metavar="N",
+                   help="apply only the first N rewrites of the pipeline; each rewrite is "
+                        "logged on stderr (BISECT: running / NOT running pass (K) NAME on FP)")
     p.add_argument("--params", metavar="FILE.pdiparams",
                    help="the program's parameters (Paddle .pdiparams), for passes that read or "
                         "fold weights (conv-bn-fold, param-fold)")
@@ -99,6 +106,16 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     add_version_flag(p)
     return p
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of rewrites (0 or more), got {text!r}")
+    return value
 
 
 def changes_version(args) -> bool:
@@ -194,9 +211,10 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
     try:
         result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each,
                               instruments=[PrintIR(args)], program_name=program_name(filename),
-                              params=params)
+                              params=params, rollout=args.rollout, bisect_limit=args.bisect_limit,
+                              bisect_echo=sys.stderr)
     except PassFailure as e:
-        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload)}") from None
+        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload, filename)}") from None
     except PircError as e:
         raise e.in_file(filename) from None
     if args.pass_timing:
@@ -214,9 +232,10 @@ def program_name(filename: str) -> str:
     return Path(filename).stem
 
 
-def write_reproducer(args, pipeline, failure, reload) -> str:
+def write_reproducer(args, pipeline, failure, reload, filename: str) -> str:
     """Write the reproducer of `failure`; the sentence the error ends with (where it is, or
-    why there is none)."""
+    why there is none).  The passes before the failing one rerun as they ran (the same
+    rollout, the same bisect limit), and what is left of the limit goes in the file."""
     from ..atomic import write_atomically
     from ..passes import run_pipeline
     from ..passes.infra.reproducer import reproducer_text
@@ -225,8 +244,12 @@ def write_reproducer(args, pipeline, failure, reload) -> str:
         return ""
     try:
         before = reload()
-        run_pipeline(before, pipeline, device=args.device, verify_each=False, stop_after=failure.index)
-        write_atomically(args.crash_reproducer, [reproducer_text(before, pipeline, failure.index, str(failure))])
+        prefix = run_pipeline(before, pipeline, device=args.device, verify_each=False,
+                              stop_after=failure.index, program_name=program_name(filename),
+                              rollout=args.rollout, bisect_limit=args.bisect_limit)
+        left = None if args.bisect_limit is None else max(args.bisect_limit - prefix.bisect_count, 0)
+        write_atomically(args.crash_reproducer,
+                         [reproducer_text(before, pipeline, failure.index, str(failure), left)])
     except (PircError, OSError) as e:
         return f"\nnote: no crash reproducer written: {e}"
     return (f"\nnote: the IR before the pass and the pipeline from it are in {args.crash_reproducer}; "
@@ -314,7 +337,9 @@ def process(args, filename: str) -> int:
     text = read_input(args.input)
     if args.run_reproducer is not None:
         from ..passes.infra.reproducer import read_reproducer
-        args.pipeline = read_reproducer(text, filename)
+        args.pipeline, limit = read_reproducer(text, filename)
+        if args.bisect_limit is None:
+            args.bisect_limit = limit
     if args.verify_diagnostics:
         return check_expected_diagnostics(text, filename, args, process_text)
     if args.split_input_file:

@@ -32,6 +32,18 @@ def build_arg_parser() -> argparse.ArgumentParser:
         prog="pirc-run",
         description="Run a Paddle PIR program (saved JSON or PIR text) on the inputs of an "
                     ".npz file through its torch lowering and write the fetched outputs.")
+    add_program_arguments(p)
+    p.add_argument("--outputs", required=True, metavar="OUT.npz",
+                   help="where to write the outputs, keyed by fetch name (atomically)")
+    p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks")
+    add_version_flag(p)
+    return p
+
+
+def add_program_arguments(p: argparse.ArgumentParser) -> None:
+    """What a command that runs a program on inputs takes (pirc-run, pirc-bisect): the
+    program, its format and version, its parameters and the inputs."""
     p.add_argument("program", help="program file; .json = Paddle JSON, else PIR text")
     p.add_argument("-x", dest="input_format", choices=INPUT_FORMATS, help="program format (default: by extension)")
     p.add_argument("--from-version", type=int, metavar="N",
@@ -39,12 +51,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--params", metavar="FILE", help="the model's .pdiparams file")
     p.add_argument("--inputs", required=True, metavar="IN.npz",
                    help="inputs keyed by feed name (or in__<feed>)")
-    p.add_argument("--outputs", required=True, metavar="OUT.npz",
-                   help="where to write the outputs, keyed by fetch name (atomically)")
-    p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu")
-    p.add_argument("--debug", action="store_true", help="show Python tracebacks")
-    add_version_flag(p)
-    return p
+
+
+def read_program_arg(args):
+    """The program `add_program_arguments`' flags name, read (not verified)."""
+    filename = "<stdin>" if args.program == "-" else args.program
+    text = read_input(args.program)
+    return parse_program(text, input_format_for(args.program, args.input_format, text),
+                         filename, args.from_version), text
 
 
 def load_inputs(path: str) -> dict:
@@ -76,9 +90,7 @@ def run(argv=None) -> int:
 
     def command() -> int:
         filename = "<stdin>" if args.program == "-" else args.program
-        text = read_input(args.program)
-        program = parse_program(text, input_format_for(args.program, args.input_format, text),
-                                filename, args.from_version)
+        program, text = read_program_arg(args)
         inputs = load_inputs(args.inputs)
         from ..lower import lower
         from ..lower.execute import run_module

@@ -87,5 +87,11 @@ class Program:
         """Every op of the program, nested ones included, in print order."""
         yield from self.module.walk()
 
+    def clone(self) -> "Program":
+        """A deep copy of the IR with the same version, tags, manifest and extra keys (not
+        the source locations): what a pass can rewrite while the original stays as it was."""
+        return Program(self.module.clone(), self.version, list(self.graph_tags), self.trainable,
+                       self.manifest, dict(self.extra))
+
     def op_count(self) -> int:
         return sum(1 for _ in self.module.walk()) - 1

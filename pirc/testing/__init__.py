@@ -1,9 +1,12 @@
 """Testing aids: differential testing of two programs and random valid programs for fuzzing.
 
-`numerical_diff` needs only pirc.run; `strategies` needs hypothesis (a test dependency) and is
+`numerical_diff` needs only pirc.run, and so does `bisect` (the first pass and rewrite of a
+pipeline that changes a program's outputs); `strategies` needs hypothesis (a test dependency) and is
 imported on demand: `from pirc.testing.strategies import programs`.
 """
 
+from .bisect import BisectResult, bisect
 from .numerical_diff import ArrayDiff, DiffReport, Divergence, compare_arrays, numerical_diff
 
-__all__ = ["numerical_diff", "DiffReport", "ArrayDiff", "Divergence", "compare_arrays"]
+__all__ = ["numerical_diff", "DiffReport", "ArrayDiff", "Divergence", "compare_arrays",
+           "bisect", "BisectResult"]

@@ -5,9 +5,9 @@ In a lit.cfg.py (docs/TESTING.md):
     from pirc.testing.lit_config import add_pirc_substitutions
     add_pirc_substitutions(config)
 
-makes `pirc-opt`, `pirc-run`, `pirc-patch`, `pirc-compat`, `FileCheck` (and its older
-spelling `filecheck`) and `%python` in RUN lines run with the Python that runs lit: the
-tools as `python -m <module>`, so the pirc that lit's Python imports is the one tested
+makes `pirc-opt`, `pirc-run`, `pirc-patch`, `pirc-compat`, `pirc-bisect`, `FileCheck` (and
+its older spelling `filecheck`) and `%python` in RUN lines run with the Python that runs
+lit: the tools as `python -m <module>`, so the pirc that lit's Python imports is the one tested
 (a virtual environment need not be on PATH), and FileCheck as the `filecheck` Python
 package, so no LLVM is needed and nothing named `FileCheck` is installed that could shadow
 LLVM's.  A tool name is replaced only where it stands as a word of its own (not inside
@@ -27,6 +27,7 @@ TOOLS = {
     "pirc-run": "pirc.cli.run",
     "pirc-patch": "pirc.cli.patch",
     "pirc-compat": "pirc.cli.compat",
+    "pirc-bisect": "pirc.cli.bisect",
 }
 
 

@@ -115,11 +115,12 @@ class DiffReport:
 
 
 def numerical_diff(a, b, inputs: dict, atol: float = 1e-5, rtol: float = 1e-4, params=None,
-                   params_b=None, device: str = "cpu", runner=None) -> DiffReport:
+                   params_b=None, device: str = "cpu", runner=None, locate: bool = True) -> DiffReport:
     """Run programs `a` and `b` on `inputs` (feed name -> array) and compare their outputs.
 
     `params` binds both programs' parameters (`params_b`, when given, binds b's).  When the
-    outputs differ, the report's `divergence` names the first paired op whose results differ.
+    outputs differ, the report's `divergence` names the first paired op whose results differ
+    (`locate=False`: only whether and which outputs differ, without the O(log n) probes).
     `runner(program, inputs, params, device) -> dict` replaces pirc.run (tests, other back ends).
     """
     run = runner or _pirc_run
@@ -134,7 +135,8 @@ def numerical_diff(a, b, inputs: dict, atol: float = 1e-5, rtol: float = 1e-4, p
     if all(d.ok for _, d in outputs):
         return DiffReport(True, outputs)
     report = DiffReport(False, outputs)
-    _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol)
+    if locate:
+        _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol)
     return report
 
 
@@ -192,13 +194,10 @@ def _truncated(program, k, wanted):
     those values, with no hook into the lowering."""
     from ..ir.attrs import int32_attr, str_attr
     from ..ir.builder import append_op
-    from ..ir.program import Program
     from ..ir.registry import op_class
     from ..ir.types import DenseTensorType
 
-    module = program.module.clone()
-    copy = Program(module, program.version, list(program.graph_tags), program.trainable,
-                   program.manifest, dict(program.extra))
+    copy = program.clone()
     ops = list(copy.block.ops)
     for op in reversed(ops[k + 1:]):
         op.detach()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pirc.ir.builder import append_op
+from pirc.ir.registry import op_class
 from pirc.passes import PircPass, register_pass
+from pirc.passes.infra.rewrites import OpUse
 
 
 @register_pass
@@ -47,3 +50,39 @@ class ErasesAUsedOp(PircPass):
         data = next(op for op in pc.program.block.ops if op.name == "pd_op.data")
         pc.program.block.detach_op(data)
         pc.rewrote()
+
+
+@register_pass
+@dataclass(frozen=True)
+class MiscomputesKthAdd(PircPass):
+    """Rebuilds each pd_op.add as an equal new op, except the k-th, which becomes a subtract.
+
+    Every rebuild goes through the rewrite gate, so bisection sees k rewrites that keep the
+    outputs and then the one that does not: pirc.testing.bisect must name rewrite k."""
+
+    name = "test-miscompute"
+    rewrites = {"pd_op.add": OpUse((1,))}
+    k: int = 1
+
+    def run(self, pc):
+        count = 0
+        for op in list(pc.program.block.ops):
+            if op.name != "pd_op.add":
+                continue
+            pc.matched()
+            rewrite = pc.begin([op])
+            if rewrite is None:
+                continue
+            count += 1
+            rewrite.done([replace_op(op, "pd_op.subtract" if count == self.k else "pd_op.add", pc.version)])
+
+
+def replace_op(op, name: str, version: int):
+    """Put a new op named `name`, with `op`'s operands, attributes and result type, in its
+    place; the new op."""
+    new = append_op(op_class(name, version), list(op.operands), [r.type for r in op.results],
+                    dict(op.attributes), None)
+    op.parent.insert_op_before(new, op)
+    op.results[0].replace_all_uses_with(new.results[0])
+    op.parent.erase_op(op, safe_erase=False)
+    return new

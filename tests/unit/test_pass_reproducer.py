@@ -55,7 +55,7 @@ def test_a_crashing_pass_is_named_with_its_exception(tmp_path, monkeypatch, caps
 
 def test_not_a_reproducer(tmp_path, capsys):
     assert run(["--run-reproducer", str(SMALL)]) == 1
-    assert "not a pirc crash reproducer (no `// pipeline: ...` line)" in capsys.readouterr().err
+    assert "not a pirc reproducer (no `// pipeline: ...` line)" in capsys.readouterr().err
 
 
 def test_print_ir_flags(capsys):
@@ -72,3 +72,14 @@ def test_print_ir_after_failure(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     run([str(SMALL), "--from-version=4", "-p", "test-breaks-verifier", "--print-ir-after-failure"])
     assert "// -----// IR Dump After Failure test-breaks-verifier (#1) //----- //" in capsys.readouterr().err
+
+
+def test_a_crash_reproducer_keeps_what_is_left_of_the_bisect_limit(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    # cse's one rewrite uses the limit's first; the failing pass and dce get what is left
+    status = run([str(SMALL), "--from-version=4", "-p", "cse,test-breaks-verifier,dce", "--bisect-limit=2"])
+    assert status == 1
+    assert "BISECT: running pass (1) cse on pfp1:" in capsys.readouterr().err
+    text = (tmp_path / "pirc-crash.pir").read_text()
+    assert "// pipeline: test-breaks-verifier,dce\n// bisect-limit: 1\n" in text
+    assert text.count('"pd_op.tanh"') == 1  # the IR as cse left it under the limit

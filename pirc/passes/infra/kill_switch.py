@@ -8,10 +8,24 @@ from __future__ import annotations
 import difflib
 import os
 
-from .pipeline import PipelineError
+from .pipeline import PipelineError, closest_first
 from .registry import all_passes
 
 ENV = "PIRC_DISABLE_PASSES"
+
+
+def optimising_passes() -> list[str]:
+    """The passes a rollout may turn off: every registered one but the correctness passes."""
+    return [n for n, cls in all_passes().items() if not cls.correctness]
+
+
+def unknown_pass(name: str, what: str) -> str:
+    """The message for an unknown pass `name`: the valid ones, the closest match first
+    (`what` says what they are, e.g. "the passes it can disable")."""
+    valid = optimising_passes()
+    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown pass {name!r}{hint}; {what}: {', '.join(closest_first(name, valid))}"
 
 
 def disabled_passes() -> set[str]:
@@ -22,14 +36,11 @@ def disabled_passes() -> set[str]:
         return set()
     passes = all_passes()
     if "all" in names:
-        return {n for n, cls in passes.items() if not cls.correctness}
+        return set(optimising_passes())
     for name in sorted(names):
         cls = passes.get(name)
         if cls is None:
-            close = difflib.get_close_matches(name, list(passes), n=1, cutoff=0.5)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            valid = ", ".join(n for n, c in passes.items() if not c.correctness)
-            raise PipelineError(f"{ENV}: unknown pass {name!r}{hint}; the passes it can disable: {valid}, or all")
+            raise PipelineError(f"{ENV}: {unknown_pass(name, 'the passes it can disable')}, or all")
         if cls.correctness:
             raise PipelineError(f"{ENV}: {name!r} is needed for a correct program and is never disabled")
     return names

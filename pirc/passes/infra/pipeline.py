@@ -176,6 +176,14 @@ def _closest(name: str, known) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def closest_first(name: str, known) -> list[str]:
+    """`known`, the names most like `name` first (then the rest in their own order): what
+    an error about an unknown name lists, so the likely fix is read first."""
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=len(known), cutoff=0.5)
+    return close + [k for k in known if k not in close]
+
+
 def pass_text(p) -> str:
     options = []
     for f in dataclasses.fields(p):

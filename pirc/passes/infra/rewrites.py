@@ -90,12 +90,14 @@ class Bisect:
 
     limit: int | None = None
     count: int = 0
+    refused: int = 0   # rewrites not run because of the limit
     log: list[str] = field(default_factory=list)
     echo: object = None  # a file the log lines also go to (stderr for the CLI), or None
 
     def allow(self, pass_name: str, fingerprint: str) -> bool:
         self.count += 1
         allowed = self.limit is None or self.count <= self.limit
+        self.refused += not allowed
         if self.limit is not None:
             verb = "running" if allowed else "NOT running"
             line = f"BISECT: {verb} pass ({self.count}) {pass_name} on {fingerprint}"
