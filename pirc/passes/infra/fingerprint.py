@@ -39,6 +39,7 @@ class Fingerprinter:
         self._attr_text: dict = {}
         self._type_text: dict = {}
         self._heads: dict = {}
+        self._statics: dict = {}
         self._program_memo: dict = {}
         # The top-level ops the last program() hashed again (None before a second call):
         # what a pass changed, for the verifier (pirc.ir.verifier.collect_problems_in).
@@ -131,25 +132,23 @@ class Fingerprinter:
         return memo[id(root)]
 
     def _hash_one(self, op, inside: set, memo: dict, cycle_safe: bool = False) -> bytes:
+        # What the op is without its operands (name, attributes, result types) is the same for
+        # many ops (a model repeats its layers, and the readers share attribute objects): it
+        # is spelled once per distinct set of objects, keyed by their ids.  The entry holds
+        # the objects, so an id cannot be reused while it lives.
         attributes = op.attributes
-        keys = tuple(attributes)
-        head = self._heads.get((op.name, keys))
-        if head is None:
-            head = self._heads[(op.name, keys)] = self._head(op.name, keys)
-        prefix, order = head
-        attr = self._attr
-        parts = [prefix]
-        for key, spelled in order:
-            parts += (spelled, attr(attributes[key]))
+        values = tuple(attributes.values())
+        types = tuple([r.type for r in op.results])
+        key = (op.name, tuple(attributes), tuple(map(id, values)), tuple(map(id, types)))
+        entry = self._statics.get(key)
+        if entry is None:
+            entry = self._statics[key] = (values, types, self._static(op))
+        parts = [entry[2]]
         if op.properties:
-            for key in sorted(op.properties):
-                parts += (b"p:" + key.encode(), attr(op.properties[key]))
-        parts.append(b"->")
+            for name in sorted(op.properties):
+                parts += (b"p:" + name.encode(), self._attr(op.properties[name]))
         type_bytes = self._type
-        for result in op.results:
-            parts.append(type_bytes(result.type))
-        parts.append(b"<-")
-        for operand in op.operands:
+        for operand in op._operands:
             owner = getattr(operand, "op", None)
             if owner is not None and id(owner) in inside and (not cycle_safe or id(owner) in memo):
                 parts += (b"e", memo[id(owner)], b"#%d," % operand.index)  # KeyError: not yet hashed
@@ -161,6 +160,19 @@ class Fingerprinter:
                 parts.append(self._block(block, inside | {id(o) for o in block.ops}, memo))
             parts.append(b"}")
         return hashlib.blake2b(b"".join(parts), digest_size=20).digest()
+
+    def _static(self, op) -> bytes:
+        """The op's name, semantic version, attributes (naming ones left out) and result types."""
+        attributes = op.attributes
+        keys = tuple(attributes)
+        prefix, order = self._head(op.name, keys)
+        parts = [prefix]
+        for key, spelled in order:
+            parts += (spelled, self._attr(attributes[key]))
+        parts.append(b"->")
+        parts += [self._type(r.type) for r in op.results]
+        parts.append(b"<-")
+        return b"".join(parts)
 
     def _head(self, name: str, keys: tuple) -> tuple[bytes, tuple]:
         """What every op of this name and attribute set starts with, and the attribute
