@@ -118,7 +118,7 @@ class FoldOp(Pattern):
         for new in new_ops:
             block.insert_op_before(new, op)
         users = replace_op(op, [new_ops[-1].results[0]])
-        for source in sources:  # in-place constants dce cannot remove (module docstring)
+        for source in matched[:-1]:  # in-place constants dce cannot remove (module docstring)
             if source.name == "pd_op.assign_value_" and source.results[0].first_use is None:
                 source.parent.erase_op(source, safe_erase=False)
         rewrite.done(new_ops)

@@ -8,7 +8,7 @@ again (the ops it made, and the users of the values it replaced; `replace_op` gi
 The driver works in rounds.  The first round visits every op of the program (nested regions
 too) whose name some pattern roots at, in print order, so a chain folds in one round: a
 producer is rewritten before its users are visited.  Each later round visits only the ops
-the previous one handed back.  The program has converged when a round rewrites nothing.
+the previous one handed back that it had already passed (or made).  The program has converged when a round rewrites nothing.
 When round `max_iterations` still rewrote something and left ops to look at, the patterns
 have not converged (two undo each other, or one keeps growing the program) and the driver
 raises `NonConvergenceError` naming the pattern that kept firing: MLIR's and Paddle's
@@ -100,6 +100,7 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
         fired: Counter = Counter()
         again: list = []
         seen: set = set()
+        pending = {id(op) for op in work}
         for op in work:
             if id(op) in seen or op.parent is None:  # visited this round, or erased
                 continue
@@ -108,7 +109,10 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
                 touched = p.match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1
-                    again.extend(o for o in touched if o.name in by_root)
+                    # An op still ahead in this round is visited anyway; one behind it (or
+                    # new) waits for the next round.
+                    again.extend(o for o in touched if o.name in by_root
+                                 and (id(o) in seen or id(o) not in pending))
                     break
         total.update(fired)
         if not fired or not again:
