@@ -20,8 +20,9 @@ fires:
 
 Replacing a result by an input keeps the aliasing rules of pirc.passes.infra.forwarding:
 neither value may be written in place, and a fetch keeps reading a value computed in its
-block that no other fetch reads.  A rewrite those rules forbid is counted as a skip.  Ops
-the rewrites leave unused (the `full` feeding a dropout's p) are dce's.
+block that no other fetch reads.  A rewrite those rules forbid is counted as a skip.  A
+`full` a rewrite matched (a scale's factor, a dropout's p) goes with it when nothing else
+uses it; other ops the rewrites leave unused (the first of two transposes) are dce's.
 """
 
 from __future__ import annotations
@@ -49,10 +50,11 @@ def _forward(pc, op, value, matched=None):
     if not may_forward(op, result, value):
         pc.skip(ALIASING, op)
         return None
-    rewrite = pc.begin(matched or [op])
+    matched = matched or [op]
+    rewrite = pc.begin(matched)
     if rewrite is None:
         return None
-    users = replace_op(op, [value])
+    users = replace_op(op, [value], [m for m in matched if m is not op])
     rewrite.done()
     return users
 
@@ -77,12 +79,13 @@ class DropInferenceDropout(Pattern):
         is_test = attrs.get("is_test")
         if is_test is None or not A.scalar_value(is_test):
             return None
-        if getattr(attrs.get("mode"), "data", "downgrade_in_infer") == "upscale_in_train":
-            return _forward(pc, op, op.operands[0])
         p = op.operands[2]
-        if full_scalar(p) != 0:
+        full = _producer(p, "pd_op.full")
+        if getattr(attrs.get("mode"), "data", "downgrade_in_infer") != "upscale_in_train" \
+                and full_scalar(p) != 0:
             return None
-        return _forward(pc, op, op.operands[0], [op, p.op])
+        # p's full is matched (read, or left unused: erased with the dropout when so).
+        return _forward(pc, op, op.operands[0], [op] + ([full] if full is not None else []))
 
 
 class DropIdentityScale(Pattern):

@@ -27,6 +27,8 @@ from collections import Counter
 from typing import ClassVar, Iterable
 
 from ...errors import PircError
+from ...ir.builder import gc_paused
+from ...ir.effects import is_pure
 
 DEFAULT_MAX_ITERATIONS = 10
 
@@ -57,15 +59,22 @@ class Pattern:
         raise NotImplementedError
 
 
-def replace_op(op, values) -> list:
+def replace_op(op, values, inputs=()) -> list:
     """Replace the first results of `op` by `values` (the others must be unused), erase
-    `op`, and return the ops whose operands changed (to look at again)."""
+    `op`, and return the ops whose operands changed (to look at again).
+
+    `inputs`: ops the rewrite matched besides `op` (a scale's `full` factor); each one the
+    rewrite left pure and unused is erased too, as MLIR's greedy driver erases the ops a
+    rewrite leaves dead.  Only matched ops: the gate has seen them, and dce keeps the rest."""
     users = []
     for result, value in zip(op.results, values):
         users.extend(use.operation for use in result.uses)
         result.replace_all_uses_with(value)
     assert all(r.first_use is None for r in op.results[len(values):]), op.name
     op.parent.erase_op(op, safe_erase=False)
+    for dead in inputs:
+        if dead.parent is not None and is_pure(dead) and all(r.first_use is None for r in dead.results):
+            dead.parent.erase_op(dead, safe_erase=False)
     return users
 
 
@@ -93,6 +102,11 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
     by_root: dict[str, list[Pattern]] = {}
     for p in patterns:
         by_root.setdefault(p.root, []).append(p)
+    with gc_paused():  # the walk and the rewrites make few objects: no collections meanwhile
+        return _apply(pc, by_root, max_iterations, what)
+
+
+def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
     work: list = []
     _collect(pc.program.block, by_root, work)
     total: Counter = Counter()
