@@ -177,3 +177,20 @@ def test_identical_constant_subgraphs_are_evaluated_once():
     values = [A.scalar_value(op.attributes["value"]) for op in p.block.ops
               if op.name == "pd_op.full" and op.results[0].first_use is not None]
     assert values == [float(np.float32(0.7) * np.float32(1.3))] * 2
+
+
+def test_the_output_is_byte_identical_across_processes(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    source = root / "tests" / "lit" / "passes" / "const_fold.pir"
+    outs = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(root))
+        subprocess.run([sys.executable, "-m", "pirc", str(source), "--from-version=4", "--split-input-file",
+                        "-p", "default", "-o", str(tmp_path / f"{seed}.pir")], check=True, env=env, cwd=root)
+        outs.append((tmp_path / f"{seed}.pir").read_bytes())
+    assert outs[0] == outs[1] and b"pd_op.assign_value_" in outs[0]

@@ -15,6 +15,10 @@
 // V3-NOT:    "pd_op.cast"
 // V3:        "pd_op.fetch" (%[[R]])
 
+// The iteration cap must allow one round.
+// RUN: not pirc-opt %S/Inputs/same_type_cast.pir --from-version=4 -p 'canonicalize{max-iterations=0}' 2>&1 | FileCheck %s --check-prefix=CAP
+// CAP: same_type_cast.pir: error: canonicalize: max-iterations must be at least 1, got 0
+
 // An assign chain, a scale by 1 with bias 0, an inference dropout (upscale_in_train) and a
 // transpose pair that composes to the identity: the fetch reads the relu again, and the
 // ops those rewrites matched and left unused (the fulls, the first transpose) go too.
