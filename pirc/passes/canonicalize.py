@@ -66,6 +66,7 @@ def _producer(value, name: str):
 
 class ForwardAssign(Pattern):
     root = "pd_op.assign"
+    operands = 1
 
     def match_and_rewrite(self, op, pc):
         return _forward(pc, op, op.operands[0])
@@ -73,6 +74,7 @@ class ForwardAssign(Pattern):
 
 class DropInferenceDropout(Pattern):
     root = "pd_op.dropout"
+    operands = 3
 
     def match_and_rewrite(self, op, pc):
         attrs = op.attributes
@@ -90,10 +92,11 @@ class DropInferenceDropout(Pattern):
 
 class DropIdentityScale(Pattern):
     root = "pd_op.scale"
+    operands = 2
 
     def match_and_rewrite(self, op, pc):
         bias = op.attributes.get("bias")
-        if bias is None or A.scalar_value(bias) != 0 or len(op.operands) != 2:
+        if bias is None or A.scalar_value(bias) != 0:
             return None
         scale = op.operands[1]
         if full_scalar(scale) != 1:
@@ -103,6 +106,7 @@ class DropIdentityScale(Pattern):
 
 class DropSameTypeCast(Pattern):
     root = "pd_op.cast"
+    operands = 1
 
     def match_and_rewrite(self, op, pc):
         x = op.operands[0]
@@ -129,10 +133,11 @@ class ComposeCasts(Pattern):
     be a float, or all three integers (integer narrowing wraps modulo 2**n either way)."""
 
     root = "pd_op.cast"
+    operands = 1
 
     def match_and_rewrite(self, op, pc):
         inner = _producer(op.operands[0], "pd_op.cast")
-        if inner is None:
+        if inner is None or len(inner.operands) != 1:
             return None
         x = inner.operands[0]
         t, u, v = _element(x), _element(inner.results[0]), _element(op.results[0])
@@ -151,8 +156,11 @@ class ComposeCasts(Pattern):
 
 
 def _perm(op):
+    perm = op.attributes.get("perm")
+    if perm is None or len(op.operands) != 1:  # a program read without the verifier
+        return None
     rank = len(getattr(op.operands[0].type, "shape", ()))
-    perm = [A.scalar_value(p) for p in op.attributes["perm"].data]
+    perm = [A.scalar_value(p) for p in perm.data]
     if rank == 0 or len(perm) != rank:
         return None
     perm = [p % rank for p in perm]
@@ -163,6 +171,7 @@ class ComposeTransposes(Pattern):
     """transpose(transpose(x, p), q) is transpose(x, [p[q[i]]]); the identity is x."""
 
     root = "pd_op.transpose"
+    operands = 1
 
     def match_and_rewrite(self, op, pc):
         outer = _perm(op)
@@ -193,6 +202,7 @@ class ComposeTransposes(Pattern):
 
 class DropSameShapeReshape(Pattern):
     root = "pd_op.reshape"
+    operands = 2
 
     def match_and_rewrite(self, op, pc):
         x = op.operands[0]

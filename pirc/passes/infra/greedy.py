@@ -48,6 +48,10 @@ class Pattern:
     `match_and_rewrite`.  A pattern holds no state between calls."""
 
     root: ClassVar[str]
+    # How many operands the root must have (None: any).  A program read without the
+    # verifier may hold a malformed op; the driver offers it to no pattern that would index
+    # past its operands.
+    operands: ClassVar[int | None] = None
 
     @property
     def name(self) -> str:
@@ -120,6 +124,8 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
                 continue
             seen.add(id(op))
             for p in by_root[op.name]:
+                if p.operands is not None and len(op.operands) != p.operands:
+                    continue
                 touched = p.match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1

@@ -19,6 +19,18 @@
 // RUN: not pirc-opt %S/Inputs/same_type_cast.pir --from-version=4 -p 'canonicalize{max-iterations=0}' 2>&1 | FileCheck %s --check-prefix=CAP
 // CAP: same_type_cast.pir: error: canonicalize: max-iterations must be at least 1, got 0
 
+// A program read without the verifier may hold malformed ops (a transpose without perm, a
+// cast without operand, a full without value, a dropout without p): no pattern indexes past
+// what is there and nothing crashes; the cast of a cast without dtype still has its input's
+// type, so it goes.
+// RUN: pirc-opt %S/Inputs/malformed.pir --from-version=4 --no-verify -p canonicalize,const-fold --no-verify-each --emit=paddle | FileCheck %s --check-prefix=MALFORMED
+// MALFORMED:      "pd_op.transpose" (%0) {stop_gradient:[true]}
+// MALFORMED-NEXT: "pd_op.cast" () {dtype:float32
+// MALFORMED-NEXT: "pd_op.full" () {dtype:float32,place:Place(cpu),stop_gradient:[true]}
+// MALFORMED-NEXT: "pd_op.scale"
+// MALFORMED-NEXT: "pd_op.add"
+// MALFORMED-NEXT: "pd_op.dropout" (%{{[0-9]+}}) {is_test:true
+
 // An assign chain, a scale by 1 with bias 0, an inference dropout (upscale_in_train) and a
 // transpose pair that composes to the identity: the fetch reads the relu again, and the
 // ops those rewrites matched and left unused (the fulls, the first transpose) go too.
