@@ -58,12 +58,12 @@ class _CycleB(PircPass):
 
 def test_the_default_pipeline_is_data():
     pipeline = build_pipeline("default")
-    assert pipeline.name == "default" and pipeline.version == 1
-    assert [p.name for p in pipeline.passes] == ["cse", "dce"]
+    assert pipeline.name == "default" and pipeline.version == 2
+    assert [p.name for p in pipeline.passes] == ["canonicalize", "const-fold", "cse", "dce"]
 
 
 def test_passes_are_found_by_scanning_the_package():
-    assert {"cse", "dce"} <= set(all_passes())
+    assert {"canonicalize", "const-fold", "cse", "dce"} <= set(all_passes())
 
 
 def test_an_explicit_list_with_options():
@@ -75,7 +75,8 @@ def test_an_explicit_list_with_options():
 
 
 def test_a_named_pipeline_inside_a_list():
-    assert [p.name for p in build_pipeline("default,dce").passes] == ["cse", "dce", "dce"]
+    assert [p.name for p in build_pipeline("default,dce").passes] == [
+        "canonicalize", "const-fold", "cse", "dce", "dce"]
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -1,0 +1,147 @@
+"""The greedy pattern driver: apply rewrite patterns until none fires, or fail loudly.
+
+A pattern is one small class: the op name it roots at (`root`) and `match_and_rewrite(op,
+pc)`, which either leaves the IR alone and returns None, or rewrites it (through the gate:
+`rewrite = pc.begin(ops)`, mutate, `rewrite.done(produced)`) and returns the ops to look at
+again (the ops it made, and the users of the values it replaced; `replace_op` gives them).
+
+The driver works in rounds.  The first round visits every op of the program (nested regions
+too) whose name some pattern roots at, in print order, so a chain folds in one round: a
+producer is rewritten before its users are visited.  Each later round visits only the ops
+the previous one handed back that it had already passed (or made).  The program has converged when a round rewrites nothing.
+When round `max_iterations` still rewrote something and left ops to look at, the patterns
+have not converged (two undo each other, or one keeps growing the program) and the driver
+raises `NonConvergenceError` naming the pattern that kept firing: MLIR's and Paddle's
+drivers stop at their cap and carry on with a half-rewritten program; here that is an error.
+
+Why not xDSL's `PatternRewriteWalker`: it offers every pattern every op (this driver looks
+patterns up by op name in a dict, so ops no pattern roots at cost one dict miss), it has no
+iteration cap, and the gate (`pc.begin`) would still have to be called by each pattern.  The
+patterns mutate the IR with xDSL's own primitives (`replace_all_uses_with`,
+`Block.insert_op_before`, `Block.erase_op`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar, Iterable
+
+from ...errors import PircError
+from ...ir.builder import gc_paused
+from ...ir.effects import is_pure
+
+DEFAULT_MAX_ITERATIONS = 10
+
+
+class NonConvergenceError(PircError):
+    """Patterns still rewrote the program in the last round the cap allows."""
+
+    def __init__(self, message: str, pattern: str, fired: int, iterations: int):
+        super().__init__(message)
+        self.pattern = pattern
+        self.fired = fired          # how often it fired, all rounds together
+        self.iterations = iterations
+
+
+class Pattern:
+    """One rewrite rooted at ops named `root`: subclass, set `root`, define
+    `match_and_rewrite`.  A pattern holds no state between calls."""
+
+    root: ClassVar[str]
+    # How many operands the root must have (None: any).  A program read without the
+    # verifier may hold a malformed op; the driver offers it to no pattern that would index
+    # past its operands.
+    operands: ClassVar[int | None] = None
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def match_and_rewrite(self, op, pc) -> list | None:
+        """Rewrite `op` if the pattern applies: None when it did not (no match, or the
+        gate refused), else the ops to look at again."""
+        raise NotImplementedError
+
+
+def replace_op(op, values, inputs=()) -> list:
+    """Replace the first results of `op` by `values` (the others must be unused), erase
+    `op`, and return the ops whose operands changed (to look at again).
+
+    `inputs`: ops the rewrite matched besides `op` (a scale's `full` factor); each one the
+    rewrite left pure and unused is erased too, as MLIR's greedy driver erases the ops a
+    rewrite leaves dead.  Only matched ops: the gate has seen them, and dce keeps the rest."""
+    users = []
+    for result, value in zip(op.results, values):
+        users.extend(use.operation for use in result.uses)
+        result.replace_all_uses_with(value)
+    assert all(r.first_use is None for r in op.results[len(values):]), op.name
+    op.parent.erase_op(op, safe_erase=False)
+    for dead in inputs:
+        if dead.parent is not None and is_pure(dead) and all(r.first_use is None for r in dead.results):
+            dead.parent.erase_op(dead, safe_erase=False)
+    return users
+
+
+def _collect(block, names, out: list) -> None:
+    """The ops of `block` (nested regions too) named in `names`, in print order.  Reads
+    xDSL's links directly (`_first_op`, `_next_op`; xDSL is pinned exactly): its `walk()` and
+    `next_op` property cost more than the dispatch itself on a 100k-op program."""
+    op = block._first_op
+    while op is not None:
+        if op.name in names:
+            out.append(op)
+        for region in op.regions:
+            for inner in region.blocks:
+                _collect(inner, names, out)
+        op = op._next_op
+
+
+def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAULT_MAX_ITERATIONS,
+                   what: str | None = None) -> int:
+    """Apply `patterns` to `pc.program` until none fires; returns the rounds it took.
+    `what` names the rewrite in the error (the pass name by default)."""
+    if max_iterations < 1:
+        raise PircError(f"{what or pc.pass_name}: max-iterations must be at least 1, "
+                        f"got {max_iterations}")
+    by_root: dict[str, list[Pattern]] = {}
+    for p in patterns:
+        by_root.setdefault(p.root, []).append(p)
+    with gc_paused():  # the walk and the rewrites make few objects: no collections meanwhile
+        return _apply(pc, by_root, max_iterations, what)
+
+
+def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
+    work: list = []
+    _collect(pc.program.block, by_root, work)
+    total: Counter = Counter()
+    for iteration in range(1, max_iterations + 1):
+        fired: Counter = Counter()
+        again: list = []
+        seen: set = set()
+        pending = {id(op) for op in work}
+        for op in work:
+            if id(op) in seen or op.parent is None:  # visited this round, or erased
+                continue
+            seen.add(id(op))
+            for p in by_root[op.name]:
+                if p.operands is not None and len(op.operands) != p.operands:
+                    continue
+                touched = p.match_and_rewrite(op, pc)
+                if touched is not None:
+                    fired[p.name] += 1
+                    # An op still ahead in this round is visited anyway; one behind it (or
+                    # new) waits for the next round.
+                    again.extend(o for o in touched if o.name in by_root
+                                 and (id(o) in seen or id(o) not in pending))
+                    break
+        total.update(fired)
+        if not fired or not again:
+            return iteration
+        work = again
+    name, count = sorted(fired.items(), key=lambda item: (-item[1], item[0]))[0]
+    raise NonConvergenceError(
+        f"{what or pc.pass_name} did not converge in {max_iterations} iterations: pattern "
+        f"{name} still fired {count} times in the last one ({total[name]} in all); patterns "
+        f"that undo each other or keep growing the program are a bug in the pass; a deep "
+        f"program may need a larger max-iterations",
+        name, total[name], max_iterations)
