@@ -63,11 +63,13 @@ class Fingerprinter:
             key = id(op)
             entry = kept.get(key)
             attrs = tuple(op.attributes.values())
-            operands = op.operands
-            types = tuple(r.type for r in op.results)
+            # The operand tuple itself, not `op.operands`: that is a view of the op, equal to
+            # any other view of it, so it would not tell a rewired operand.
+            operands = op._operands
+            types = tuple([r.type for r in op.results])
             if (entry is not None and entry[0] is op and entry[1] == attrs and entry[2] == operands
                     and entry[3] == types and not op.regions
-                    and not any(id(getattr(v, "op", None)) in changed for v in operands)):
+                    and not (changed and any(id(getattr(v, "op", None)) in changed for v in operands))):
                 digest = entry[4]
             else:
                 try:
@@ -200,8 +202,7 @@ def _all_operands(op):
 
 def _combine(hashes) -> str:
     h = hashlib.sha256(b"pfp1")
-    for digest in sorted(hashes):
-        h.update(digest)
+    h.update(b"".join(sorted(hashes)))  # one call: the same bytes as one update per digest
     return PREFIX + h.hexdigest()
 
 
