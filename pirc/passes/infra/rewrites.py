@@ -22,6 +22,7 @@ model's repeated layers) are worked out once.
 
 from __future__ import annotations
 
+import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -57,16 +58,18 @@ class RewriteConflictError(PircError):
 
 class RewriteCache:
     """Plans by key, least recently used out first; one per process, so a model zoo's
-    repeated layers are worked out once across programs too."""
+    repeated layers are worked out once across programs too.  A disabled cache keeps
+    nothing (every `get` misses): the same output, each plan computed afresh."""
 
-    def __init__(self, capacity: int = 4096):
+    def __init__(self, capacity: int = 4096, enabled: bool = True):
         self.capacity = capacity
+        self.enabled = enabled
         self._plans: OrderedDict = OrderedDict()
         self.hits = 0
         self.misses = 0
 
     def get(self, key):
-        plan = self._plans.get(key)
+        plan = self._plans.get(key) if self.enabled else None
         if plan is None:
             self.misses += 1
             return None
@@ -75,13 +78,22 @@ class RewriteCache:
         return plan
 
     def put(self, key, plan) -> None:
+        if not self.enabled:
+            return
         self._plans[key] = plan
         self._plans.move_to_end(key)
         while len(self._plans) > self.capacity:
             self._plans.popitem(last=False)
 
 
-CACHE = RewriteCache()
+def cache_enabled(environ=os.environ) -> bool:
+    """`PIRC_REWRITE_CACHE=0` turns the process's rewrite cache off.  A benchmark knob
+    (tools/bench_passes.py measures what the cache saves), not a user setting: the cache
+    never changes what a pass produces, only how often its plans are worked out."""
+    return environ.get("PIRC_REWRITE_CACHE", "1").strip() != "0"
+
+
+CACHE = RewriteCache(enabled=cache_enabled())
 
 
 @dataclass

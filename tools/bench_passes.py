@@ -1,0 +1,351 @@
+"""Passes benchmark: what `pirc-opt --pipeline=default` adds to a run, beside mlir-opt-19, and
+what the rewrite cache saves on a model's repeated layers.
+
+Programs: tools/bench_frontend.py's 1k/10k/100k-op programs (copies of the top-level ops of
+Paddle 3.3.1's transformer, cnn and mlp) and the --corpus largest corpus programs by op
+count (tests/fixtures and /work/shared/corpus/paddle, one per model), each as saved JSON.
+
+Whole process, the median of --runs interleaved runs of each command after a warm-up (as
+bench_frontend.py times them: the wall time of the real `pirc-opt` of this Python's
+environment, run on this checkout):
+
+* `pirc-opt P.json -o OUT.json` (read, verify, write: no pipeline);
+* the same with `--pipeline=default --no-verify-each`, and with `--pipeline=default`; what
+  the pipeline adds is the difference of the medians, and each pass's own seconds come
+  from `--pass-report` (the pass alone: its invariants and the verifier are not in them);
+* beside it, `mlir-opt-19 --allow-unregistered-dialect` on the same program as generic MLIR
+  (bench_frontend.to_generic_mlir), without and with `--canonicalize --cse`.  MLIR knows
+  nothing of unregistered ops (no folders, no purity), so its passes rewrite nothing there:
+  its figure is what a C++ pass manager takes to walk a program of that size, not the
+  same work.
+
+Rewrite cache: a program of --layers identical layers (the generator's template repeated)
+against one layer, the default pipeline timed in process (fresh process each run, `gc`
+off as pirc-opt runs), with the process's rewrite cache on and off (`PIRC_REWRITE_CACHE=0`,
+a benchmark knob of pirc.passes.infra.rewrites); the ratio of the two times says how far
+the pipeline's cost grows with repeated layers, and the cache's hits say what it reused.
+
+    python tools/bench_passes.py [--sizes 1000,10000,100000] [--corpus 3] [--runs 3]
+                                 [--layers 100] [--record] [--json OUT]
+
+`--record` appends the tables, with the date, commit, machine and CPU, to the "Passes"
+section of docs/PERFORMANCE.md, after the rows already there (history is never rewritten).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from bench_frontend import generate, pirc_opt_command, process_env, template_lines, to_generic_mlir  # noqa: E402
+from bench_frontend import whole_process  # noqa: E402
+
+CORPUS_ROOTS = (ROOT / "tests" / "fixtures", Path("/work/shared/corpus/paddle"))
+PERFORMANCE = ROOT / "docs" / "PERFORMANCE.md"
+SECTION = re.compile(r"^## Passes\b")
+# Issue 10's targets at 100k ops, on the 2-core VM: seconds the default pipeline adds.
+TARGETS = {"no_verify_each": 2.0, "verify_each": 3.5}
+
+
+def machine() -> dict:
+    """Where the figures were taken: CPU model (/proc/cpuinfo), cores, memory, versions, load."""
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                      if line.startswith("MemTotal"))
+    except (OSError, StopIteration):
+        mem_kb = 0
+    mlir = shutil.which("mlir-opt-19")
+    mlir_version = None
+    if mlir:
+        out = subprocess.run([mlir, "--version"], capture_output=True, text=True).stdout
+        mlir_version = next((line.strip() for line in out.splitlines() if "version" in line.lower()), None)
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return {"cpu": model, "cores": os.cpu_count(), "memory_gib": round(mem_kb / 2**20, 1),
+            "python": platform.python_version(), "xdsl": metadata.version("xdsl"),
+            "mlir_opt": mlir_version, "commit": commit + ("+changes" if dirty else ""),
+            "load_start": round(os.getloadavg()[0], 2)}
+
+
+def largest_corpus(count: int) -> list[tuple[str, Path, int]]:
+    """The `count` largest corpus programs by op count, one per model (the newest release's
+    file where two tie), as (name, path, ops)."""
+    from pirc.errors import PircError
+    from pirc.paddle_json.reader import read_program
+
+    found = []
+    for root in CORPUS_ROOTS:
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*.json")):
+            if "fuzz_crashes" in path.parts or path.name.startswith("gen_log"):
+                continue
+            try:
+                program = read_program(path.read_text(), str(path))
+            except (PircError, ValueError, KeyError, TypeError):
+                continue  # not a program (a log, a manifest) or one the reader refuses
+            found.append((program.op_count(), path.name[: -len(".json")], path))
+    picked, models = [], set()
+    for ops, stem, path in sorted(found, key=lambda f: (-f[0], f[1].split(".")[0], -_release_key(f[1]))):
+        model = stem.split(".")[0]
+        if model not in models:
+            models.add(model)
+            picked.append((stem, path, ops))
+        if len(picked) == count:
+            break
+    return picked
+
+
+def _release_key(stem: str) -> int:
+    m = re.search(r"\.(\d+)\.(\d+)\.(\d+)", stem)
+    return int("".join(f"{int(g):03d}" for g in m.groups())) if m else 0
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def program_row(name: str, src: Path, tmp: Path, runs: int, env: dict) -> dict:
+    """pirc-opt without and with the default pipeline, and mlir-opt-19 beside it, on `src`."""
+    from pirc.paddle_json.reader import read_program
+
+    program = read_program(src.read_text(), str(src))
+    mlir_file = tmp / f"{name}.mlir"
+    mlir_file.write_text(to_generic_mlir(program))
+    ops = program.op_count()
+    del program
+    opt = pirc_opt_command()
+    out = tmp / "out.json"
+    reports = {"no_verify_each": tmp / "report-nv.json", "verify_each": tmp / "report-v.json"}
+    jobs = {
+        "plain": [*opt, src, "-o", out],
+        "no_verify_each": [*opt, src, "--pipeline=default", "--no-verify-each",
+                           "--pass-report", reports["no_verify_each"], "-o", out],
+        "verify_each": [*opt, src, "--pipeline=default", "--pass-report", reports["verify_each"], "-o", out],
+    }
+    mlir_opt = shutil.which("mlir-opt-19")
+    if mlir_opt:
+        base = [mlir_opt, "--allow-unregistered-dialect", mlir_file, "-o", os.devnull]
+        jobs["mlir_plain"] = base
+        jobs["mlir_passes"] = [*base[:2], "--canonicalize", "--cse", *base[2:]]
+    for cmd in jobs.values():  # warm-up: bytecode, spec and grammar caches
+        whole_process(cmd, env)
+    wall: dict = {job: [] for job in jobs}
+    cpu: dict = {job: [] for job in jobs}
+    pass_s: dict = {}
+    ops_after = None
+    for _ in range(runs):
+        for job, cmd in jobs.items():
+            got = whole_process(cmd, env)
+            if got is None:
+                continue
+            wall[job].append(got[0])
+            cpu[job].append(got[1])
+            if job in reports:
+                report = json.loads(reports[job].read_text())
+                for p in report["passes"]:
+                    pass_s.setdefault((job, p["name"]), []).append(p["seconds"])
+                ops_after = report["passes"][-1]["ops_after"]
+    row = {"program": name, "ops": ops, "ops_after": ops_after}
+    for job in jobs:
+        row[f"{job}_s"] = _median(wall[job])
+        row[f"{job}_cpu_s"] = _median(cpu[job])
+    for job in reports:
+        if row[f"{job}_s"] is not None and row["plain_s"] is not None:
+            row[f"{job}_added_s"] = row[f"{job}_s"] - row["plain_s"]
+            row[f"{job}_added_cpu_s"] = row[f"{job}_cpu_s"] - row["plain_cpu_s"]
+        row[f"{job}_passes_s"] = {p: _median(t) for (j, p), t in sorted(pass_s.items()) if j == job}
+    if mlir_opt and row["mlir_plain_s"] is not None and row["mlir_passes_s"] is not None:
+        row["mlir_added_s"] = row["mlir_passes_s"] - row["mlir_plain_s"]
+    return row
+
+
+# One in-process pipeline run per child: the cache is process-wide, and a fresh process is
+# what a pirc-opt run (or a model of a zoo migration) starts from.
+_CACHE_CHILD = """
+import gc, json, sys, time
+sys.path.insert(0, {root!r})
+gc.disable()
+import pirc
+from pirc.passes.infra.rewrites import CACHE
+program = pirc.load({path!r})
+t0 = time.perf_counter()
+result = pirc.run_pipeline(program, "default")
+seconds = time.perf_counter() - t0
+print(json.dumps({{"s": seconds, "hits": CACHE.hits, "misses": CACHE.misses, "enabled": CACHE.enabled,
+                  "rewrites": sum(p.rewrites for p in result.passes), "ops": program.op_count()}}))
+"""
+
+
+def cache_rows(tmp: Path, layers: int, runs: int) -> list[dict]:
+    """The default pipeline on one layer and on `layers` identical layers, cache on and off."""
+    from pirc.paddle_json.writer import write_program
+    from pirc.text.parser import parse_text
+
+    per_layer = len(template_lines())
+    files = {}
+    for n in (1, layers):
+        path = tmp / f"layers{n}.json"
+        program = parse_text(generate(per_layer * n), "bench", 4)
+        path.write_text(write_program(program))
+        files[n] = (path, program.op_count())
+    rows = []
+    for enabled in (True, False):
+        env = dict(process_env(), PYTHONPATH=str(ROOT), PIRC_REWRITE_CACHE="1" if enabled else "0")
+        got = {}
+        for n, (path, _) in files.items():
+            code = _CACHE_CHILD.format(root=str(ROOT), path=str(path))
+            results = []
+            for _ in range(runs):
+                r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+                if r.returncode != 0:
+                    raise RuntimeError(r.stderr[-2000:])
+                results.append(json.loads(r.stdout.splitlines()[-1]))
+            assert all(x["enabled"] == enabled for x in results)
+            got[n] = {"s": _median([x["s"] for x in results]), "hits": results[-1]["hits"],
+                      "misses": results[-1]["misses"], "rewrites": results[-1]["rewrites"]}
+        rows.append({"cache": "on" if enabled else "off", "layer_ops": files[1][1],
+                     "layers_ops": files[layers][1], "one_s": got[1]["s"], "many_s": got[layers]["s"],
+                     "ratio": got[layers]["s"] / got[1]["s"], "hits": got[layers]["hits"],
+                     "misses": got[layers]["misses"], "rewrites": got[layers]["rewrites"]})
+    return rows
+
+
+def _s(value, digits: int = 3, sign: str = "") -> str:
+    return "" if value is None else f"{value:{sign}.{digits}f}"
+
+
+def _added(value, digits: int = 3) -> str:
+    return _s(value, digits, "+")
+
+
+def _passes(times: dict) -> str:
+    return " / ".join(f"{name} {t:.3f}" for name, t in times.items())
+
+
+def markdown(info: dict, rows: list[dict], cache: list[dict], layers: int, command: str) -> str:
+    lines = [f"### {info['date']}, commit {info['commit']}: `{command}`", "",
+             f"Machine: {info['cores']}-core, CPU \"{info['cpu']}\" (/proc/cpuinfo model name), "
+             f"{info['memory_gib']} GiB, Python {info['python']}, xdsl {info['xdsl']}, "
+             f"{info['mlir_opt'] or 'no mlir-opt-19'}; load average {info['load_start']} at the start, "
+             f"{info['load_end']} at the end.  Whole process, wall seconds, medians of {info['runs']} "
+             "interleaved runs; `+` = what the pipeline adds to the run without one "
+             "(CPU seconds in brackets); pass seconds from `--pass-report`.", "",
+             "| program | ops (after) | pirc-opt, no pipeline | + default --no-verify-each "
+             "| + default | cse / dce (report, verify-each) | mlir-opt-19 round trip | + --canonicalize --cse |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['program']} | {r['ops']} ({r['ops_after']}) | {_s(r['plain_s'])} "
+            f"| {_added(r.get('no_verify_each_added_s'))} ({_added(r.get('no_verify_each_added_cpu_s'))}) "
+            f"| {_added(r.get('verify_each_added_s'))} ({_added(r.get('verify_each_added_cpu_s'))}) "
+            f"| {_passes(r['verify_each_passes_s'])} | {_s(r.get('mlir_plain_s'))} "
+            f"| {_added(r.get('mlir_added_s'))} |")
+    big = max(rows, key=lambda r: r["ops"]) if rows else None
+    if big is not None and big["ops"] >= 100_000:
+        verdicts = []
+        for job, limit in TARGETS.items():
+            added = big.get(f"{job}_added_s")
+            met = added is not None and added < limit
+            verdicts.append(f"{job.replace('_', '-')} {_added(added, 2)} s (target < {limit} s: "
+                            f"{'met' if met else '**not met**'})")
+        lines += ["", f"At {big['ops']} ops: " + "; ".join(verdicts) + "."]
+    if cache:
+        lines += ["", f"Rewrite cache: the default pipeline in process (verify-each on), one layer "
+                      f"({cache[0]['layer_ops']} ops) against {layers} identical layers "
+                      f"({cache[0]['layers_ops']} ops), medians of {info['runs']} fresh processes.", "",
+                  f"| cache | 1 layer, s | {layers} layers, s | ratio | per layer vs 1 layer "
+                  "| cache hits / misses | rewrites |",
+                  "|---|---|---|---|---|---|---|"]
+        for c in cache:
+            lines.append(f"| {c['cache']} | {_s(c['one_s'], 4)} | {_s(c['many_s'])} | {c['ratio']:.1f}x "
+                         f"| {c['ratio'] / layers:.2f} | {c['hits']} / {c['misses']} | {c['rewrites']} |")
+    return "\n".join(lines) + "\n"
+
+
+def record(text: str, doc: Path = PERFORMANCE) -> None:
+    """Append `text` at the end of the doc's "Passes" section (a new section at the end of
+    the doc if it has none), after the entries already there."""
+    lines = doc.read_text().splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if SECTION.match(line)), None)
+    if start is None:
+        lines += ["\n", "## Passes\n", "\n"]
+        end = len(lines)
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    block = text if text.endswith("\n") else text + "\n"
+    if end > 0 and lines[end - 1].strip():
+        block = "\n" + block
+    lines[end:end] = [block + ("\n" if end < len(lines) else "")]
+    doc.write_text("".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--corpus", type=int, default=3, help="how many of the largest corpus programs")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--layers", type=int, default=100, help="layers of the rewrite-cache program (0: skip)")
+    ap.add_argument("--record", action="store_true", help="append the tables to docs/PERFORMANCE.md")
+    ap.add_argument("--json", dest="json_out", help="write the results here as JSON")
+    args = ap.parse_args()
+
+    from pirc.paddle_json.writer import write_program
+    from pirc.text.parser import parse_text
+
+    info = machine()
+    info["runs"] = args.runs
+    info["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    env = dict(process_env(), PYTHONPATH=str(ROOT))  # this checkout's pirc, not an installed one
+    tmp = Path(tempfile.mkdtemp(prefix="pirc-bench-passes-"))
+    rows = []
+    try:
+        programs = [(f"{stem} (corpus)", path) for stem, path, _ in largest_corpus(args.corpus)]
+        for n in (int(s) for s in args.sizes.split(",") if s):
+            path = tmp / f"p{n}.json"
+            path.write_text(write_program(parse_text(generate(n), "bench", 4)))
+            programs.append((f"generated {n // 1000}k", path))
+        for name, path in programs:
+            row = program_row(re.sub(r"\W+", "_", name), path, tmp, args.runs, env)
+            row["program"] = name
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+        cache = cache_rows(tmp, args.layers, args.runs) if args.layers else []
+    finally:
+        shutil.rmtree(tmp)
+    info["load_end"] = round(os.getloadavg()[0], 2)
+    command = "python tools/bench_passes.py " + " ".join(sys.argv[1:])
+    text = markdown(info, rows, cache, args.layers, command.strip())
+    print(text)
+    if args.record:
+        record(text)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({"machine": info, "programs": rows, "cache": cache},
+                                                  indent=1, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()
