@@ -12,7 +12,7 @@ def report_json(result, program, filename: str) -> dict:
     return {"pirc_version": __version__, "pipeline": result.pipeline.spec,
             "pipeline_passes": result.pipeline.text(),
             "program": {"name": Path(filename).stem, "fingerprint": result.fingerprint,
-                        "pir_version": program.version},
+                        "pir_version": result.pir_version, "pir_version_after": program.version},
             "conservative": result.conservative,
             "passes": [r.as_json() for r in result.passes]}
 

@@ -11,7 +11,7 @@ import pytest
 import pirc
 from pirc.cli.opt import run
 from pirc.errors import PircError
-from pirc.passes import run_pipeline
+from pirc.passes import build_pipeline, run_pipeline
 from pirc.passes.infra.fingerprint import program_fingerprint
 from pirc.runtime.op_versions import digest
 from pirc.text.parser import parse_text
@@ -40,8 +40,9 @@ def test_each_changing_pass_appends_a_tag_chaining_fingerprints():
 def test_the_manifest_names_pirc_the_op_versions_and_the_pipeline():
     p, _, _ = optimised()
     m = p.manifest
+    default = build_pipeline("default")
     assert (m.pirc_version, m.pir_version, m.op_versions, m.pipeline, m.pipeline_version) == (
-        pirc.__version__, 4, digest(), "cse,dce", 1)
+        pirc.__version__, 4, digest(), default.text(), default.version)
 
 
 @pytest.mark.parametrize("form", ["pir", "json"])
@@ -93,9 +94,10 @@ def test_upgrade_is_the_first_pass_and_is_tagged(tmp_path, capsys):
     out, report = tmp_path / "cnn.pir", tmp_path / "report.json"
     assert run([str(CNN_300), "--upgrade", "-p", "default", "-o", str(out), "--pass-report", str(report)]) == 0
     doc = json.loads(report.read_text())
-    assert [p["name"] for p in doc["passes"]] == ["upgrade", "cse", "dce"]
+    assert [p["name"] for p in doc["passes"]] == ["upgrade"] + [p.name for p in build_pipeline("default").passes]
     assert doc["passes"][0]["rewrites"] == 3  # the version steps 2, 3 and 4
     assert doc["program"]["name"] == "cnn.3.0.0" and doc["program"]["fingerprint"].startswith("pfp1:")
+    assert (doc["program"]["pir_version"], doc["program"]["pir_version_after"]) == (1, 4)
     program = pirc.load(str(out))
     assert program.version == 4 and program.graph_tags[0].pass_name == "upgrade"
     assert program.manifest.pipeline.startswith("upgrade{target-version=-1")

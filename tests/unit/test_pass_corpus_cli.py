@@ -27,7 +27,9 @@ def test_upgrade_and_default_through_pirc_opt(case, tmp_path):
     doc = json.loads(report.read_text())
     names = [p["name"] for p in doc["passes"]]
     assert names[0] == "upgrade" and "cse" in names and "dce" in names
-    assert doc["program"] == {"name": path.stem, "fingerprint": doc["program"]["fingerprint"], "pir_version": 4}
+    read_as = pirc.load(str(path)).version
+    assert doc["program"] == {"name": path.stem, "fingerprint": doc["program"]["fingerprint"],
+                              "pir_version": read_as, "pir_version_after": 4}
     optimised = pirc.load(str(out))
     changed = [p["name"] for p in doc["passes"] if p["rewrites"]]
     assert [t.pass_name for t in optimised.graph_tags] == changed

@@ -63,6 +63,7 @@ class PipelineResult:
     pipeline: Pipeline
     passes: list[PassRecord] = field(default_factory=list)
     fingerprint: str | None = None        # the program's, as it entered the pipeline
+    pir_version: int | None = None        # its PIR version then (an upgrade pass changes it)
     conservative: str | None = None       # why the run was conservative, or None
     bisect_log: list[str] = field(default_factory=list)
     bisect_count: int = 0                 # rewrites the gate counted (allowed or not)
@@ -105,6 +106,7 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
                      bisect=Bisect(bisect_limit, echo=bisect_echo))
     result = PipelineResult(pipeline, conservative=state.conservative, params=params)
     result.fingerprint = state.program_fingerprint()
+    result.pir_version = program.version
     decisions = Rollout(program_name, lambda: result.fingerprint, rollout)
     before = result.fingerprint
     for index, p in enumerate(pipeline.passes):
