@@ -81,8 +81,8 @@ def test_default_removes_dead_and_duplicate_ops():
     p = program()
     result = run_pipeline(p, "default")
     assert ops(p) == ["pd_op.data", "pd_op.tanh", "pd_op.add", "pd_op.fetch"]
-    canonicalize, fold, cse, dce = result.passes
-    assert [r.rewrites for r in (canonicalize, fold)] == [0, 0]
+    canonicalize, fold, conv_bn, param_fold, cse, dce = result.passes
+    assert [r.rewrites for r in (canonicalize, fold, conv_bn, param_fold)] == [0, 0, 0, 0]
     assert (cse.name, cse.rewrites, cse.ops_before, cse.ops_after) == ("cse", 1, 6, 5)
     assert (dce.name, dce.rewrites, dce.ops_before, dce.ops_after) == ("dce", 1, 5, 4)
 
@@ -150,8 +150,9 @@ def test_the_kill_switch_is_read_for_each_program(monkeypatch):
     p = program()
     result = run_pipeline(p, "default")
     assert [(r.name, r.ran, r.skipped_reason) for r in result.passes] == [
-        ("canonicalize", True, None), ("const-fold", True, None),
-        ("cse", False, "rollout: disabled by PIRC_DISABLE_PASSES"), ("dce", True, None)]
+        ("canonicalize", True, None), ("const-fold", True, None), ("conv-bn-fold", True, None),
+        ("param-fold", True, None), ("cse", False, "rollout: disabled by PIRC_DISABLE_PASSES"),
+        ("dce", True, None)]
     assert ops(p).count("pd_op.tanh") == 2  # not merged
     monkeypatch.setenv("PIRC_DISABLE_PASSES", "all")
     assert not any(r.ran for r in run_pipeline(program(), "default").passes)

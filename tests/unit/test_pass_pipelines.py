@@ -58,8 +58,9 @@ class _CycleB(PircPass):
 
 def test_the_default_pipeline_is_data():
     pipeline = build_pipeline("default")
-    assert pipeline.name == "default" and pipeline.version == 2
-    assert [p.name for p in pipeline.passes] == ["canonicalize", "const-fold", "cse", "dce"]
+    assert pipeline.name == "default" and pipeline.version == 3
+    assert [p.name for p in pipeline.passes] == [
+        "canonicalize", "const-fold", "conv-bn-fold", "param-fold", "cse", "dce"]
 
 
 def test_passes_are_found_by_scanning_the_package():
@@ -76,7 +77,7 @@ def test_an_explicit_list_with_options():
 
 def test_a_named_pipeline_inside_a_list():
     assert [p.name for p in build_pipeline("default,dce").passes] == [
-        "canonicalize", "const-fold", "cse", "dce", "dce"]
+        "canonicalize", "const-fold", "conv-bn-fold", "param-fold", "cse", "dce", "dce"]
 
 
 @pytest.mark.parametrize("spec, message", [
