@@ -31,6 +31,7 @@ import yaml
 from ..errors import PircError
 from ..ir import specs
 from . import paddle_kinds as K
+from .actions.registry import lookup
 from .defdiff import DefChange, definitions_at, projection
 from .model import AttrValue, PatchFile, action_path
 
@@ -115,76 +116,39 @@ def kinds_agree(given: str | None, defined: str) -> bool:
     return False
 
 
-def _renamed_kind(kind: str, renames: dict[str, str]) -> str:
+def renamed_kind(kind: str, renames: dict[str, str]) -> str:
+    """`kind` (an attribute kind of the definitions, "array<int32>") after kind renames."""
     if kind.startswith("array<"):
         return f"array<{renames.get(kind[6:-1], kind[6:-1])}>"
     return renames.get(kind, kind)
 
 
+@dataclass(frozen=True)
+class CoverScope:
+    """What an action's `covers` may look at besides itself: the actions of the op's entry
+    and the step's other breaking changes."""
+
+    actions: tuple
+    changes: tuple
+
+
 def covered(c: DefChange, patch: PatchFile | None, changes: list[DefChange] = ()) -> bool:
-    """Whether an action of `patch` makes up for the breaking change `c`; `changes` are
-    the step's other changes (an added operand is covered by counting add_null_inputs)."""
+    """Whether an action of `patch` makes up for the breaking change `c`; each action says
+    what it covers (its class in pirc.versioning.actions): the actions of `c`'s op, every
+    op-pair action and every kind action are asked."""
     if patch is None:
         return False
-    actions = [a for p in patch.op_patches if p.op_name == c.op for a in p.actions]
-    names = {a.action for a in actions}
-
-    def on(action, obj):
-        return [a for a in actions if a.action == action and a.object == obj]
-
-    if c.kind == "op_removed":
-        return "modify_name" in names
-    if c.kind == "op_renamed":
-        return any(a.action == "modify_name" and a.new_name == c.new for a in actions)
-    if c.kind == "attr_retyped":
-        if on("modify_attr", c.subject):
+    actions = tuple(a for p in patch.op_patches if p.op_name == c.op for a in p.actions)
+    scope = CoverScope(actions, tuple(changes))
+    asked = [("op_patches", c.op, a) for a in actions]
+    asked += [("op_pair_patches", (p.producer, p.consumer), a)
+              for p in patch.op_pair_patches for a in p.actions]
+    asked += [("attr_patches", p.attr_type, a) for p in patch.attr_patches for a in p.actions]
+    for section, subject, a in asked:
+        act = lookup(section, a.action)
+        if act is not None and act.covers(c, subject, a, scope):
             return True
-        renames = {}
-        for kp in patch.attr_patches:
-            for a in kp.actions:
-                if a.action == "modify_name" and a.value is not None:
-                    renames[K.attribute_kind(kp.attr_type)] = action_kind(a.value)
-        return _renamed_kind(c.old, renames) == c.new
-    if c.kind in ("attr_added", "attr_now_required"):
-        return bool(on("add_attr", c.subject)) or any(
-            a.action == "modify_attr_name" and a.new_name == c.subject for a in actions)
-    if c.kind == "attr_removed":
-        return bool(on("delete_attr", c.subject) or on("modify_attr_name", c.subject)
-                    or on("attr_to_input", c.subject))
-    if c.kind == "operand_removed":
-        return bool(on("delete_input", c.index)) or _pair(patch, c, "delete_value", consumer=True)
-    if c.kind == "operand_added":
-        if _pair(patch, c, "add_value", consumer=True) or any(
-                a.action == "attr_to_input" and (a.index == c.index or a.object == c.subject)
-                for a in actions):
-            return True
-        # Operands are positional: the definitions align them by name, which need not be
-        # where the new one went (flash_attn_v3_varlen's seqused_q / seqused_k went before
-        # qv), so an optional operand counts as covered while the entry inserts as many
-        # null values as the step adds optional operands.  The validator checks that each
-        # null value lands on an optional operand of the new definition.
-        if not (c.new or "").endswith("optional"):
-            return False
-        added = [d for d in changes if d.op == c.op and d.kind == "operand_added"]
-        return (all((d.new or "").endswith("optional") for d in added)
-                and len([a for a in actions if a.action == "add_null_input"]) >= len(added))
-    if c.kind == "result_added":
-        return bool(on("add_output", c.index)) or _pair(patch, c, "add_value", consumer=False)
-    if c.kind == "result_removed":
-        return _pair(patch, c, "delete_value", consumer=False)
-    if c.kind == "result_retyped":
-        return bool(on("modify_output_type", c.index))
     return False  # operand_retyped, operand_now_required, regions_changed: nothing migrates them
-
-
-def _pair(patch: PatchFile, c: DefChange, action: str, consumer: bool) -> bool:
-    for pp in patch.op_pair_patches:
-        if (pp.consumer if consumer else pp.producer) != c.op:
-            continue
-        for a in pp.actions:
-            if a.action == action and list(a.object)[1 if consumer else 0] == c.index:
-                return True
-    return False
 
 
 def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str]]:
@@ -193,18 +157,21 @@ def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str]]:
     out = []
     for p in patch.op_patches:
         # A renamed op ends as the new name's op: its attributes must fit that definition.
-        final = next((a.new_name for a in p.actions if a.action == "modify_name"), p.op_name)
+        final = p.op_name
+        for a in p.actions:
+            final = lookup("op_patches", a.action).op_name_after(a, final)
         spec = definitions_at_cached(step).get(final)
         if spec is None:
             continue  # ops pirc has no definition of (onednn_op.*): nothing to compare
         for i, a in enumerate(p.actions):
-            if a.action not in ("modify_attr", "add_attr") or a.value is None:
+            given_value = lookup("op_patches", a.action).attr_given(a)
+            if given_value is None:
                 continue
-            if any(b.action == "delete_attr" and b.object == a.object
+            if any(lookup("op_patches", b.action).deletes_attr(b) == a.object
                    for b in p.actions[i + 1:]):
                 continue  # deleted again by a later action (pirc's layer over Paddle's patch)
             attr = spec.attribute(a.object)
-            given = action_kind(a.value)
+            given = action_kind(given_value)
             if attr is None:
                 out.append((p.op_name, a.object, (
                     f"{action_path(patch, a)}:{a.line}: {a.action} {p.op_name}.{a.object}: the definition "
