@@ -48,7 +48,7 @@ class AttrKindRenameAction(_AttrKind):
     def covers(self, change, attr_type, a, scope):
         if change.kind != "attr_retyped" or a.value is None:
             return False
-        from ..defcheck import action_kind, renamed_kind
+        from ..covered import action_kind, renamed_kind
         renames = {PK.attribute_kind(attr_type): action_kind(a.value)}
         return renamed_kind(change.old, renames) == change.new
 

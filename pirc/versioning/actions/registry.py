@@ -87,7 +87,7 @@ class PatchAction:
 
     def covers(self, change, subject, a, scope) -> bool:
         """Whether `a` migrates the breaking definition change `change` (pirc.versioning.
-        defcheck.covered; `scope` holds the op's actions and the step's changes)."""
+        covered.covered; `scope` holds the op's actions and the step's changes)."""
         return False
 
     def op_name_after(self, a, name: str) -> str:
