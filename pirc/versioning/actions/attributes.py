@@ -9,7 +9,7 @@ definition change: the definitions hold no result attributes.
 from __future__ import annotations
 
 from .. import paddle_kinds as PK
-from ..compiler import _kind, _new_name
+from ..action_values import attr_kind_of, new_name
 from ..explain import describe_value
 from ..op_actions import (
     AddAttr,
@@ -76,14 +76,14 @@ class ModifyAttribute(_Attribute):
         kind = a.action
         element = v.element_type or PK.array_shorthand(v.type)
         if element and not v.has_data and not v.elements:
-            return RetypeArray(a.object, _kind(element), src, kind)
-        value_kind = _kind(v.type) if not PK.array_shorthand(v.type) else "array"
+            return RetypeArray(a.object, attr_kind_of(element), src, kind)
+        value_kind = attr_kind_of(v.type) if not PK.array_shorthand(v.type) else "array"
         if value_kind == "array":
             if v.elements and not v.elements[0].has_data:
                 if any(e.has_data for e in v.elements):
                     raise ValueError("array elements must all carry data (a new value) or none "
                                      "(a new element kind, values kept)")
-                return RetypeArray(a.object, _kind(v.elements[0].type), src, kind)
+                return RetypeArray(a.object, attr_kind_of(v.elements[0].type), src, kind)
             if not v.elements and not v.has_data:
                 raise ValueError(f"{v.type} without data or element types changes nothing")
             return SetAttr(a.object, PK.make_attr(v), src, kind)
@@ -198,7 +198,7 @@ class RenameAttribute(_Attribute):
     data = "attr_name"
 
     def compile(self, c, op_name, a, src):
-        return RenameAttr(a.object, _new_name(a), src, a.action)
+        return RenameAttr(a.object, new_name(a), src, a.action)
 
     def invert(self, inv, op_name, a, forward):
         return RenameAttr(forward.new_name, forward.name, forward.source, a.action)

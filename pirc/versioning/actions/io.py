@@ -5,7 +5,7 @@ needs the other end of the value too: op_pair_patches)."""
 from __future__ import annotations
 
 from .. import paddle_kinds as PK
-from ..compiler import _type_of
+from ..action_values import type_of
 from ..op_actions import AddOutput, DeleteInput, Refuse, RemoveOutput, SetOutputType
 from .registry import PatchAction, action
 
@@ -35,7 +35,7 @@ class AddOutputAction(_Result):
     data = "type_data"
 
     def compile(self, c, op_name, a, src):
-        return AddOutput(int(a.object), _type_of(a), src)
+        return AddOutput(int(a.object), type_of(a), src)
 
     def invert(self, inv, op_name, a, forward):
         return RemoveOutput(forward.index, forward.source)
@@ -87,7 +87,7 @@ class ModifyOutputType(_Result):
     data = "type_data"
 
     def compile(self, c, op_name, a, src):
-        return SetOutputType(int(a.object), _type_of(a), src)
+        return SetOutputType(int(a.object), type_of(a), src)
 
     def invert(self, inv, op_name, a, forward):
         return Refuse(a.action, str(forward.index), "the result's type before the patch is unknown",

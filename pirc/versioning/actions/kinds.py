@@ -5,7 +5,8 @@ the new kind's values were the old kind, so it refuses ops holding the new kind.
 from __future__ import annotations
 
 from .. import paddle_kinds as PK
-from ..compiler import _kind, _rename_target, type_rename
+from ..action_values import attr_kind_of, rename_target, type_rename
+from ..covered import action_kind, renamed_kind
 from ..kind_actions import (
     AttrKindPresent,
     AttrKindRename,
@@ -37,9 +38,9 @@ class AttrKindRenameAction(_AttrKind):
     type = "attr_kind"
 
     def compile(self, c, attr_type, a, src):
-        old = _kind(attr_type)
-        new_type = _rename_target(a)
-        return AttrKindRename(old, _kind(new_type), src, f"{attr_type} -> {new_type}")
+        old = attr_kind_of(attr_type)
+        new_type = rename_target(a)
+        return AttrKindRename(old, attr_kind_of(new_type), src, f"{attr_type} -> {new_type}")
 
     def explain(self, attr_type, a):
         return (f"every {PK.short_name(attr_type)} attribute becomes {PK.short_name(a.new_name)} "
@@ -48,7 +49,6 @@ class AttrKindRenameAction(_AttrKind):
     def covers(self, change, attr_type, a, scope):
         if change.kind != "attr_retyped" or a.value is None:
             return False
-        from ..covered import action_kind, renamed_kind
         renames = {PK.attribute_kind(attr_type): action_kind(a.value)}
         return renamed_kind(change.old, renames) == change.new
 
@@ -61,7 +61,7 @@ class AttrKindDelete(_AttrKind):
                "attributes op by op with op_patches delete_attr")
 
     def compile(self, c, attr_type, a, src):
-        return AttrKindPresent(_kind(attr_type), f"{attr_type} no longer exists after this patch "
+        return AttrKindPresent(attr_kind_of(attr_type), f"{attr_type} no longer exists after this patch "
                                                  f"(Paddle fails to load such a file)", src, attr_type)
 
 
@@ -89,7 +89,7 @@ class TypeKindRenameAction(_TypeKind):
     type = "type_kind"
 
     def compile(self, c, type_name, a, src):
-        return type_rename(type_name, _rename_target(a), src)
+        return type_rename(type_name, rename_target(a), src)
 
     def explain(self, type_name, a):
         return f"every {PK.type_text(type_name)} type becomes {PK.type_text(a.new_name)}"

@@ -4,7 +4,7 @@ operand, added or removed as one, so the graph stays whole."""
 from __future__ import annotations
 
 from .. import paddle_kinds as PK
-from ..compiler import _type_of
+from ..action_values import type_of
 from ..op_actions import Refuse
 from ..pair_actions import AddValue, DeleteValue
 from .registry import PatchAction, action
@@ -58,7 +58,7 @@ class AddValueAction(_Pair):
 
     def compile(self, c, subject, a, src):
         out_index, in_index = (int(i) for i in a.object)
-        return AddValue(subject[0], subject[1], out_index, in_index, _type_of(a), src)
+        return AddValue(subject[0], subject[1], out_index, in_index, type_of(a), src)
 
     def invert(self, inv, subject, a, forward):
         producer, consumer = subject

@@ -3,7 +3,7 @@ downgrade renames it back."""
 
 from __future__ import annotations
 
-from ..compiler import _new_name
+from ..action_values import new_name
 from ..op_actions import RenameOp
 from .registry import PatchAction, action
 
@@ -15,7 +15,7 @@ class RenameOpAction(PatchAction):
     data = "op_name"
 
     def compile(self, c, op_name, a, src):
-        return RenameOp(_new_name(a), src)
+        return RenameOp(new_name(a), src)
 
     def invert(self, inv, op_name, a, forward):
         return RenameOp(op_name, forward.source)
