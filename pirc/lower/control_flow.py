@@ -108,9 +108,7 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
     Returns (sub builder, flat list of outer nodes to pass for the captured values,
     yielded nodes).
     """
-    from .graph_builder import GraphBuilder
-
-    sub = GraphBuilder(builder.ctx)
+    sub = builder.sub_builder()
     for v, hint in zip(leading_args, leading_hints):
         if v is not None:
             sub.env[v] = sub.placeholder(hint)

@@ -124,6 +124,11 @@ class GraphBuilder:
     def placeholder(self, hint: str) -> fx.Node:
         return self.graph.placeholder(python_name(hint, self.placeholder_names, "arg"))
 
+    def sub_builder(self) -> "GraphBuilder":
+        """A builder for a nested region's graph, in this lowering's context (control_flow
+        asks for it, so that it need not import this module back)."""
+        return GraphBuilder(self.ctx)
+
     def bind_results(self, op, produced) -> None:
         """Map op's results to `produced` (a node for one result, else a node of a tuple)."""
         results = list(op.results)

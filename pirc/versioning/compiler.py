@@ -8,6 +8,9 @@ A validated `PatchFile` (pirc.versioning.model) compiles into a `CompiledStep`:
 * one `AttrKindPattern` per `attr_patches` entry and one `TypeKindPattern` per
   `type_patches` entry (pirc.versioning.kind_actions).
 
+Each YAML action builds its object through its class in pirc.versioning.actions (the
+registry): the compiler knows no action by name.
+
 Everything a patch writes (attribute values, types, kinds) is built once, at
 compile time, so applying a step builds nothing per op but what changes.
 Problems a patch could only show at run time (an existing value that does not
@@ -43,25 +46,9 @@ from xdsl.pattern_rewriter import (
 
 from ..errors import PatchError
 from ..ir.registry import op_class
-from . import paddle_kinds as PK
-from .kind_actions import AttrKindPresent, AttrKindRename, TypeKindPresent, TypeKindRename
-from .model import Action, AttrValue, PatchFile, action_path
-from .op_actions import (
-    AddAttr,
-    AddNullInput,
-    AddOutput,
-    AttrToInput,
-    ConvertAttr,
-    DeleteAttr,
-    DeleteInput,
-    OpAction,
-    RenameAttr,
-    RenameOp,
-    RetypeArray,
-    SetAttr,
-    SetOutputType,
-)
-from .pair_actions import AddValue, DeleteValue
+from .actions.registry import lookup
+from .model import Action, PatchFile, action_path
+from .op_actions import OpAction, RenameOp
 from .step_context import StepContext, StepRefused
 
 MODULE_OP = "builtin.module"
@@ -317,17 +304,18 @@ def compile_patch(patch: PatchFile, from_version: int | None = None,
     step = CompiledStep(patch, from_version, to_version, f"patch {_file_label(patch)}")
     c = _Compiler(patch, from_version, to_version)
     for pair in patch.op_pair_patches:
-        actions = [c.pair_action(pair.producer, pair.consumer, a) for a in pair.actions]
+        subject = (pair.producer, pair.consumer)
+        actions = [c.action("op_pair_patches", subject, a) for a in pair.actions]
         step.pair_patterns.append(OpPairPattern(step, actions, {pair.producer, pair.consumer},
                                                 f"{pair.producer} -> {pair.consumer}"))
     for entry in patch.op_patches:
-        actions = [c.op_action(entry.op_name, a) for a in entry.actions]
+        actions = [c.action("op_patches", entry.op_name, a) for a in entry.actions]
         step.op_patterns.append(OpPatchPattern(step, actions, {entry.op_name}, entry.op_name))
     for entry in patch.attr_patches:
-        actions = [c.attr_kind_action(entry.attr_type, a) for a in entry.actions]
+        actions = [c.action("attr_patches", entry.attr_type, a) for a in entry.actions]
         step.attr_kind_patterns.append(AttrKindPattern(step, actions, None, entry.attr_type))
     for entry in patch.type_patches:
-        actions = [c.type_kind_action(entry.type_name, a) for a in entry.actions]
+        actions = [c.action("type_patches", entry.type_name, a) for a in entry.actions]
         step.type_kind_patterns.append(TypeKindPattern(step, actions, None, entry.type_name))
     c.raise_errors()
     return step
@@ -342,8 +330,8 @@ class _Compiler:
     def __init__(self, patch: PatchFile, from_version: int | None = None,
                  to_version: int | None = None):
         self.patch = patch
-        self.from_version = from_version  # the op definitions add_null_input counts from
-        self.to_version = to_version  # the version of the ops attr_to_input makes
+        self.from_version = from_version  # the op definitions operands_before counts from
+        self.to_version = to_version  # the version of the ops an action makes
         self.errors: list[PatchError] = []
 
     def source(self, action: Action) -> str:
@@ -361,40 +349,23 @@ class _Compiler:
             from ..errors import ErrorList
             raise ErrorList(self.errors)
 
-    # -- op_patches
-    def op_action(self, op_name: str, a: Action) -> OpAction:
+    def action(self, section: str, subject, a: Action) -> OpAction:
+        """The compiled form of action `a` of the `section` entry on `subject`, built by the
+        action's class; a problem is reported at `a`'s line."""
         src = self.source(a)
-        kind = a.action
+        where = f"[{subject[0]}, {subject[1]}]" if isinstance(subject, tuple) else subject
+        act = lookup(section, a.action)
+        if act is None:
+            return self.error(a, f"{where}: not {'an' if section[0] in 'aeiou' else 'a'} {section} action")
         try:
-            if kind in ("add_attr", "add_output_attr"):
-                return AddAttr(a.object, PK.make_attr(a.value), src, kind)
-            if kind in ("modify_attr", "modify_output_attr"):
-                return self.modify_attr(a, kind, src)
-            if kind in ("delete_attr", "delete_output_attr"):
-                return DeleteAttr(a.object, src, kind)
-            if kind in ("modify_attr_name", "modify_output_attr_name"):
-                return RenameAttr(a.object, _new_name(a), src, kind)
-            if kind == "add_output":
-                return AddOutput(int(a.object), _type_of(a), src)
-            if kind == "delete_input":
-                return DeleteInput(int(a.object), src)
-            if kind == "modify_output_type":
-                return SetOutputType(int(a.object), _type_of(a), src)
-            if kind == "modify_name":
-                return RenameOp(_new_name(a), src)
-            if kind == "add_null_input":
-                return AddNullInput(int(a.object), self.operands_before(op_name, a), src)
-            if kind == "attr_to_input":
-                return AttrToInput(a.object, int(a.index), self.operands_before(op_name, a),
-                                   op_class("pd_op.full", self.to_version), src)
+            return act.compile(self, subject, a, src)
         except (ValueError, TypeError, KeyError) as e:
-            return self.error(a, f"{op_name}: {_reason(e)}")
-        return self.error(a, f"{op_name}: not an op_patches action")
+            return self.error(a, f"{where}: {_reason(e)}")
 
     def operands_before(self, op_name: str, a: Action) -> int:
-        """How many operands an op has when `a` (an add_null_input of its entry) applies: its
-        definition's count at the step's old version, moved by the entry's earlier
-        operand actions."""
+        """How many operands an op has when `a` (an action of its entry that adds an operand)
+        applies: its definition's count at the step's old version, moved by the entry's
+        earlier actions (their `operand_delta`)."""
         from ..ir.specs import get_spec
         spec = get_spec(op_name, self.from_version) if self.from_version is not None else None
         if spec is None or spec.variadic_operands:
@@ -406,140 +377,8 @@ class _Compiler:
         for earlier in entry.actions:
             if earlier is a:
                 break
-            if earlier.action in ("add_null_input", "attr_to_input"):
-                count += 1
-            elif earlier.action == "delete_input":
-                count -= 1
+            count += lookup("op_patches", earlier.action).operand_delta
         return count
-
-    def modify_attr(self, a: Action, kind: str, src: str) -> OpAction:
-        v: AttrValue = a.value
-        element = v.element_type or PK.array_shorthand(v.type)
-        if element and not v.has_data and not v.elements:
-            return RetypeArray(a.object, _kind(element), src, kind)
-        value_kind = _kind(v.type) if not PK.array_shorthand(v.type) else "array"
-        if value_kind == "array":
-            if v.elements and not v.elements[0].has_data:
-                if any(e.has_data for e in v.elements):
-                    raise ValueError("array elements must all carry data (a new value) or none "
-                                     "(a new element kind, values kept)")
-                return RetypeArray(a.object, _kind(v.elements[0].type), src, kind)
-            if not v.elements and not v.has_data:
-                raise ValueError(f"{v.type} without data or element types changes nothing")
-            return SetAttr(a.object, PK.make_attr(v), src, kind)
-        if v.has_data:
-            return SetAttr(a.object, PK.make_attr(v), src, kind)
-        return ConvertAttr(a.object, value_kind, src, kind)
-
-    # -- op_pair_patches
-    def pair_action(self, producer: str, consumer: str, a: Action) -> OpAction:
-        src = self.source(a)
-        try:
-            out_index, in_index = (int(i) for i in a.object)
-            if a.action == "add_value":
-                return AddValue(producer, consumer, out_index, in_index, _type_of(a), src)
-            if a.action == "delete_value":
-                return DeleteValue(producer, consumer, out_index, in_index, src)
-        except (ValueError, TypeError, KeyError) as e:
-            return self.error(a, f"[{producer}, {consumer}]: {_reason(e)}")
-        return self.error(a, f"[{producer}, {consumer}]: not an op_pair_patches action")
-
-    # -- attr_patches
-    def attr_kind_action(self, attr_type: str, a: Action) -> OpAction:
-        src = self.source(a)
-        try:
-            old = _kind(attr_type)
-            if a.action == "modify_name":
-                new_type = _rename_target(a)
-                return AttrKindRename(old, _kind(new_type), src, f"{attr_type} -> {new_type}")
-            if a.action in ("delete_attr", "delete_type"):
-                return AttrKindPresent(old, f"{attr_type} no longer exists after this patch "
-                                            f"(Paddle fails to load such a file)", src, attr_type)
-        except (ValueError, TypeError, KeyError) as e:
-            return self.error(a, f"{attr_type}: {_reason(e)}")
-        return self.error(a, f"{attr_type}: not an attr_patches action")
-
-    # -- type_patches
-    def type_kind_action(self, type_name: str, a: Action) -> OpAction:
-        src = self.source(a)
-        try:
-            if a.action == "modify_name":
-                new_type = _rename_target(a)
-                return type_rename(type_name, new_type, src)
-            if a.action == "delete_type":
-                probe = type_rename(type_name, None, src)
-                return TypeKindPresent(probe, f"{type_name} no longer exists after this patch "
-                                              f"(Paddle fails to load such a file)", src, type_name)
-            if a.action in ("add_type_attr", "delete_type_attr"):
-                raise ValueError(
-                    "not supported: Paddle never implemented it (its patch reader ignores it), "
-                    "and a DenseTensorType has exactly dtype, dims, layout, lod and offset; "
-                    "change a tensor's layout, lod or offset with modify_output_type instead")
-        except (ValueError, TypeError, KeyError) as e:
-            return self.error(a, f"{type_name}: {_reason(e)}")
-        return self.error(a, f"{type_name}: not a type_patches action")
-
-
-_CONTAINER_CLASSES = {
-    "pir::DenseTensorType": "DenseTensorType",
-    "paddle::dialect::SelectedRowsType": "SelectedRowsType",
-}
-
-
-def type_rename(old: str, new: str | None, src: str = "") -> TypeKindRename:
-    """A TypeKindRename from C++ type `old` to `new` (None: a probe that only detects `old`)."""
-    from ..ir import types as T
-    label = f"{old} -> {new}" if new else old
-    if old in PK.ELEMENT_TYPES:
-        to = PK.make_type(new) if new else T.NULL_TYPE
-        if new and new not in PK.ELEMENT_TYPES:
-            raise ValueError(f"an element type ({old}) can only become another element type, not {new}")
-        return TypeKindRename(element_from=PK.make_type(old), element_to=to, source=src, label=label)
-    if old in _CONTAINER_CLASSES:
-        if new and new not in _CONTAINER_CLASSES:
-            raise ValueError(f"{old} can only become {' or '.join(_CONTAINER_CLASSES)} "
-                             f"(same parameters), not {new}")
-        to = getattr(T, _CONTAINER_CLASSES[new]) if new else _NoSuchContainer
-        return TypeKindRename(container_from=getattr(T, _CONTAINER_CLASSES[old]), container_to=to,
-                              source=src, label=label)
-    raise ValueError(f"pirc renames element types and {' / '.join(_CONTAINER_CLASSES)}, not {old}")
-
-
-class _NoSuchContainer:
-    """Target of a detection-only container rename: never built, since only `is` is compared."""
-
-    def __new__(cls, *args):
-        return object.__new__(cls)
-
-
-def _kind(cpp_name: str) -> str:
-    if PK.array_shorthand(cpp_name):
-        return "array"
-    kind = PK.attribute_kind(cpp_name)
-    if kind is None:
-        raise ValueError(f"unknown attribute kind {cpp_name}")
-    return kind
-
-
-def _type_of(a: Action):
-    if not a.type_name:
-        raise ValueError("needs `type:` (the type of the value)")
-    return PK.make_type(a.type_name, a.type_data)
-
-
-def _new_name(a: Action) -> str:
-    if a.new_name:
-        return a.new_name
-    if a.value is not None and a.value.has_data and isinstance(a.value.data, str):
-        return a.value.data
-    raise ValueError("needs the new name (`data:`)")
-
-
-def _rename_target(a: Action) -> str:
-    for candidate in (a.new_name, a.type_name, a.value.type if a.value is not None else None):
-        if candidate:
-            return candidate
-    raise ValueError("needs the new kind (`type:`)")
 
 
 def _reason(e: Exception) -> str:

@@ -1,6 +1,6 @@
 """How much of each release step's breaking definition changes the patches migrate.
 
-For every step N-1 -> N of a patch set (pirc.versioning.defcheck.steps), each breaking
+For every step N-1 -> N of a patch set (pirc.versioning.covered.steps), each breaking
 change between the definitions (pirc.versioning.defdiff) gets one status:
 
 * `paddle`: an action of the folder's own N.yaml covers it (for pirc's folder: Paddle's
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .covered import covered, steps
 from .defdiff import DefChange, diff_versions
 
 PADDLE, PIRC, UNMIGRATABLE, UNCOVERED = "paddle", "pirc", "unmigratable", "uncovered"
@@ -58,7 +59,6 @@ class Coverage:
 
 
 def measure(patch_set) -> Coverage:
-    from .defcheck import covered, steps
     out = Coverage(steps=steps(patch_set.release_version, patch_set.develop))
     entries = list(patch_set.unmigratable)
     used: set[int] = set()

@@ -24,18 +24,16 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
 from ..errors import PircError
 from ..ir import specs
-from . import paddle_kinds as K
-from .defdiff import DefChange, definitions_at, projection
-from .model import AttrValue, PatchFile, action_path
-
-if TYPE_CHECKING:
-    from .coverage import Coverage
+from .actions.registry import lookup
+from .coverage import UNCOVERED, Coverage, measure
+from .covered import action_kind, steps
+from .defdiff import definitions_at, projection
+from .model import PatchFile, action_path
 
 FINGERPRINTS = "released.yaml"
 
@@ -86,23 +84,6 @@ def write_fingerprints(path: Path, release: int) -> str:
     return text
 
 
-# -- coverage: which patch action makes up for a change ----------------------------------------
-
-
-def action_kind(value: AttrValue | None) -> str | None:
-    """The definition kind an action's attribute value gives (`array<int64>`, `double`)."""
-    if value is None:
-        return None
-    inner = K.array_shorthand(value.type)
-    if inner is not None:
-        return f"array<{K.attribute_kind(inner)}>"
-    kind = K.attribute_kind(value.type)
-    if kind == "array":
-        element = value.element_type or (value.elements[0].type if value.elements else None)
-        return f"array<{K.attribute_kind(element)}>" if element else "array"
-    return kind
-
-
 def kinds_agree(given: str | None, defined: str) -> bool:
     if given is None or defined == "any" or given == defined:
         return True
@@ -115,96 +96,27 @@ def kinds_agree(given: str | None, defined: str) -> bool:
     return False
 
 
-def _renamed_kind(kind: str, renames: dict[str, str]) -> str:
-    if kind.startswith("array<"):
-        return f"array<{renames.get(kind[6:-1], kind[6:-1])}>"
-    return renames.get(kind, kind)
-
-
-def covered(c: DefChange, patch: PatchFile | None, changes: list[DefChange] = ()) -> bool:
-    """Whether an action of `patch` makes up for the breaking change `c`; `changes` are
-    the step's other changes (an added operand is covered by counting add_null_inputs)."""
-    if patch is None:
-        return False
-    actions = [a for p in patch.op_patches if p.op_name == c.op for a in p.actions]
-    names = {a.action for a in actions}
-
-    def on(action, obj):
-        return [a for a in actions if a.action == action and a.object == obj]
-
-    if c.kind == "op_removed":
-        return "modify_name" in names
-    if c.kind == "op_renamed":
-        return any(a.action == "modify_name" and a.new_name == c.new for a in actions)
-    if c.kind == "attr_retyped":
-        if on("modify_attr", c.subject):
-            return True
-        renames = {}
-        for kp in patch.attr_patches:
-            for a in kp.actions:
-                if a.action == "modify_name" and a.value is not None:
-                    renames[K.attribute_kind(kp.attr_type)] = action_kind(a.value)
-        return _renamed_kind(c.old, renames) == c.new
-    if c.kind in ("attr_added", "attr_now_required"):
-        return bool(on("add_attr", c.subject)) or any(
-            a.action == "modify_attr_name" and a.new_name == c.subject for a in actions)
-    if c.kind == "attr_removed":
-        return bool(on("delete_attr", c.subject) or on("modify_attr_name", c.subject)
-                    or on("attr_to_input", c.subject))
-    if c.kind == "operand_removed":
-        return bool(on("delete_input", c.index)) or _pair(patch, c, "delete_value", consumer=True)
-    if c.kind == "operand_added":
-        if _pair(patch, c, "add_value", consumer=True) or any(
-                a.action == "attr_to_input" and (a.index == c.index or a.object == c.subject)
-                for a in actions):
-            return True
-        # Operands are positional: the definitions align them by name, which need not be
-        # where the new one went (flash_attn_v3_varlen's seqused_q / seqused_k went before
-        # qv), so an optional operand counts as covered while the entry inserts as many
-        # null values as the step adds optional operands.  The validator checks that each
-        # null value lands on an optional operand of the new definition.
-        if not (c.new or "").endswith("optional"):
-            return False
-        added = [d for d in changes if d.op == c.op and d.kind == "operand_added"]
-        return (all((d.new or "").endswith("optional") for d in added)
-                and len([a for a in actions if a.action == "add_null_input"]) >= len(added))
-    if c.kind == "result_added":
-        return bool(on("add_output", c.index)) or _pair(patch, c, "add_value", consumer=False)
-    if c.kind == "result_removed":
-        return _pair(patch, c, "delete_value", consumer=False)
-    if c.kind == "result_retyped":
-        return bool(on("modify_output_type", c.index))
-    return False  # operand_retyped, operand_now_required, regions_changed: nothing migrates them
-
-
-def _pair(patch: PatchFile, c: DefChange, action: str, consumer: bool) -> bool:
-    for pp in patch.op_pair_patches:
-        if (pp.consumer if consumer else pp.producer) != c.op:
-            continue
-        for a in pp.actions:
-            if a.action == action and list(a.object)[1 if consumer else 0] == c.index:
-                return True
-    return False
-
-
 def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str]]:
     """(op, attribute, message) for each action of `patch` whose attribute contradicts the
     definitions at `step`."""
     out = []
     for p in patch.op_patches:
         # A renamed op ends as the new name's op: its attributes must fit that definition.
-        final = next((a.new_name for a in p.actions if a.action == "modify_name"), p.op_name)
+        final = p.op_name
+        for a in p.actions:
+            final = lookup("op_patches", a.action).op_name_after(a, final)
         spec = definitions_at_cached(step).get(final)
         if spec is None:
             continue  # ops pirc has no definition of (onednn_op.*): nothing to compare
         for i, a in enumerate(p.actions):
-            if a.action not in ("modify_attr", "add_attr") or a.value is None:
+            given_value = lookup("op_patches", a.action).attr_given(a)
+            if given_value is None:
                 continue
-            if any(b.action == "delete_attr" and b.object == a.object
+            if any(lookup("op_patches", b.action).deletes_attr(b) == a.object
                    for b in p.actions[i + 1:]):
                 continue  # deleted again by a later action (pirc's layer over Paddle's patch)
             attr = spec.attribute(a.object)
-            given = action_kind(a.value)
+            given = action_kind(given_value)
             if attr is None:
                 out.append((p.op_name, a.object, (
                     f"{action_path(patch, a)}:{a.line}: {a.action} {p.op_name}.{a.object}: the definition "
@@ -228,15 +140,7 @@ def definitions_at_cached(version: int) -> dict:
 # -- the check ----------------------------------------------------------------------------------
 
 
-def steps(release: int, develop: bool) -> list[tuple[int, int, int]]:
-    """(old version, new version, patch file number) for every step the check looks at."""
-    out = [(n - 1, n, n) for n in range(2, release + 1)]
-    if develop:
-        out.append((release, release + 1, 0))
-    return out
-
-
-def run_check(patch_set, prints_path: Path, recorded: dict[int, str]) -> tuple[list[Finding], "Coverage"]:
+def run_check(patch_set, prints_path: Path, recorded: dict[int, str]) -> tuple[list[Finding], Coverage]:
     """Every Finding, plus the coverage table (coverage.Coverage) for the report."""
     release, develop = patch_set.release_version, patch_set.develop
     findings: list[Finding] = []
@@ -262,7 +166,6 @@ def run_check(patch_set, prints_path: Path, recorded: dict[int, str]) -> tuple[l
                 f"{got[:12]}, recorded {want[:12]}): a released format cannot change; record "
                 f"the change as a revision `since: {release + 1}` with develop on, or, if it "
                 f"only corrects pirc's record of Paddle's definitions, rerun with --record")))
-    from .coverage import UNCOVERED, measure
     table = measure(patch_set)
     for old, new, number in steps(release, develop):
         patch = patch_set.files.get(number)

@@ -33,7 +33,6 @@ The `*_output_attr` variants invert like the attribute actions.
 from __future__ import annotations
 
 from ..ir.specs import get_spec
-from . import paddle_kinds as PK
 from .compiler import (
     AttrKindPattern,
     CompiledStep,
@@ -42,28 +41,10 @@ from .compiler import (
     TypeKindPattern,
     _Compiler,
     _file_label,
-    type_rename,
 )
-from .kind_actions import op_holds_attr_kind, op_holds_type
+from .actions.registry import lookup
 from .model import PatchFile
-from .op_actions import (
-    AddAttr,
-    AddNullInput,
-    AddOutput,
-    AttrToInput,
-    ConvertAttr,
-    DeleteAddedAttr,
-    InputToAttr,
-    Nothing,
-    OpAction,
-    RemoveNullInput,
-    Refuse,
-    RemoveOutput,
-    RenameAttr,
-    RenameOp,
-    RetypeArray,
-)
-from .pair_actions import AddValue, DeleteValue
+from .op_actions import OpAction, Refuse, RenameOp
 from .step_context import Problem, StepRefused
 
 
@@ -74,18 +55,19 @@ def compile_inverse(patch: PatchFile, from_version: int, to_version: int) -> Com
     c = _Compiler(patch, to_version, from_version)
     inv = _Inverter(c, to_version)
     for entry in reversed(patch.type_patches):
-        actions = [inv.type_kind(entry.type_name, a) for a in reversed(entry.actions)]
+        actions = [inv.action("type_patches", entry.type_name, a) for a in reversed(entry.actions)]
         step.type_kind_patterns.append(TypeKindPattern(step, actions, None, entry.type_name))
     for entry in reversed(patch.attr_patches):
-        actions = [inv.attr_kind(entry.attr_type, a) for a in reversed(entry.actions)]
+        actions = [inv.action("attr_patches", entry.attr_type, a) for a in reversed(entry.actions)]
         step.attr_kind_patterns.append(AttrKindPattern(step, actions, None, entry.attr_type))
     for entry in reversed(patch.op_patches):
-        forward = [c.op_action(entry.op_name, a) for a in entry.actions]
+        forward = [c.action("op_patches", entry.op_name, a) for a in entry.actions]
         final_name = entry.op_name
         for a in forward:
             if isinstance(a, RenameOp):
                 final_name = a.new_name
-        actions = [inv.op_action(entry.op_name, a, f) for a, f in zip(reversed(entry.actions), reversed(forward))]
+        actions = [inv.action("op_patches", entry.op_name, a, f)
+                   for a, f in zip(reversed(entry.actions), reversed(forward))]
         step.op_patterns.append(OpPatchPattern(step, actions, {final_name}, final_name))
         if final_name != entry.op_name:
             reused = _name_reused(entry.op_name, final_name, from_version, to_version,
@@ -94,7 +76,9 @@ def compile_inverse(patch: PatchFile, from_version: int, to_version: int) -> Com
                 step.op_patterns.append(OpPatchPattern(step, [reused], {entry.op_name},
                                                        entry.op_name))
     for pair in reversed(patch.op_pair_patches):
-        actions = [inv.pair_action(pair.producer, pair.consumer, a) for a in reversed(pair.actions)]
+        subject = (pair.producer, pair.consumer)
+        actions = [inv.action("op_pair_patches", subject, a, c.action("op_pair_patches", subject, a))
+                   for a in reversed(pair.actions)]
         step.pair_patterns.append(OpPairPattern(step, actions, {pair.producer, pair.consumer},
                                                 f"{pair.producer} -> {pair.consumer}"))
     c.raise_errors()
@@ -102,61 +86,27 @@ def compile_inverse(patch: PatchFile, from_version: int, to_version: int) -> Com
 
 
 class _Inverter:
+    """What an action's `invert` may ask: the older version's op definitions."""
+
     def __init__(self, compiler: _Compiler, old_version: int):
         self.c = compiler
         self.old_version = old_version
 
-    def op_action(self, op_name: str, a, forward: OpAction) -> OpAction:
-        src = forward.source
-        kind = a.action
-        if isinstance(forward, AddAttr):
-            return DeleteAddedAttr(forward.name, forward.value, src, kind)
-        if isinstance(forward, (ConvertAttr, RetypeArray)):
-            old = self.old_attr_kind(op_name, forward.name)
-            if old is None:
-                return Refuse(kind, forward.name,
-                              f"the kind {forward.name} had before the patch is unknown (no op "
-                              f"definition of {op_name} at version {self.old_version} says it)",
-                              src, when=_has_attr(forward.name))
-            if isinstance(forward, ConvertAttr):
-                if old.startswith("array"):
-                    return _refuse_kind(kind, forward.name, op_name, old, self.old_version, src)
-                return ConvertAttr(forward.name, old, src, kind)
-            element = old[len("array<"):-1] if old.startswith("array<") else None
-            if element is None:
-                return _refuse_kind(kind, forward.name, op_name, old, self.old_version, src)
-            return RetypeArray(forward.name, element, src, kind)
-        if kind in ("modify_attr", "modify_output_attr"):
-            return Refuse(kind, forward.name, "the value before the patch is unknown", src,
-                          when=_has_attr(forward.name))
-        if kind in ("delete_attr", "delete_output_attr"):
-            if self.had_no_attr(op_name, forward.name):
-                # The older version has no such attribute either (pirc's layer deletes one
-                # that Paddle's patch adds against the definition): nothing to restore.
-                return Nothing(kind, src)
-            return Refuse(kind, forward.name, "the deleted value is unknown", src)
-        if isinstance(forward, RenameAttr):
-            return RenameAttr(forward.new_name, forward.name, src, kind)
-        if isinstance(forward, AddOutput):
-            return RemoveOutput(forward.index, src)
-        if kind == "delete_input":
-            return Refuse(kind, str(forward.index), "the removed operand is unknown", src)
-        if isinstance(forward, AddNullInput):
-            return RemoveNullInput(forward.index, forward.before + 1, src)
-        if isinstance(forward, AttrToInput):
-            old = self.old_attr_kind(op_name, forward.name)
-            if old is None:
-                return Refuse(kind, forward.name, f"no op definition of {op_name} at version "
-                                                  f"{self.old_version} gives the attribute's kind", src)
-            return InputToAttr(forward.name, forward.index, forward.before + 1, old, src)
-        if kind == "modify_output_type":
-            return Refuse(kind, str(forward.index), "the result's type before the patch is unknown", src)
-        if isinstance(forward, RenameOp):
-            return RenameOp(op_name, src)
-        return Refuse(kind, "", "pirc has no inverse for this action", src)
+    def action(self, section: str, subject, a, forward: OpAction | None = None) -> OpAction:
+        """The inverse of action `a` (`forward`: its compiled form, for op and pair actions),
+        made by the action's class."""
+        if forward is not None and type(forward) is OpAction:
+            return forward  # a placeholder for an action that did not compile: reported
+        act = lookup(section, a.action)
+        return act.invert(self, subject, a, forward)
+
+    def source(self, a) -> str:
+        return self.c.source(a)
+
+    def spec(self, op_name: str):
+        return get_spec(op_name, self.old_version)
 
     def had_no_attr(self, op_name: str, attr: str) -> bool:
-        from ..ir.specs import get_spec
         spec = get_spec(op_name, self.old_version)
         return spec is not None and spec.attribute(attr) is None
 
@@ -169,43 +119,6 @@ class _Inverter:
         if a is None or a.type in ("any", "array", "scalar"):
             return None
         return a.type
-
-    def pair_action(self, producer: str, consumer: str, a) -> OpAction:
-        forward = self.c.pair_action(producer, consumer, a)
-        if isinstance(forward, AddValue):
-            old = get_spec(producer, self.old_version)
-            had_it = (old is not None and not old.variadic_results
-                      and len(old.results) > forward.out_index)
-            return DeleteValue(producer, consumer, forward.out_index, forward.in_index,
-                               forward.source, strict=True, keep_result=had_it)
-        if isinstance(forward, DeleteValue):
-            return Refuse("delete_value", f"[{forward.out_index}, {forward.in_index}] on "
-                                          f"({producer}, {consumer})",
-                          "the removed value is unknown", forward.source,
-                          when=lambda op, p=producer: op.name == p)
-        return forward
-
-    def attr_kind(self, attr_type: str, a) -> OpAction:
-        src = self.c.source(a)
-        new_type = a.new_name or a.type_name
-        new_kind = PK.attribute_kind(new_type) if new_type else None
-        return Refuse(f"attr_patches {a.action}", f"{attr_type} -> {new_type}",
-                      f"it holds {new_type} attributes, and pirc cannot tell which of them were "
-                      f"{attr_type} before the patch", src,
-                      when=(lambda op, k=new_kind: op_holds_attr_kind(op, k)) if new_kind else None)
-
-    def type_kind(self, type_name: str, a) -> OpAction:
-        src = self.c.source(a)
-        new_type = a.new_name or a.type_name
-        probe = None
-        try:
-            probe = type_rename(new_type, None, src) if new_type else None
-        except ValueError:
-            pass
-        return Refuse(f"type_patches {a.action}", f"{type_name} -> {new_type}",
-                      f"it holds {new_type} types, and pirc cannot tell which of them were "
-                      f"{type_name} before the patch", src,
-                      when=(lambda op, p=probe: op_holds_type(op, p)) if probe else None)
 
 
 def _name_reused(old_name: str, new_name: str, newer: int, older: int, src: str):
@@ -224,15 +137,6 @@ def _name_reused(old_name: str, new_name: str, newer: int, older: int, src: str)
                   f"at version {newer} {old_name} is another op than at version {older} (whose "
                   f"{old_name} became {new_name}); it has no version-{older} form", src,
                   when=new_form)
-
-
-def _has_attr(name: str):
-    return lambda op: name in op.attributes
-
-
-def _refuse_kind(kind, name, op_name, old, version, src) -> Refuse:
-    return Refuse(kind, name, f"{op_name}.{name} is {old} at version {version}; pirc cannot "
-                              f"turn the patched value back into that", src, when=_has_attr(name))
 
 
 _CONCRETE = ("bool", "int32", "int64", "index", "float", "double", "str")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..ir.paddle_names import place_text
 from . import paddle_kinds as K
+from .actions.registry import lookup
 from .model import Action, AttrValue, PatchFile
 from .policy import DEVELOP_VERSION, POLICY, VersionPolicy
 
@@ -20,20 +21,27 @@ def explain_patch(patch: PatchFile, policy: VersionPolicy | None = None) -> list
     policy = policy or POLICY
     lines = [f"{patch.path}: {_step(patch.version, policy)}"]
     for entry in patch.op_patches:
-        lines += [f"{entry.op_name}: {_op_action(a)}{_layer(patch, a)}" for a in entry.actions]
+        lines += [f"{entry.op_name}: {_say('op_patches', entry.op_name, a)}{_layer(patch, a)}"
+                  for a in entry.actions]
     for entry in patch.op_pair_patches:
         lines += [f"[{entry.producer}, {entry.consumer}]: "
-                  f"{_pair_action(entry.producer, entry.consumer, a)}{_layer(patch, a)}"
+                  f"{_say('op_pair_patches', (entry.producer, entry.consumer), a)}{_layer(patch, a)}"
                   for a in entry.actions]
     for entry in patch.attr_patches:
-        lines += [f"{entry.attr_type}: {_attr_kind_action(entry.attr_type, a)}{_layer(patch, a)}"
+        lines += [f"{entry.attr_type}: {_say('attr_patches', entry.attr_type, a)}{_layer(patch, a)}"
                   for a in entry.actions]
     for entry in patch.type_patches:
-        lines += [f"{entry.type_name}: {_type_kind_action(entry.type_name, a)}{_layer(patch, a)}"
+        lines += [f"{entry.type_name}: {_say('type_patches', entry.type_name, a)}{_layer(patch, a)}"
                   for a in entry.actions]
     if patch.is_empty():
         lines.append("  no changes")
     return lines
+
+
+def _say(section: str, subject, a: Action) -> str:
+    """The action's own line (its class in pirc.versioning.actions)."""
+    act = lookup(section, a.action)
+    return act.explain(subject, a) if act is not None else a.action
 
 
 def _layer(patch: PatchFile, a: Action) -> str:
@@ -93,51 +101,3 @@ def _data_text(data) -> str:
     if isinstance(data, tuple):
         return "[" + ", ".join(_data_text(d) for d in data) + "]"
     return repr(data)
-
-
-def _op_action(a: Action) -> str:
-    name = a.action
-    attribute = "result attribute" if "output_attr" in name else "attribute"
-    if name in ("add_attr", "add_output_attr"):
-        return f"adds {attribute} {a.object} = {describe_value(a.value)} when absent"
-    if name in ("modify_attr", "modify_output_attr"):
-        return f"{attribute} {a.object} becomes {describe_value(a.value)}"
-    if name in ("delete_attr", "delete_output_attr"):
-        return f"deletes {attribute} {a.object}"
-    if name in ("modify_attr_name", "modify_output_attr_name"):
-        return f"renames {attribute} {a.object} to {a.new_name}"
-    if name == "add_output":
-        return f"adds result #{a.object} of type {K.type_text(a.type_name, a.type_data)}"
-    if name == "delete_input":
-        return f"removes operand #{a.object}"
-    if name == "modify_output_type":
-        return f"result #{a.object} becomes {K.type_text(a.type_name, a.type_data)}"
-    if name == "modify_name":
-        return f"is renamed to {a.new_name}"
-    if name == "attr_to_input":
-        return (f"attribute {a.object} becomes operand #{a.index}, made by a one-element "
-                f"pd_op.full holding its value")
-    if name == "add_null_input":
-        return f"takes <<NULL VALUE>> as a new optional operand #{a.object} (old form only)"
-    return name  # pragma: no cover - schema admits no other op action
-
-
-def _pair_action(producer: str, consumer: str, a: Action) -> str:
-    out_index, in_index = a.object
-    if a.action == "add_value":
-        return (f"adds a value of type {K.type_text(a.type_name, a.type_data)} from result "
-                f"#{out_index} of {producer} to operand #{in_index} of {consumer}")
-    return f"removes the value from result #{out_index} of {producer} to operand #{in_index} of {consumer}"
-
-
-def _attr_kind_action(kind: str, a: Action) -> str:
-    return (f"every {K.short_name(kind)} attribute becomes {K.short_name(a.new_name)} "
-            f"(values kept)")
-
-
-def _type_kind_action(type_name: str, a: Action) -> str:
-    if a.action == "modify_name":
-        return f"every {K.type_text(type_name)} type becomes {K.type_text(a.new_name)}"
-    if a.action == "add_type_attr":
-        return f"adds parameter #{a.object} = {describe_value(a.value)}"
-    return f"removes parameter #{a.object}"

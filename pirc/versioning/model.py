@@ -12,21 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# Actions by where they may appear.  Paddle's own vocabulary, plus the pirc
-# extensions documented in docs/PATCHES.md (marked).
-OP_ACTIONS = (
-    "add_attr", "modify_attr", "delete_attr",
-    "add_output_attr", "modify_output_attr", "delete_output_attr",
-    "modify_attr_name", "modify_output_attr_name",
-    "add_output", "delete_input", "modify_output_type", "modify_name",
-    "add_null_input",  # pirc: an optional operand inserted as <<NULL VALUE>>
-    "attr_to_input",  # pirc: an attribute that became an operand (a mutable attribute)
-)
-OP_PAIR_ACTIONS = ("add_value", "delete_value")
-ATTR_KIND_ACTIONS = ("modify_name", "delete_attr")
-TYPE_KIND_ACTIONS = ("modify_name", "delete_type", "add_type_attr", "delete_type_attr")
-
-
 @dataclass(frozen=True)
 class AttrValue:
     """An attribute as a patch writes it: a Paddle C++ class name and optional data.
@@ -65,7 +50,7 @@ class Action:
     type_data: Any = None  # a DenseTensorType's [dtype, dims, layout, lod, offset]
     new_name: str | None = None
     line: int = 0
-    index: int | None = None  # attr_to_input: the operand the attribute becomes
+    index: int | None = None  # an operand index given in `data` (an attribute's new operand)
     # The file the action was read from, when it is not its PatchFile's own: a merged patch
     # (pirc.versioning.layers) holds actions of Paddle's file and of pirc's layer.
     path: str | None = None

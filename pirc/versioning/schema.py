@@ -3,7 +3,7 @@
 Paddle's schema (docs/PATCHES.md): four top-level lists, `op_patches`, `op_pair_patches`,
 `attr_patches`, `type_patches`; each entry names what it acts on and lists `actions`, each
 `{action, object, type, data}` (`default` is Paddle's older name for `data`).  What each
-action needs is the table RULES below.  Paddle ignores what it does not understand; pirc
+action needs its class declares (pirc.versioning.actions: `object`, `type`, `data`).  Paddle ignores what it does not understand; pirc
 reports every mistake with its file, line and action, and keeps reading to report them all.
 
 When the step a file makes is known (it is named N.yaml, or the caller says), the ops it
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from yaml.nodes import SequenceNode
@@ -35,84 +34,17 @@ from .model import (
 from .policy import DEVELOP_VERSION
 from . import layers
 from . import policy as _policy
+from .actions.registry import SECTIONS, PatchAction, accepted, lookup
 from .spec_checks import SpecCheck, show_subject as _show_subject
 
 UNKNOWN_VERSION = -1  # PatchFile.version of a file validated on its own, not named N.yaml
 _NO_BASE = PatchFile("", UNKNOWN_VERSION)  # "a base file itself": look for no base of it
 
-SECTIONS = ("op_patches", "op_pair_patches", "attr_patches", "type_patches")
 # The key naming what an entry acts on, per section.
 SUBJECT_KEY = {"op_patches": "op_name", "op_pair_patches": "op_pair",
                "attr_patches": "attr_name", "type_patches": "type_name"}
 DATA_KEYS = ("data", "default")
 
-
-@dataclass(frozen=True)
-class Rule:
-    """What one action takes.
-
-    object: "name" (an attribute), "index" (operand / result / type parameter),
-            "pair" ([producer result, consumer operand]) or None (takes none).
-    type:   "attr" (an attribute kind and its value), "type" (a type), "attr_kind" /
-            "type_kind" (the new kind of a kind rename) or None.
-    data:   "value" (required, fits `type`), "optional_value", "type_data" (required for
-            container types), "attr_name" / "op_name" (a rename's new name), "index" (an
-            operand index: attr_to_input) or None.
-    """
-
-    object: str | None
-    type: str | None
-    data: str | None
-
-
-RULES: dict[str, dict[str, Rule]] = {
-    "op_patches": {
-        "add_attr": Rule("name", "attr", "value"),
-        "modify_attr": Rule("name", "attr", "optional_value"),
-        "delete_attr": Rule("name", None, None),
-        "add_output_attr": Rule("name", "attr", "value"),
-        "modify_output_attr": Rule("name", "attr", "optional_value"),
-        "delete_output_attr": Rule("name", None, None),
-        "modify_attr_name": Rule("name", None, "attr_name"),
-        "modify_output_attr_name": Rule("name", None, "attr_name"),
-        "add_output": Rule("index", "type", "type_data"),
-        "delete_input": Rule("index", None, None),
-        "modify_output_type": Rule("index", "type", "type_data"),
-        "modify_name": Rule(None, None, "op_name"),
-        "add_null_input": Rule("index", None, None),  # pirc's extensions (docs/PATCHES.md)
-        "attr_to_input": Rule("name", None, "index"),
-    },
-    "op_pair_patches": {
-        "add_value": Rule("pair", "type", "type_data"),
-        "delete_value": Rule("pair", None, None),
-    },
-    "attr_patches": {
-        "modify_name": Rule(None, "attr_kind", None),
-    },
-    "type_patches": {
-        "modify_name": Rule(None, "type_kind", None),
-        "add_type_attr": Rule("index", "attr", "value"),
-        "delete_type_attr": Rule("index", None, None),
-    },
-}
-
-# Actions that look plausible but pirc refuses, and why (Paddle silently ignores the first
-# two and turns the last two into an empty kind name that fails at load).
-REFUSED: dict[tuple[str, str], str] = {
-    ("op_patches", "add_input"):
-        "a lone add_input would break the graph (the new operand has no producer): use "
-        "op_pair_patches add_value, which adds the producer's result and the consumer's operand together",
-    ("op_patches", "delete_output"):
-        "a lone delete_output would break the graph (the result's users would lose their "
-        "operand): use op_pair_patches delete_value, which removes both ends together",
-    ("attr_patches", "delete_attr"):
-        "deleting an attribute kind leaves its attributes with no kind (Paddle's loader then "
-        "fails with 'Unknown id'): rename the kind with modify_name, or delete the attributes "
-        "op by op with op_patches delete_attr",
-    ("type_patches", "delete_type"):
-        "deleting a type kind leaves values with no type (Paddle's loader then fails with "
-        "'Unknown id'): rename the kind with modify_name",
-}
 
 _OBJECT_HELP = {"name": "the attribute name", "index": "an index (0, 1, ...)",
                 "pair": "[producer result index, consumer operand index]"}
@@ -165,7 +97,7 @@ def parse_patch_text(text: str, filename: str, version: int = UNKNOWN_VERSION,
     reader = _FileReader(doc, version, _policy.RELEASE_VERSION if release is None else release)
     if base is not None and base is not _NO_BASE:
         reader.specs.added = {(e.op_name, a.object) for e in base.op_patches
-                              for a in e.actions if a.action == "add_attr"}
+                              for a in e.actions if lookup("op_patches", a.action).adds_attr}
     patch = reader.read()
     return patch, sorted(doc.errors, key=lambda e: (e.line, e.column))  # stable: file order
 
@@ -308,7 +240,7 @@ class _FileReader:
         if type_name == "pir::VectorType":
             return  # as many parameters as elements
         fields = K.CONTAINER_TYPES.get(type_name, ())
-        limit = len(fields) if action.action == "add_type_attr" else len(fields) - 1
+        limit = len(fields) if lookup("type_patches", action.action).adds_parameter else len(fields) - 1
         if action.object > limit:
             has = f"parameters {', '.join(fields)}" if fields else "no parameters"
             self.error(action.line, f"{where}: {action.action}: parameter index {action.object} "
@@ -379,14 +311,15 @@ class _FileReader:
         if entries is None:
             return None
         keys = {e.key: e for e in entries}
+        rules = accepted(section)
         if "action" not in keys:
-            self.error(node, f"{where}: an action needs `action:` (one of {', '.join(RULES[section])})")
+            self.error(node, f"{where}: an action needs `action:` (one of {', '.join(rules)})")
             return None
         name = self.scalar_text(keys["action"].value, "action")
         if name is None:
             return None
         at = keys["action"].value
-        rule = RULES[section].get(name)
+        rule = rules.get(name)
         if rule is None:
             self.refuse(section, where, name, at)
             return None
@@ -430,9 +363,9 @@ class _FileReader:
             data = checked[1] if type_name in K.CONTAINER_TYPES else None
             return Action(name, obj, type_name=type_name, type_data=data, line=line)
         if rule.type == "attr_kind":
-            return self.kind_rename(label, subject, type_node, type_name, line, attrs=True)
+            return self.kind_rename(name, label, subject, type_node, type_name, line, attrs=True)
         if rule.type == "type_kind":
-            return self.kind_rename(label, subject, type_node, type_name, line, attrs=False)
+            return self.kind_rename(name, label, subject, type_node, type_name, line, attrs=False)
         if rule.data in ("attr_name", "op_name"):
             if data_entry is None:
                 self.error(node, f"{label}: needs the new name in `data:`")
@@ -465,17 +398,18 @@ class _FileReader:
         return Action(name, obj, line=line)
 
     def refuse(self, section: str, where: str, name: str, at) -> None:
-        reason = REFUSED.get((section, name))
-        if reason:
-            self.error(at, f"{where}: {name}: {reason}")
+        known = lookup(section, name)
+        if known is not None and known.refused:
+            self.error(at, f"{where}: {name}: {known.refused}")
             return
-        elsewhere = [s for s in SECTIONS if name in RULES[s]]
+        here = accepted(section)
+        elsewhere = [s for s in SECTIONS if name in accepted(s)]
         if elsewhere:
             self.error(at, f"{where}: `{name}` is not an action of {section}; it belongs in "
-                           f"{' or '.join(elsewhere)} (here: {', '.join(RULES[section])})")
+                           f"{' or '.join(elsewhere)} (here: {', '.join(here)})")
             return
-        self.error(at, f"{where}: unknown action `{name}`{_did_you_mean(name, RULES[section])}; "
-                       f"{section} actions are {', '.join(RULES[section])}")
+        self.error(at, f"{where}: unknown action `{name}`{_did_you_mean(name, here)}; "
+                       f"{section} actions are {', '.join(here)}")
 
     def data_entry(self, label: str, keys: dict[str, Entry]) -> Entry | None:
         if "data" in keys and "default" in keys:
@@ -483,7 +417,7 @@ class _FileReader:
                                                  f"of `data`); keep one")
         return keys.get("data") or keys.get("default")
 
-    def object(self, label: str, rule: Rule, entry: Entry | None, node):
+    def object(self, label: str, rule: PatchAction, entry: Entry | None, node):
         if rule.object is None:
             if entry is not None:
                 self.error(entry.key_node, f"{label}: takes no `object`")
@@ -618,7 +552,7 @@ class _FileReader:
             self.error(data_entry.value, f"{label}: `data` does not fit {type_name}: {e}")
             return None
 
-    def kind_rename(self, label: str, subject: str, type_node, new: str, line: int, attrs: bool):
+    def kind_rename(self, name: str, label: str, subject: str, type_node, new: str, line: int, attrs: bool):
         if attrs:
             if K.attribute_kind(new) is None:
                 self.unknown_name(type_node, "attribute kind", new, K.ATTRIBUTE_KINDS)
@@ -643,8 +577,8 @@ class _FileReader:
         # new_name holds the new kind; it is also given as the value (attributes) or the
         # type (types) the action writes, for code that reads those fields.
         if attrs:
-            return Action("modify_name", value=AttrValue(new, line=line), new_name=new, line=line)
-        return Action("modify_name", type_name=new, new_name=new, line=line)
+            return Action(name, value=AttrValue(new, line=line), new_name=new, line=line)
+        return Action(name, type_name=new, new_name=new, line=line)
 
 
 _BAD = object()

@@ -30,7 +30,7 @@ class SpecCheck:
 
     def __init__(self, version: int | None, after: int | None = None):
         self.version = version
-        self.after = after  # the version the patch produces (for add_null_input)
+        self.after = after  # the version the patch produces (spec_after)
         # (op, attribute) pairs a layer's base patch adds (pirc.versioning.layers)
         self.added: set[tuple[str, str]] = set()
 
@@ -77,97 +77,45 @@ class SpecCheck:
         return out
 
     def check_action(self, reader, section: str, subject, action: Action, counts) -> None:
+        """Check `action` through its class (pirc.versioning.actions): op actions only on
+        ops a definition knows at this version."""
         if self.version is None or section not in ("op_patches", "op_pair_patches"):
             return
-        name = action.action
-        label = f"{show_subject(subject)}: {name}"
-        at = f"at PIR version {self.version}"
-        if section == "op_pair_patches":
-            producer, consumer = subject
-            out_index, in_index = action.object
-            results = counts[producer][1]
-            operands = counts[consumer][0]
-            adding = name == "add_value"
-            if results is not None:
-                limit = results if adding else results - 1
-                if out_index > limit:
-                    reader.error(action.line, f"{label}: producer result index {out_index} is out of "
-                                              f"range: {producer} has {results} result(s) {at}"
-                                              + (" (a new result goes at 0..count)" if adding else ""))
-                counts[producer] = (counts[producer][0], results + (1 if adding else -1))
-            if operands is not None:
-                limit = operands if adding else operands - 1
-                if in_index > limit:
-                    reader.error(action.line, f"{label}: consumer operand index {in_index} is out of "
-                                              f"range: {consumer} has {operands} operand(s) {at}"
-                                              + (" (a new operand goes at 0..count)" if adding else ""))
-                counts[consumer] = (operands + (1 if adding else -1), counts[consumer][1])
-            return
-        op = subject
-        spec = self.spec(op)
-        if spec is None:
-            return
-        operands, results = counts[op]
-        if name == "delete_input" and operands is not None:
-            if action.object >= operands:
-                reader.error(action.line, f"{label}: operand index {action.object} is out of range: "
-                                          f"{op} has {operands} operand(s) {at}")
-            counts[op] = (operands - 1, results)
-        elif name in ("add_output", "modify_output_type") and results is not None:
-            adding = name == "add_output"
-            if action.object > (results if adding else results - 1):
-                reader.error(action.line, f"{label}: result index {action.object} is out of range: "
-                                          f"{op} has {results} result(s) {at}")
-            if adding:
-                counts[op] = (operands, results + 1)
-        elif name in ("modify_attr", "delete_attr", "modify_attr_name"):
-            if (op, action.object) not in self.added:
-                self.check_attribute(reader, label, spec, action, at)
-        elif name == "attr_to_input":
-            # Only an action that checks out moves the count (the next index is then counted
-            # from what really applies).
-            if self.check_attr_to_input(reader, label, spec, op, action, operands, at):
-                counts[op] = (operands + 1, results)
-        elif name == "add_null_input":
-            if self.check_null_input(reader, label, op, action, operands, at):
-                counts[op] = (operands + 1, results)
+        from .actions.registry import lookup
+        act = lookup(section, action.action)
+        spec = None
+        if section == "op_patches":
+            spec = self.spec(subject)
+            if spec is None:
+                return
+        act.check(self, reader, f"{show_subject(subject)}: {action.action}", subject, action,
+                  spec, counts, f"at PIR version {self.version}")
 
-    def check_attr_to_input(self, reader, label, spec, op, action, operands, at) -> bool:
-        """The attribute must exist and hold a bool or a number (it becomes a one-element
-        tensor); the index must be a place for a new operand.  True when it checks out."""
-        if (op, action.object) not in self.added:
-            attr = spec.attribute(action.object)
-            if attr is None:
-                self.check_attribute(reader, label, spec, action, at)
-                return False
-            from .op_actions import TENSOR_OF_KIND
-            if attr.type not in TENSOR_OF_KIND:
-                reader.error(action.line, f"{label}: `{action.object}` is {attr.type} {at}; only "
-                                          f"a bool or a number becomes a one-element tensor")
-                return False
-        return _new_operand_fits(reader, label, op, action, "attr_to_input", action.index, operands, at)
-
-    def check_null_input(self, reader, label: str, op: str, action: Action, operands, at) -> bool:
-        """The index must be a place for a new operand, and the definition the patch produces
-        must have an optional operand there (a null value anywhere else is invalid).  True
-        when it checks out."""
-        if not _new_operand_fits(reader, label, op, action, "add_null_input", action.object, operands, at):
-            return False
+    def spec_after(self, op: str):
+        """The definition of `op` at the version the patch produces (None: not known)."""
+        if self.after is None:
+            return None
         from .defdiff import spec_at
-        new = spec_at(op, self.after) if self.after is not None else None
-        if new is None:
-            return True
-        slots = new.operands
-        if action.object >= len(slots) or not slots[action.object].optional:
-            what = (f"operand {action.object} ({slots[action.object].name}) is required"
-                    if action.object < len(slots) else f"it has {len(slots)} operand(s)")
-            reader.error(action.line, f"{label}: at PIR version {self.after}, {op}'s {what}; "
-                                      f"only an optional operand can be a <<NULL VALUE>> (a "
-                                      f"required one needs a producer: op_pair_patches add_value)")
+        return spec_at(op, self.after)
+
+    def new_operand_fits(self, reader, label: str, op: str, action: Action, index: int,
+                         operands, at) -> bool:
+        """A new operand goes at 0..count of an op with a fixed operand count; else an error."""
+        if operands is None:
+            reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
+                                      f"{action.action} needs a fixed operand count")
+            return False
+        if index > operands:
+            reader.error(action.line, f"{label}: operand index {index} is out of range: "
+                                      f"{op} has {operands} operand(s) {at} (a new operand goes "
+                                      f"at 0..count)")
             return False
         return True
 
-    def check_attribute(self, reader, label: str, spec, action: Action, at: str) -> None:
+    def check_attribute(self, reader, label: str, spec, action: Action, at: str,
+                        kind_change: bool = False) -> None:
+        """The attribute must be the op's at this version; with `kind_change` (a modify_attr
+        without data), its kind must convert to the new one keeping the value."""
         from ..ir.specs import UNIVERSAL_ATTRIBUTES
         attr = spec.attribute(action.object) or UNIVERSAL_ATTRIBUTES.get(action.object)
         if attr is None:
@@ -178,7 +126,7 @@ class SpecCheck:
                                          f" (it has {', '.join(names) or 'none'})"))
             return
         value = action.value
-        if action.action != "modify_attr" or value is None or value.has_data:
+        if not kind_change or value is None or value.has_data:
             return
         old = _spec_kind(attr.type)
         if old is None:
@@ -204,18 +152,3 @@ def _spec_kind(spec_type: str) -> tuple[str, str | None] | None:
     if spec_type in K.ATTRIBUTE_BY_KIND:
         return (spec_type, None)
     return None
-
-
-def _new_operand_fits(reader, label: str, op: str, action: Action, name: str, index: int,
-                      operands, at) -> bool:
-    """A new operand goes at 0..count of an op with a fixed operand count; else an error."""
-    if operands is None:
-        reader.error(action.line, f"{label}: {op} has a variadic operand {at}; "
-                                  f"{name} needs a fixed operand count")
-        return False
-    if index > operands:
-        reader.error(action.line, f"{label}: operand index {index} is out of range: "
-                                  f"{op} has {operands} operand(s) {at} (a new operand goes "
-                                  f"at 0..count)")
-        return False
-    return True

@@ -267,7 +267,7 @@ def test_attr_to_input_keeps_each_kind_and_its_inverse_restores_it():
     """A bool and an Int64 attribute become one-element tensors of their dtype (True is 1.0,
     not an i1's raw -1) and come back unchanged."""
     from pirc.ir.registry import op_class
-    from pirc.versioning.op_actions import AttrToInput, InputToAttr
+    from pirc.versioning.actions.attr_to_input import AttrToInput, InputToAttr
     from pirc.versioning.step_context import StepContext
     p = program('(%1) = "test.op" (%0) {flag:true,n:(Int64)7} : (tensor<2x3xf32>) -> tensor<2x3xf32>',
                 version=4, inputs=1)

@@ -16,10 +16,9 @@ from pirc.ir import attrs as A
 from pirc.ir import program
 from pirc.ir import types as T
 from pirc.versioning import model, paddle_kinds as K, policy
+from pirc.versioning.actions import registry
 from pirc.versioning.patch_sets import check_patch_set, load_patch_set
 from pirc.versioning.schema import (
-    REFUSED,
-    RULES,
     UNKNOWN_VERSION,
     load_patch_file,
     parse_patch_text,
@@ -157,11 +156,52 @@ def test_paddle_test_folder_policy_is_inferred_as_paddle_did():
 # -- the schema ----------------------------------------------------------------------------------
 
 
-def test_rules_cover_the_models_actions():
-    for section, allowed in (("op_patches", model.OP_ACTIONS), ("op_pair_patches", model.OP_PAIR_ACTIONS),
-                             ("attr_patches", model.ATTR_KIND_ACTIONS), ("type_patches", model.TYPE_KIND_ACTIONS)):
-        refused = {a for s, a in REFUSED if s == section}
-        assert set(RULES[section]) | (refused & set(allowed)) == set(allowed)
+# Paddle's vocabulary (notes/paddle-pir-source.md) and pirc's extensions, in the order the
+# schema's messages list them.
+ACCEPTED = {
+    "op_patches": ("add_attr", "modify_attr", "delete_attr", "add_output_attr", "modify_output_attr",
+                   "delete_output_attr", "modify_attr_name", "modify_output_attr_name", "add_output",
+                   "delete_input", "modify_output_type", "modify_name", "add_null_input",
+                   "attr_to_input"),
+    "op_pair_patches": ("add_value", "delete_value"),
+    "attr_patches": ("modify_name",),
+    "type_patches": ("modify_name", "add_type_attr", "delete_type_attr"),
+}
+REFUSED_ACTIONS = {("op_patches", "add_input"), ("op_patches", "delete_output"),
+                   ("attr_patches", "delete_attr"), ("type_patches", "delete_type")}
+
+
+def test_the_registry_holds_each_action_once_in_listing_order():
+    for section, names in ACCEPTED.items():
+        assert tuple(registry.accepted(section)) == names
+        for name in names:
+            act = registry.lookup(section, name)
+            assert (act.section, act.name, act.refused) == (section, name, None)
+    assert set(registry.refused()) == REFUSED_ACTIONS
+    assert all(reason.endswith(("together", "modify_name", "delete_attr"))
+               for reason in registry.refused().values())
+
+
+def test_every_accepted_action_compiles_and_explains_itself():
+    base = registry.PatchAction
+    for section, names in ACCEPTED.items():
+        for name in names:
+            cls = type(registry.lookup(section, name))
+            assert cls.compile is not base.compile, (section, name)
+            assert cls.explain is not base.explain, (section, name)
+            assert cls.__doc__ or cls.__mro__[1].__doc__, (section, name)
+
+
+def test_two_actions_of_one_name_in_one_section_are_refused():
+    class Twice(registry.PatchAction):
+        name = "add_attr"
+        section = "op_patches"
+    with pytest.raises(registry.ActionRegistryError, match="two op_patches actions are named 'add_attr'"):
+        registry.action(Twice)
+    class Nameless(registry.PatchAction):
+        section = "op_patches"
+    with pytest.raises(registry.ActionRegistryError, match="declares `name"):
+        registry.action(Nameless)
 
 
 MODIFY = """op_patches:
