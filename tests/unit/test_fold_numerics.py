@@ -194,3 +194,24 @@ def test_the_output_is_byte_identical_across_processes(tmp_path):
                         "-p", "default", "-o", str(tmp_path / f"{seed}.pir")], check=True, env=env, cwd=root)
         outs.append((tmp_path / f"{seed}.pir").read_bytes())
     assert outs[0] == outs[1] and b"pd_op.assign_value_" in outs[0]
+
+
+@settings(SETTINGS, max_examples=15)
+@given(programs(max_ops=8), st.data())
+def test_the_default_pipeline_keeps_the_outputs_exactly(g, data):
+    """The whole default pipeline on random programs with repeated and unused ops added (a
+    copy of a random op beside it, so cse has something to merge and dce something to
+    remove): outputs bit for bit."""
+    before, after = g.parse(), g.parse()
+    copies = 0
+    for op in list(after.block.ops):
+        if op.name in ("pd_op.data", "pd_op.fetch") or not data.draw(st.booleans()):
+            continue
+        op.parent.insert_op_after(op.clone(), op)  # the same op again: nobody reads the copy
+        copies += 1
+    result = run_pipeline(after, "default")
+    report = numerical_diff(before, after, g.inputs, atol=0.0, rtol=0.0)
+    assert report.equal, str(report)
+    # each copy went: merged by cse, removed by dce, or by canonicalize with the identity it
+    # copied
+    assert sum(r.rewrites for r in result.passes) >= copies
