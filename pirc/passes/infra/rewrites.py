@@ -128,6 +128,7 @@ class RunState:
     bisect: Bisect = field(default_factory=Bisect)
     producers: dict = field(default_factory=dict)   # id(op) -> (op, pass name)
     cache: RewriteCache = CACHE
+    op_count: int | None = None            # the program's, when known to be current
     _fingerprinter: Fingerprinter | None = None
 
     @property
