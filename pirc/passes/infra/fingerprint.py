@@ -77,7 +77,7 @@ class Fingerprinter:
                 digest = entry[4]  # entry[0] is op: the entry keeps it alive, so ids are not reused
             else:
                 try:
-                    digest = self._hash_one(op, inside, memo)
+                    digest = self._hash_one(op, inside, memo, False, attrs, types)
                 except KeyError:  # a producer after its user (a graph region): hash in order
                     digest = self._op_hash(op, inside, memo)
                 if entry is None or entry[4] != digest:
@@ -131,14 +131,16 @@ class Fingerprinter:
             stack.pop()
         return memo[id(root)]
 
-    def _hash_one(self, op, inside: set, memo: dict, cycle_safe: bool = False) -> bytes:
+    def _hash_one(self, op, inside: set, memo: dict, cycle_safe: bool = False,
+                  values: tuple | None = None, types: tuple | None = None) -> bytes:
         # What the op is without its operands (name, attributes, result types) is the same for
         # many ops (a model repeats its layers, and the readers share attribute objects): it
         # is spelled once per distinct set of objects, keyed by their ids.  The entry holds
         # the objects, so an id cannot be reused while it lives.
         attributes = op.attributes
-        values = tuple(attributes.values())
-        types = tuple([r.type for r in op.results])
+        if values is None:  # the program walk has them already
+            values = tuple(attributes.values())
+            types = tuple([r.type for r in op.results])
         key = (op.name, tuple(attributes), tuple(map(id, values)), tuple(map(id, types)))
         entry = self._statics.get(key)
         if entry is None:
