@@ -120,6 +120,14 @@ def run(program: Program, inputs: dict, params=None, device: str = "cpu") -> dic
     return run_module(_lower(program, params, device), inputs)
 
 
+def lowering_coverage(program: Program) -> list:
+    """What `program` needs that this pirc cannot lower, before anything runs (no torch):
+    one entry per op kind, `str(entry)` = `NAME (N ops): reason`; empty when it all lowers."""
+    from .runtime.lowering_coverage import lowering_coverage as _coverage
+
+    return _coverage(program)
+
+
 def read_params(path: str, names=None) -> dict:
     """A `.pdiparams` file as name -> numpy array; `names` (or a Program) supplies the names,
     which Paddle stores in sorted order; without them the keys are "0", "1", ...

@@ -2,6 +2,7 @@
 
     pirc-run PROGRAM [-x pir|json] [--from-version=N] [--params FILE.pdiparams]
              --inputs IN.npz --outputs OUT.npz [--device cpu|npu|cuda] [--debug]
+    pirc-run --check-lowering PROGRAM [-x pir|json] [--from-version=N]
 
 Inputs are keyed by feed name (the pd_op.data name; the corpus's `in__<feed>` keys are
 accepted too); outputs are keyed by fetch name in fetch order, or out0, out1, ... for a
@@ -32,16 +33,19 @@ def build_arg_parser() -> argparse.ArgumentParser:
         prog="pirc-run",
         description="Run a Paddle PIR program (saved JSON or PIR text) on the inputs of an "
                     ".npz file through its torch lowering and write the fetched outputs.")
-    add_program_arguments(p)
-    p.add_argument("--outputs", required=True, metavar="OUT.npz",
+    add_program_arguments(p, inputs_required=False)
+    p.add_argument("--outputs", metavar="OUT.npz",
                    help="where to write the outputs, keyed by fetch name (atomically)")
+    p.add_argument("--check-lowering", action="store_true",
+                   help="run nothing: list each op kind the program needs that pirc cannot "
+                        "lower (NAME (N ops): reason); exit 1 when there is any")
     p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     add_version_flag(p)
     return p
 
 
-def add_program_arguments(p: argparse.ArgumentParser) -> None:
+def add_program_arguments(p: argparse.ArgumentParser, inputs_required: bool = True) -> None:
     """What a command that runs a program on inputs takes (pirc-run, pirc-bisect): the
     program, its format and version, its parameters and the inputs."""
     p.add_argument("program", help="program file; .json = Paddle JSON, else PIR text")
@@ -49,7 +53,7 @@ def add_program_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from-version", type=int, metavar="N",
                    help="PIR version of a program that carries none (Paddle's printed text)")
     p.add_argument("--params", metavar="FILE", help="the model's .pdiparams file")
-    p.add_argument("--inputs", required=True, metavar="IN.npz",
+    p.add_argument("--inputs", required=inputs_required, metavar="IN.npz",
                    help="inputs keyed by feed name (or in__<feed>)")
 
 
@@ -86,7 +90,14 @@ def save_outputs(path: str, outputs: dict) -> None:
 
 
 def run(argv=None) -> int:
-    args = build_arg_parser().parse_args(argv)
+    parser = build_arg_parser()
+    args = parser.parse_args(argv)
+    if args.check_lowering:
+        return report_errors(lambda: check_lowering(args), args.debug)
+    missing = [flag for flag, value in (("--inputs", args.inputs), ("--outputs", args.outputs)) if value is None]
+    if missing:
+        parser.error(f"the following arguments are required: {', '.join(missing)} "
+                     "(or --check-lowering, which runs nothing)")
 
     def command() -> int:
         filename = "<stdin>" if args.program == "-" else args.program
@@ -105,6 +116,19 @@ def run(argv=None) -> int:
         return 0
 
     return report_errors(command, args.debug)
+
+
+def check_lowering(args) -> int:
+    """--check-lowering: what the program needs that pirc lacks, without torch."""
+    from ..runtime.lowering_coverage import lowering_coverage
+
+    program, _ = read_program_arg(args)
+    missing = lowering_coverage(program)
+    for entry in missing:
+        print(entry)
+    if not missing:
+        print(f"{args.program}: every op can be lowered (PIR version {program.version})")
+    return 1 if missing else 0
 
 
 def main() -> None:

@@ -18,16 +18,12 @@ import torch.fx as fx
 from ..errors import LoweringError
 from ..ir.ops import is_null_value
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
+from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handles itself
 from ..runtime.registry import REGISTRY
 from .failures import OP_META
 from .feeds import FeedSpec
 from .values import python_value, torch_dtype_of_type
 
-# Ops the lowering handles itself; every other op is a registry entry.
-STRUCTURAL_OPS = frozenset({
-    "pd_op.data", "builtin.parameter", "pd_op.fetch", "builtin.combine", "builtin.split",
-    "builtin.slice", "cf.yield", "pd_op.if", "pd_op.while", "pd_op.pylayer",
-})
 
 # Attributes that are never a kernel argument even for an op without a spec.
 _NOT_ARGUMENTS = frozenset(UNIVERSAL_ATTRIBUTES) | {"pir.block_arg_attrs"}

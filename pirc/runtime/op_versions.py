@@ -35,6 +35,11 @@ def semantic_version(name: str, program_version: int) -> int | None:
     return None
 
 
+def ranges(name: str) -> list:
+    """The [since, until) ranges registered for `name` (until None: open-ended)."""
+    return [tuple(r) for r in _table().get(name, ())]
+
+
 @lru_cache(maxsize=1)
 def digest() -> str:
     """`ovs1:` + sha256 of the table: equal digests, equal op semantics."""
