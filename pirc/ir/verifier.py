@@ -110,8 +110,12 @@ def collect_problems(program, strict: bool = False) -> list[Problem]:
 def collect_problems_in(program, ops) -> list[Problem]:
     """The problems of the top-level `ops` of `program` alone: each op against its spec, and
     each operand defined earlier in the block.  What the pass manager checks after a pass,
-    given the ops the pass changed (pirc.passes.infra.fingerprint); an op holding regions is
-    checked whole, with everything defined before it visible."""
+    given the ops the pass changed (pirc.passes.infra.fingerprint).  When one of them holds
+    regions, the whole program is checked: one walk, where scoping each such op alone would
+    rebuild what is visible before it, op by op."""
+    ops = list(ops)
+    if any(op.regions for op in ops):
+        return collect_problems(program)
     checker = _Checker(program.version, False)
     top = list(program.block.ops)
     position = {id(op): i for i, op in enumerate(top)}
@@ -120,19 +124,18 @@ def collect_problems_in(program, ops) -> list[Problem]:
         at = position.get(id(op))
         if at is None:
             continue  # no longer in the program
-        if op.regions:
-            checker.visible = {id(r) for earlier in top[:at] for r in earlier.results}
-            checker.count = index[at]
-            checker.block_ops([op])
-            continue
         for i, value in enumerate(op._operands):
             owner = getattr(value, "op", None)
             where = position.get(id(owner)) if owner is not None else None
             if (where is None or where >= at) and not is_null_value(value):
-                checker.report(op, index[at], f"operand {i} is used before its definition or outside its scope")
+                checker.report(op, index[at], _used_out_of_scope(i))
         checker.op(op, index[at])
     checker.problems.sort(key=lambda p: p.index)
     return checker.problems
+
+
+def _used_out_of_scope(i: int) -> str:
+    return f"operand {i} is used before its definition or outside its scope"
 
 
 def _print_indexes(top: list) -> list[int]:
@@ -184,20 +187,12 @@ class _Checker:
         visible = self.visible
         added = [id(a) for a in block.args]
         visible.update(added)
-        self.block_ops(block.ops, added)
-        # Leaving the block: what it defined is out of scope for what follows its region.
-        visible.difference_update(added)
-
-    def block_ops(self, ops, added=None) -> None:
-        visible = self.visible
-        added = [] if added is None else added
-        for op in ops:
+        for op in block.ops:
             index = self.count
             self.count += 1
             for i, value in enumerate(op._operands):  # the tuple `op.operands` wraps
                 if id(value) not in visible and not is_null_value(value):
-                    self.report(op, index, f"operand {i} is used before its definition or "
-                                           "outside its scope")
+                    self.report(op, index, _used_out_of_scope(i))
             self.op(op, index)
             for region in op.regions:
                 for inner in region.blocks:
@@ -207,6 +202,8 @@ class _Checker:
                 ids = [id(r) for r in results]
                 visible.update(ids)
                 added.extend(ids)
+        # Leaving the block: what it defined is out of scope for what follows its region.
+        visible.difference_update(added)
 
     # -- one op ---------------------------------------------------------------------------
 

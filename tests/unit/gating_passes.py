@@ -28,7 +28,7 @@ class CastRewriterForV3(PircPass):
                     rewrite.done([op])
 
 
-def _replace_with_clone(pc, op):
+def _replace_with_clone(op):
     clone = op.clone()
     op.parent.insert_op_before(clone, op)
     for old, new in zip(op.results, clone.results):
@@ -49,7 +49,7 @@ class ProducesRelu(PircPass):
         for op in [o for o in pc.program.block.ops if o.name == "pd_op.relu"]:
             rewrite = pc.begin([op])
             if rewrite is not None:
-                rewrite.done([_replace_with_clone(pc, op)])
+                rewrite.done([_replace_with_clone(op)])
 
 
 @register_pass

@@ -7,10 +7,8 @@ is looked up; a module defines its pass by decorating it.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from ...errors import PircError
+from ...module_scan import import_modules
 
 _PASSES: dict[str, type] = {}
 _scanned = False
@@ -38,11 +36,7 @@ def _scan() -> None:
     if _scanned:
         return
     _scanned = True
-    import pirc.passes as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if not info.ispkg and not info.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    import_modules("pirc.passes")
 
 
 def all_passes() -> dict[str, type]:

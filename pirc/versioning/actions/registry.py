@@ -20,10 +20,8 @@ pirc's, each in module name order and, within a module, in the order they are de
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from ...errors import PircError
+from ...module_scan import import_modules
 
 SECTIONS = ("op_patches", "op_pair_patches", "attr_patches", "type_patches")
 
@@ -125,11 +123,7 @@ def _scan() -> None:
     if _scanned:
         return
     _scanned = True
-    from .. import actions as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if not info.ispkg and not info.name.startswith("_") and info.name != "registry":
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    import_modules("pirc.versioning.actions", skip=frozenset({"registry"}))
 
 
 def lookup(section: str, name: str) -> PatchAction | None:
