@@ -6,22 +6,14 @@ Paddle's semantics for the PIR versions its registry entry covers.  Tensor array
 Python lists; a SelectedRows value is its dense value tensor (selected_rows.py says why).
 """
 
-from . import (  # noqa: F401 - imported for their registrations
-    activation,
-    compare,
-    creation,
-    elementwise,
-    interp,
-    linalg,
-    nn,
-    pool,
-    random,
-    reduce,
-    selected_rows,
-    shape,
-    tensor_array,
-)
-from . import fused  # noqa: E402,F401 - rsqrt, silu, swiglu, rms_norm (both meanings)
+from ...module_scan import import_modules
+
+# Every forward-kernel module registers itself: adding an op family is adding its module.
+# The modules below run after them (in-place twins and backward ops are derived from the
+# forward kernels) or hold helpers only.
+LATE = frozenset({"inplace", "grad", "grad_common", "grad_nn", "grad_special", "losses",
+                  "operands"})
+import_modules(__name__, skip=LATE)
 from .inplace import register_inplace_aliases  # noqa: E402 - after every kernel module
 
 INPLACE_ALIASES = register_inplace_aliases()
