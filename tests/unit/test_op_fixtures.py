@@ -11,6 +11,7 @@ lowering's own error lists them all); any other failure fails.
 import glob
 import json
 import os
+import warnings
 
 import pytest
 import torch
@@ -20,6 +21,10 @@ from pirc.testing.parity import fixture_parity, load_tolerances
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "ops")
 TOLERANCES = load_tolerances(os.path.join(ROOT, "parity"))
+
+
+class ParityReport(UserWarning):
+    """An op that was expected bit-exact and is only within the float32 bar here."""
 
 
 def fixture_op(name: str) -> str:
@@ -63,6 +68,11 @@ def test_op_fixture_matches_paddle(path, random, op):
         raise
     bad = [str(r) for r in res if not r.ok]
     assert not bad, "\n".join(bad)
+    loose = [str(r) for r in res if r.verdict == "unrecorded"]
+    if loose:
+        warnings.warn(ParityReport(f"{op}: not bit-exact on this machine, within float32 "
+                                   f"tolerance; record a tolerance with its reason in "
+                                   f"tests/fixtures/ops/parity/: " + "; ".join(loose)))
 
 
 def _section7_ops():
