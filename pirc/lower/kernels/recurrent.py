@@ -1,0 +1,93 @@
+"""The recurrent op `pd_op.rnn` (what paddle.nn.LSTM, GRU and SimpleRNN emit), as Paddle's CPU
+kernel (phi/kernels/cpu/rnn_kernel.cc) runs it at inference.
+
+Operands: x [time, batch, input] (time-major: the layers transpose around the op),
+pre_state = [h0] or [h0, c0], each [layers * directions, batch, hidden]; weight_list = every
+layer's and direction's w_ih, w_hh in order, then every b_ih, b_hh in the same order;
+sequence_length (optional, int) per batch row. Gates are cuDNN's: LSTM i, f, g, o; GRU r, z, n
+with the candidate's hidden part gated by r (h' = (1 - z) * n + z * h). With sequence_length,
+a step at or past a row's length outputs 0 and keeps that row's state; the reverse direction
+walks the padded time axis backwards, so it starts at the row's last valid step with h0.
+Results: out [time, batch, hidden * directions], dropout_state_out, state (like pre_state),
+reserve.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ...runtime.registry import REGISTRY
+
+
+def _cell(mode: str):
+    def lstm(g, h, c, w_hh, b_hh):
+        g = g + h @ w_hh.t() + b_hh
+        i, f, n, o = g.chunk(4, -1)
+        c2 = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(n)
+        return torch.sigmoid(o) * torch.tanh(c2), c2
+
+    def gru(g, h, c, w_hh, b_hh):
+        hr, hz, hn = (h @ w_hh.t() + b_hh).chunk(3, -1)
+        xr, xz, xn = g.chunk(3, -1)
+        r, z = torch.sigmoid(xr + hr), torch.sigmoid(xz + hz)
+        n = torch.tanh(xn + r * hn)
+        return (1 - z) * n + z * h, c
+
+    def simple(act):
+        def step(g, h, c, w_hh, b_hh):
+            return act(g + h @ w_hh.t() + b_hh), c
+        return step
+
+    return {"LSTM": lstm, "GRU": gru, "RNN_TANH": simple(torch.tanh),
+            "RNN_RELU": simple(torch.relu)}[mode]
+
+
+def _direction(x, h, c, w_ih, w_hh, b_ih, b_hh, mask, reverse, cell):
+    """One layer in one direction: outputs [time, batch, hidden] and the last h, c."""
+    gates = x @ w_ih.t() + b_ih
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    outs = [None] * x.shape[0]
+    for t in steps:
+        h2, c2 = cell(gates[t], h, c, w_hh, b_hh)
+        if mask is not None:
+            m = mask[t].unsqueeze(-1)
+            h2 = h2 * m + h * (1 - m)
+            if c is not None:
+                c2 = c2 * m + c * (1 - m)
+            outs[t] = h2 * m
+        else:
+            outs[t] = h2
+        h, c = h2, c2
+    return torch.stack(outs), h, c
+
+
+@REGISTRY.register("pd_op.rnn", since=1)
+def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, *,
+        dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
+        mode="RNN_TANH", seed=0, is_test=False):
+    # dropout_prob applies between layers in training only; inference programs have is_test
+    dirs = 2 if is_bidirec else 1
+    lstm = mode == "LSTM"
+    h0, c0 = pre_state[0], (pre_state[1] if lstm else None)
+    n = num_layers * dirs
+    weights, biases = weight_list[:2 * n], weight_list[2 * n:]
+    cell = _cell(mode)
+    mask = None
+    if sequence_length is not None:
+        mask = (torch.arange(x.shape[0]).unsqueeze(1) < sequence_length.unsqueeze(0)).to(x.dtype)
+    hs, cs = [], []
+    inp = x
+    for layer in range(num_layers):
+        outs = []
+        for d in range(dirs):
+            k = layer * dirs + d
+            o, h, c = _direction(inp, h0[k], c0[k] if lstm else None, weights[2 * k],
+                                 weights[2 * k + 1], biases[2 * k], biases[2 * k + 1], mask,
+                                 d == 1, cell)
+            outs.append(o)
+            hs.append(h)
+            cs.append(c)
+        inp = torch.cat(outs, -1) if dirs == 2 else outs[0]
+    state = [torch.stack(hs)] + ([torch.stack(cs)] if lstm else [])
+    reserve = torch.empty(0, dtype=x.dtype)
+    return inp, dropout_state_in, state, reserve
