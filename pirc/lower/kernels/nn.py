@@ -1,4 +1,4 @@
-"""Neural-network layers: conv2d, depthwise_conv2d, batch_norm_, layer_norm, group_norm,
+"""Neural-network layers: conv2d, depthwise_conv2d, conv3d, batch_norm(_), layer_norm, group_norm,
 instance_norm, dropout, one_hot, pad3d.
 
 Normalisations are written in the order Paddle's CPU kernels evaluate them (batch norm in
@@ -29,21 +29,37 @@ def _channels_first_to_last(x):
     return x.permute(0, *range(2, x.dim()), 1)
 
 
-@REGISTRY.register("pd_op.conv2d", since=1)
-def conv2d(input, filter, *, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",  # noqa: A002
-           dilations=(1, 1), groups=1, data_format="NCHW"):
-    x = _channels_last_to_first(input) if data_format == "NHWC" else input
+def _conv(fn, input, filter, strides, paddings, padding_algorithm, dilations, groups,  # noqa: A002
+          data_format):
+    """phi ConvKernel's shape rules (UpdatePaddingAndDilation) over torch's convolution `fn`;
+    asymmetric padding is applied with F.pad first."""
+    channels_last = data_format in ("NHWC", "NDHWC")
+    x = _channels_last_to_first(input) if channels_last else input
     kernel = list(filter.shape[2:])
     dilations = list(dilations)
     if padding_algorithm == "SAME":
         dilations = [1] * len(kernel)  # Paddle ignores dilation under SAME
     pads = padding.resolve(paddings, padding_algorithm, list(x.shape[2:]), kernel, list(strides))
     if all(b == a for b, a in pads):
-        out = F.conv2d(x, filter, None, list(strides), [b for b, _ in pads], dilations, groups)
+        out = fn(x, filter, None, list(strides), [b for b, _ in pads], dilations, groups)
     else:
-        out = F.conv2d(F.pad(x, padding.torch_pad_list(pads)), filter, None, list(strides), 0,
-                       dilations, groups)
-    return _channels_first_to_last(out) if data_format == "NHWC" else out
+        out = fn(F.pad(x, padding.torch_pad_list(pads)), filter, None, list(strides), 0,
+                 dilations, groups)
+    return _channels_first_to_last(out) if channels_last else out
+
+
+@REGISTRY.register("pd_op.conv2d", since=1)
+def conv2d(input, filter, *, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",  # noqa: A002
+           dilations=(1, 1), groups=1, data_format="NCHW"):
+    return _conv(F.conv2d, input, filter, strides, paddings, padding_algorithm, dilations,
+                 groups, data_format)
+
+
+@REGISTRY.register("pd_op.conv3d", since=1)
+def conv3d(input, filter, *, strides=(1, 1, 1), paddings=(0, 0, 0),  # noqa: A002
+           padding_algorithm="EXPLICIT", groups=1, dilations=(1, 1, 1), data_format="NCDHW"):
+    return _conv(F.conv3d, input, filter, strides, paddings, padding_algorithm, dilations,
+                 groups, data_format)
 
 
 # What nn.Conv2D emits when groups == in_channels: Paddle runs the same shape rules
@@ -63,6 +79,10 @@ def _per_channel(t, x, channel_axis):
     return t.reshape(shape)
 
 
+# batch_norm (what _C_ops.batch_norm builds) is batch_norm_ without the in-place statistics.
+@REGISTRY.register("pd_op.batch_norm", since=1, flags=Behaviour(
+    epsilon_placement="inside_sqrt",
+    notes="inference: y = x * (scale/sqrt(var+eps)) + (bias - mean/sqrt(var+eps)*scale)"))
 @REGISTRY.register("pd_op.batch_norm_", since=1, flags=Behaviour(
     epsilon_placement="inside_sqrt",
     notes="inference: y = x * (scale/sqrt(var+eps)) + (bias - mean/sqrt(var+eps)*scale)"))
