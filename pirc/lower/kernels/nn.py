@@ -11,6 +11,7 @@ numbers as the decomposition (neither is bit for bit: reduction order).
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -185,6 +186,39 @@ def dropout(x, seed_tensor=None, p=0.5, *, is_test=False, mode="downgrade_in_inf
     else:
         out = x * mask.to(x.dtype)
     return out, mask
+
+
+@REGISTRY.register("pd_op.rrelu", since=1)
+def rrelu(x, *, lower=1.0 / 8, upper=1.0 / 3, is_test=False):
+    """phi RReluKernel: negative x times a slope (x < 0: NaN and -0 pass through), with the
+    slope as the noise output (1 elsewhere).  Testing uses (lower + upper) / 2, the sum in
+    float and the halving in double, cast to x's dtype; training draws it in [lower, upper)."""
+    negative = x < 0
+    if is_test:
+        mid = float(np.float32(np.float32(lower) + np.float32(upper))) / 2.0
+        slope = torch.tensor(mid, dtype=torch.float32).to(x.dtype)
+        noise = torch.where(negative, slope, torch.ones_like(x))
+    else:
+        draw = torch.rand(x.shape, dtype=x.dtype, device=x.device) * (upper - lower) + lower
+        noise = torch.where(negative, draw, torch.ones_like(x))
+    return torch.where(negative, x * noise, x), noise
+
+
+@REGISTRY.register("pd_op.sequence_mask", since=1)
+def sequence_mask(x, max_len=-1, *, out_dtype=None):
+    """y[..., j] = j < x[...], j over [0, max_len); max_len < 0 means max(x)."""
+    n = int(number(max_len))
+    if n < 0:
+        n = int(x.max()) if x.numel() else 0
+    out = torch.arange(n, device=x.device) < x.unsqueeze(-1)
+    return out.to(out_dtype if isinstance(out_dtype, torch.dtype) else torch.int64)
+
+
+@REGISTRY.register("pd_op.embedding_with_scaled_gradient", since=1)
+def embedding_with_scaled_gradient(x, weight, *, padding_idx=-1):
+    """Forward is embedding's (the gradient is what it scales)."""
+    from .grad_nn import embedding  # registered after the forward modules
+    return embedding(x, weight, padding_idx=padding_idx)
 
 
 @REGISTRY.register("pd_op.one_hot", since=1)
