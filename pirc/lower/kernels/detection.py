@@ -1,4 +1,5 @@
-"""Detection ops: nms, box_coder, prior_box, anchor_generator.
+"""Detection ops: nms, box_coder, prior_box, anchor_generator, yolo_box, bipartite_match,
+collect_fpn_proposals.
 
 nms is phi's greedy pass over boxes already in score order: box i, unless suppressed,
 suppresses every later box whose IoU with it (CalculateIoU's float arithmetic, vectorised
@@ -169,3 +170,116 @@ def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(), 
     var = np.broadcast_to(np.array(list(variances), np.float32), out.shape).copy()
     return (torch.as_tensor(out, device=input.device).to(input.dtype),
             torch.as_tensor(var, device=input.device).to(input.dtype))
+
+
+def _sigmoid(t):
+    return 1 / (1 + torch.exp(-t))  # phi's sigmoid<T>: 1 / (1 + exp(-x))
+
+
+@REGISTRY.register("pd_op.yolo_box", since=1)
+def yolo_box(x, img_size, *, anchors=(), class_num=1, conf_thresh=0.01, downsample_ratio=32,
+             clip_bbox=True, scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+    """phi YoloBoxKernel: per anchor and cell, conf = sigmoid(obj) (iou_aware: conf^(1-f) *
+    sigmoid(iou)^f); below conf_thresh box and scores stay 0; the box is the decoded centre
+    and size ((col + sigmoid * scale + bias) * img_w / w, exp(tw) * anchor_w * img_w /
+    input_w, ...) as corners, clipped to the image; scores are conf * sigmoid(class)."""
+    n, _, h, w = x.shape
+    an = len(anchors) // 2
+    entries = 5 + class_num
+    if iou_aware:
+        iou = x[:, :an].reshape(n, an, h * w)
+        body = x[:, an:].reshape(n, an, entries, h * w)
+    else:
+        body = x.reshape(n, an, entries, h * w)
+    conf = _sigmoid(body[:, :, 4])
+    if iou_aware:
+        conf = torch.pow(conf, 1 - iou_aware_factor) * torch.pow(_sigmoid(iou), iou_aware_factor)
+    keep = ~(conf < conf_thresh)
+    dt = x.dtype
+    scale = torch.tensor(scale_x_y, dtype=dt)
+    bias = torch.tensor(-0.5 * (scale_x_y - 1.0), dtype=dt)
+    img_h = img_size[:, 0].to(dt).reshape(n, 1, 1)
+    img_w = img_size[:, 1].to(dt).reshape(n, 1, 1)
+    cols = torch.arange(w, dtype=dt).repeat(h).reshape(1, 1, h * w)
+    rows = torch.arange(h, dtype=dt).repeat_interleave(w).reshape(1, 1, h * w)
+    a = torch.tensor(list(anchors), dtype=dt).reshape(an, 2)
+    aw, ah = a[:, 0].reshape(1, an, 1), a[:, 1].reshape(1, an, 1)
+    bx = (cols + _sigmoid(body[:, :, 0]) * scale + bias) * img_w / w
+    by = (rows + _sigmoid(body[:, :, 1]) * scale + bias) * img_h / h
+    bw = torch.exp(body[:, :, 2]) * aw * img_w / (downsample_ratio * w)
+    bh = torch.exp(body[:, :, 3]) * ah * img_h / (downsample_ratio * h)
+    x0, y0, x1, y1 = bx - bw / 2, by - bh / 2, bx + bw / 2, by + bh / 2
+    if clip_bbox:
+        x0, y0 = torch.clamp(x0, min=0), torch.clamp(y0, min=0)
+        x1, y1 = torch.minimum(x1, img_w - 1), torch.minimum(y1, img_h - 1)
+    boxes = torch.stack([x0, y0, x1, y1], -1)
+    boxes = torch.where(keep[..., None], boxes, torch.zeros_like(boxes))
+    scores = conf[:, :, None] * _sigmoid(body[:, :, 5:])              # (n, an, cls, hw)
+    scores = torch.where(keep[:, :, None], scores, torch.zeros_like(scores))
+    return (boxes.reshape(n, an * h * w, 4),
+            scores.permute(0, 1, 3, 2).reshape(n, an * h * w, class_num))
+
+
+@REGISTRY.register("pd_op.bipartite_match", since=1)
+def bipartite_match(dist_mat, *, match_type="bipartite", dist_threshold=0.5):
+    """BipartiteMatchKernel on one instance: (row, col, dist) pairs by descending dist, each
+    taken while its row and column are free and dist > 0; per_prediction then gives every
+    free column its largest row with dist >= threshold (dists under 1e-6 never match)."""
+    d = dist_mat.detach().cpu().numpy()
+    rows, cols = d.shape
+    match = [-1] * cols
+    mdist = np.zeros(cols, d.dtype)
+    pairs = sorted(((i, j, d[i, j]) for i in range(rows) for j in range(cols)),
+                   key=lambda p: -p[2])
+    row_used, taken = [False] * rows, 0
+    for i, j, v in pairs:
+        if taken >= rows:
+            break
+        if match[j] == -1 and not row_used[i] and v > 0:
+            match[j], row_used[i], mdist[j] = i, True, v
+            taken += 1
+    if match_type == "per_prediction":
+        for j in range(cols):
+            if match[j] != -1:
+                continue
+            best, best_d = -1, -1.0
+            for i in range(rows):
+                v = d[i, j]
+                if v < 1e-6:
+                    continue
+                if v >= np.float32(dist_threshold) and v > best_d:
+                    best, best_d = i, v
+            if best != -1:
+                match[j], mdist[j] = best, best_d
+    dev = dist_mat.device
+    return (torch.tensor([match], dtype=torch.int32, device=dev),
+            torch.as_tensor(mdist[None], device=dev))
+
+
+@REGISTRY.register("pd_op.collect_fpn_proposals", since=1)
+def collect_fpn_proposals(multi_level_rois, multi_level_scores, multi_level_rois_num=None, *,
+                          post_nms_topn=1):
+    """CollectFpnProposalsKernel: every level's rois by descending score (stable: ties keep
+    level, then roi order), the first post_nms_topn, then stably regrouped by image."""
+    entries = []  # (score, image, roi row)
+    rois = torch.cat(list(multi_level_rois), 0)
+    start = 0
+    for level, scores in enumerate(multi_level_scores):
+        k = scores.shape[0]
+        if multi_level_rois_num is not None:
+            images = []
+            for b, c in enumerate(multi_level_rois_num[level].reshape(-1).tolist()):
+                images += [b] * int(c)
+        else:
+            images = [0] * k
+        for r, v in enumerate(scores.reshape(-1).tolist()):
+            entries.append((v, images[r], start + r))
+        start += k
+    entries.sort(key=lambda e: -e[0])
+    top = sorted(entries[:min(post_nms_topn, len(entries))], key=lambda e: e[1])
+    batch = (multi_level_rois_num[0].numel() if multi_level_rois_num is not None else 1)
+    counts = [0] * batch
+    for e in top:
+        counts[e[1]] += 1
+    index = torch.tensor([e[2] for e in top], dtype=torch.int64, device=rois.device)
+    return rois[index], torch.tensor(counts, dtype=torch.int32, device=rois.device)
