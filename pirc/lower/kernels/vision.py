@@ -133,3 +133,58 @@ def grid_sample(x, grid, *, mode="bilinear", padding_mode="zeros", align_corners
     # torch's grid_sample has Paddle's coordinate rules (unnormalisation, border clamping,
     # reflection) and its zero padding; the bilinear weights round in another order.
     return F.grid_sample(x, grid, mode, padding_mode, align_corners)
+
+
+def _bilinear_zero(img, h, w):
+    """phi DmcnIm2colBilinear: the four neighbours (zero outside the map) weighted
+    hh*hw, hh*lw, lh*hw, lh*lw and summed in that order.  img (N, C, H, W); h, w broadcast
+    to (N, C, ...)."""
+    n, c, height, width = img.shape
+    hl, wl = torch.floor(h), torch.floor(w)
+    lh, lw = h - hl, w - wl
+    hh, hw = 1 - lh, 1 - lw
+    hl, wl = hl.to(torch.int64), wl.to(torch.int64)
+    flat = img.reshape(n, c, height * width)
+
+    def at(hi, wi):
+        ok = (hi >= 0) & (hi <= height - 1) & (wi >= 0) & (wi <= width - 1)
+        idx = (hi.clamp(0, height - 1) * width + wi.clamp(0, width - 1))
+        v = flat.gather(2, idx.reshape(n, c, -1)).reshape(idx.shape)
+        return torch.where(ok, v, torch.zeros_like(v))
+
+    return hh * hw * at(hl, wl) + hh * lw * at(hl, wl + 1) + lh * hw * at(hl + 1, wl) \
+        + lh * lw * at(hl + 1, wl + 1)
+
+
+@REGISTRY.register("pd_op.deformable_conv", since=1)
+def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0, 0),  # noqa: A002
+                    dilations=(1, 1), deformable_groups=1, groups=1, im2col_step=64):
+    """phi DeformableConvKernel: columns sampled at p0 + p_k + offset (zero unless
+    -1 < h < H and -1 < w < W), times the mask (v2), then the grouped GEMM with the filter."""
+    n, c, height, width = x.shape
+    cout, _, kh, kw = filter.shape
+    sh, sw = int(strides[0]), int(strides[1])
+    ph, pw = int(paddings[0]), int(paddings[1])
+    dh, dw = int(dilations[0]), int(dilations[1])
+    ho, wo = offset.shape[2], offset.shape[3]
+    k = kh * kw
+    dg = deformable_groups
+    off = offset.reshape(n, dg, k, 2, ho, wo)
+    base_h = (torch.arange(ho, dtype=x.dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
+    base_w = (torch.arange(wo, dtype=x.dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
+    ki = torch.arange(kh, dtype=x.dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
+    kj = torch.arange(kw, dtype=x.dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
+    h_im = base_h + ki + off[:, :, :, 0]           # (n, dg, k, ho, wo)
+    w_im = base_w + kj + off[:, :, :, 1]
+    per = c // dg
+    h_c = h_im.repeat_interleave(per, 1)           # (n, c, k, ho, wo)
+    w_c = w_im.repeat_interleave(per, 1)
+    val = _bilinear_zero(x, h_c, w_c)
+    inside = (h_c > -1) & (w_c > -1) & (h_c < height) & (w_c < width)
+    val = torch.where(inside, val, torch.zeros_like(val))
+    if mask is not None:
+        val = val * mask.reshape(n, dg, k, ho, wo).repeat_interleave(per, 1)
+    cols = val.reshape(n, groups, (c // groups) * k, ho * wo)
+    wmat = filter.reshape(groups, cout // groups, (c // groups) * k)
+    out = torch.matmul(wmat.unsqueeze(0), cols)    # (n, groups, cout/g, ho*wo)
+    return out.reshape(n, cout, ho, wo)
