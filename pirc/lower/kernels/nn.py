@@ -1,4 +1,4 @@
-"""Neural-network layers: conv2d, depthwise_conv2d, batch_norm_, layer_norm, group_norm,
+"""Neural-network layers: conv2d, depthwise_conv2d, conv3d, batch_norm(_), layer_norm, group_norm,
 instance_norm, dropout, one_hot, pad3d.
 
 Normalisations are written in the order Paddle's CPU kernels evaluate them (batch norm in
@@ -11,6 +11,7 @@ numbers as the decomposition (neither is bit for bit: reduction order).
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -29,21 +30,37 @@ def _channels_first_to_last(x):
     return x.permute(0, *range(2, x.dim()), 1)
 
 
-@REGISTRY.register("pd_op.conv2d", since=1)
-def conv2d(input, filter, *, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",  # noqa: A002
-           dilations=(1, 1), groups=1, data_format="NCHW"):
-    x = _channels_last_to_first(input) if data_format == "NHWC" else input
+def _conv(fn, input, filter, strides, paddings, padding_algorithm, dilations, groups,  # noqa: A002
+          data_format):
+    """phi ConvKernel's shape rules (UpdatePaddingAndDilation) over torch's convolution `fn`;
+    asymmetric padding is applied with F.pad first."""
+    channels_last = data_format in ("NHWC", "NDHWC")
+    x = _channels_last_to_first(input) if channels_last else input
     kernel = list(filter.shape[2:])
     dilations = list(dilations)
     if padding_algorithm == "SAME":
         dilations = [1] * len(kernel)  # Paddle ignores dilation under SAME
     pads = padding.resolve(paddings, padding_algorithm, list(x.shape[2:]), kernel, list(strides))
     if all(b == a for b, a in pads):
-        out = F.conv2d(x, filter, None, list(strides), [b for b, _ in pads], dilations, groups)
+        out = fn(x, filter, None, list(strides), [b for b, _ in pads], dilations, groups)
     else:
-        out = F.conv2d(F.pad(x, padding.torch_pad_list(pads)), filter, None, list(strides), 0,
-                       dilations, groups)
-    return _channels_first_to_last(out) if data_format == "NHWC" else out
+        out = fn(F.pad(x, padding.torch_pad_list(pads)), filter, None, list(strides), 0,
+                 dilations, groups)
+    return _channels_first_to_last(out) if channels_last else out
+
+
+@REGISTRY.register("pd_op.conv2d", since=1)
+def conv2d(input, filter, *, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",  # noqa: A002
+           dilations=(1, 1), groups=1, data_format="NCHW"):
+    return _conv(F.conv2d, input, filter, strides, paddings, padding_algorithm, dilations,
+                 groups, data_format)
+
+
+@REGISTRY.register("pd_op.conv3d", since=1)
+def conv3d(input, filter, *, strides=(1, 1, 1), paddings=(0, 0, 0),  # noqa: A002
+           padding_algorithm="EXPLICIT", groups=1, dilations=(1, 1, 1), data_format="NCDHW"):
+    return _conv(F.conv3d, input, filter, strides, paddings, padding_algorithm, dilations,
+                 groups, data_format)
 
 
 # What nn.Conv2D emits when groups == in_channels: Paddle runs the same shape rules
@@ -63,6 +80,10 @@ def _per_channel(t, x, channel_axis):
     return t.reshape(shape)
 
 
+# batch_norm (what _C_ops.batch_norm builds) is batch_norm_ without the in-place statistics.
+@REGISTRY.register("pd_op.batch_norm", since=1, flags=Behaviour(
+    epsilon_placement="inside_sqrt",
+    notes="inference: y = x * (scale/sqrt(var+eps)) + (bias - mean/sqrt(var+eps)*scale)"))
 @REGISTRY.register("pd_op.batch_norm_", since=1, flags=Behaviour(
     epsilon_placement="inside_sqrt",
     notes="inference: y = x * (scale/sqrt(var+eps)) + (bias - mean/sqrt(var+eps)*scale)"))
@@ -165,6 +186,39 @@ def dropout(x, seed_tensor=None, p=0.5, *, is_test=False, mode="downgrade_in_inf
     else:
         out = x * mask.to(x.dtype)
     return out, mask
+
+
+@REGISTRY.register("pd_op.rrelu", since=1)
+def rrelu(x, *, lower=1.0 / 8, upper=1.0 / 3, is_test=False):
+    """phi RReluKernel: negative x times a slope (x < 0: NaN and -0 pass through), with the
+    slope as the noise output (1 elsewhere).  Testing uses (lower + upper) / 2, the sum in
+    float and the halving in double, cast to x's dtype; training draws it in [lower, upper)."""
+    negative = x < 0
+    if is_test:
+        mid = float(np.float32(np.float32(lower) + np.float32(upper))) / 2.0
+        slope = torch.tensor(mid, dtype=torch.float32).to(x.dtype)
+        noise = torch.where(negative, slope, torch.ones_like(x))
+    else:
+        draw = torch.rand(x.shape, dtype=x.dtype, device=x.device) * (upper - lower) + lower
+        noise = torch.where(negative, draw, torch.ones_like(x))
+    return torch.where(negative, x * noise, x), noise
+
+
+@REGISTRY.register("pd_op.sequence_mask", since=1)
+def sequence_mask(x, max_len=-1, *, out_dtype=None):
+    """y[..., j] = j < x[...], j over [0, max_len); max_len < 0 means max(x)."""
+    n = int(number(max_len))
+    if n < 0:
+        n = int(x.max()) if x.numel() else 0
+    out = torch.arange(n, device=x.device) < x.unsqueeze(-1)
+    return out.to(out_dtype if isinstance(out_dtype, torch.dtype) else torch.int64)
+
+
+@REGISTRY.register("pd_op.embedding_with_scaled_gradient", since=1)
+def embedding_with_scaled_gradient(x, weight, *, padding_idx=-1):
+    """Forward is embedding's (the gradient is what it scales)."""
+    from .grad_nn import embedding  # registered after the forward modules
+    return embedding(x, weight, padding_idx=padding_idx)
 
 
 @REGISTRY.register("pd_op.one_hot", since=1)

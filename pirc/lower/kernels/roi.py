@@ -1,0 +1,178 @@
+"""Region-of-interest pooling: roi_align, roi_pool, psroi_pool.
+
+Each roi's sampling positions, windows and weights depend on the roi's coordinates, so they
+are computed per roi when the kernel runs, in numpy with phi's CPU arithmetic (float32 for
+float inputs: `boxes * spatial_scale`, bin sizes, sample positions), and the pooled values
+come from gathers of the roi's image in Paddle's term order:
+- roi_align: each sample is xlyl*v + xhyl*v + xlyh*v + xhyh*v (a sample outside the map is
+  the zero-weight sample of cell 0), the bin sums its samples in order from 0 and multiplies
+  by T(1.0 / samples);
+- roi_pool: the max of each bin of rounded roi coordinates from -max (`>`: the first maximum,
+  NaN never), an empty bin 0 and argmax -1;
+- psroi_pool: the mean of each bin of a position-sensitive channel, summed in row-major order.
+The roi -> image map is boxes_num's counts.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ...runtime.registry import REGISTRY
+
+
+def _batch_ids(boxes_num, rois):
+    if boxes_num is None:
+        return [0] * rois
+    ids = []
+    for n, k in enumerate(boxes_num.reshape(-1).tolist()):
+        ids += [n] * int(k)
+    return ids
+
+
+def _np_type(x):
+    return np.float64 if x.dtype == torch.float64 else np.float32
+
+
+@REGISTRY.register("pd_op.roi_align", since=1)
+def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spatial_scale=1.0,
+              sampling_ratio=-1, aligned=False):
+    T = _np_type(x)
+    n_img, channels, height, width = x.shape
+    rois = boxes.detach().cpu().numpy().astype(T)
+    ids = _batch_ids(boxes_num, rois.shape[0])
+    outs = []
+    flat = x.reshape(n_img, channels, height * width)
+    for r, b in zip(rois, ids):
+        off = T(0.5) if aligned else T(0)
+        xmin, ymin, xmax, ymax = (T(v * T(spatial_scale)) - off for v in r)
+        rw, rh = T(xmax - xmin), T(ymax - ymin)
+        if not aligned:
+            rw, rh = max(rw, T(1)), max(rh, T(1))
+        gh = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rh / T(pooled_height)))
+        gw = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rw / T(pooled_width)))
+        bin_w, bin_h = T(rw / T(pooled_width)), T(rh / T(pooled_height))
+        idx = np.zeros((pooled_height * pooled_width, gh * gw, 4), np.int64)
+        wt = np.zeros((pooled_height * pooled_width, gh * gw, 4), T)
+        for py in range(pooled_height):
+            for px in range(pooled_width):
+                p = py * pooled_width + px
+                for iy in range(gh):
+                    y0 = T(ymin + bin_h * (T(py) + T(T(iy + 0.5) / T(gh))))
+                    for ix in range(gw):
+                        xx = T(xmin + bin_w * (T(px) + T(T(ix + 0.5) / T(gw))))
+                        yy, g = y0, iy * gw + ix
+                        if yy < -1.0 or yy > height or xx < -1.0 or xx > width:
+                            continue  # offsets 0, ratios 0
+                        yy, xx = (T(0) if yy <= 0 else yy), (T(0) if xx <= 0 else xx)
+                        xl = int(xx)
+                        if xl >= width - 1:
+                            xl = xh = width - 1
+                            xx = T(xl)
+                        else:
+                            xh = xl + 1
+                        yl = int(yy)
+                        if yl >= height - 1:
+                            yl = yh = height - 1
+                            yy = T(yl)
+                        else:
+                            yh = yl + 1
+                        xr, yr = T(T(xh) - xx), T(T(yh) - yy)
+                        idx[p, g] = [yl * width + xl, yl * width + xh, yh * width + xl,
+                                     yh * width + xh]
+                        wt[p, g] = [xr * yr, T(T(1) - xr) * yr, xr * T(T(1) - yr),
+                                    T(T(1) - xr) * T(T(1) - yr)]
+        v = flat[b][:, torch.as_tensor(idx, device=x.device)]          # (C, P, G, 4)
+        w = torch.as_tensor(wt, device=x.device)
+        samples = w[..., 0] * v[..., 0] + w[..., 1] * v[..., 1] + w[..., 2] * v[..., 2] \
+            + w[..., 3] * v[..., 3]
+        total = torch.zeros(samples.shape[:2], dtype=x.dtype, device=x.device)
+        for g in range(samples.shape[2]):
+            total = total + samples[..., g]
+        count = torch.tensor(T(1.0 / (gh * gw)) if gh * gw else T(np.inf), device=x.device)
+        outs.append((total * count).reshape(channels, pooled_height, pooled_width))
+    if not outs:
+        return x.new_zeros((0, channels, pooled_height, pooled_width))
+    return torch.stack(outs)
+
+
+@REGISTRY.register("pd_op.roi_pool", since=1)
+def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spatial_scale=1.0):
+    T = _np_type(x)
+    n_img, channels, height, width = x.shape
+    rois = boxes.detach().cpu().numpy().astype(T)
+    ids = _batch_ids(boxes_num, rois.shape[0])
+    lowest = float(-np.finfo(T).max)
+    outs, args = [], []
+    for r, b in zip(rois, ids):
+        sw, sh, ew, eh = (int(np.round(T(v * T(spatial_scale)))) for v in r)  # half away
+        rh, rw = max(eh - sh + 1, 1), max(ew - sw + 1, 1)
+        bh, bw = T(T(rh) / T(pooled_height)), T(T(rw) / T(pooled_width))
+        cells = []
+        for ph in range(pooled_height):
+            hs = min(max(int(np.floor(T(ph) * bh)) + sh, 0), height)
+            he = min(max(int(np.ceil(T(ph + 1) * bh)) + sh, 0), height)
+            for pw in range(pooled_width):
+                ws = min(max(int(np.floor(T(pw) * bw)) + sw, 0), width)
+                we = min(max(int(np.ceil(T(pw + 1) * bw)) + sw, 0), width)
+                cells.append([h * width + w for h in range(hs, he) for w in range(ws, we)])
+        k = max([len(c) for c in cells] + [1])
+        table = np.full((len(cells), k), -1, np.int64)
+        for i, c in enumerate(cells):
+            table[i, :len(c)] = c
+        img = x[b].reshape(channels, height * width)
+        img = torch.cat([img, torch.full((channels, 1), -torch.inf, dtype=x.dtype)], 1)
+        vals = img[:, torch.as_tensor(np.where(table >= 0, table, height * width))]
+        cand = torch.where(vals > lowest, vals, -torch.inf)
+        pick = cand.argmax(-1, keepdim=True)
+        found = cand.gather(-1, pick).squeeze(-1) > -torch.inf
+        empty = torch.as_tensor([not c for c in cells])
+        best = vals.gather(-1, pick).squeeze(-1)
+        out = torch.where(found, best, torch.where(empty, 0.0, lowest).to(x.dtype))
+        index = torch.as_tensor(table)[torch.arange(len(cells))[None], pick.squeeze(-1)]
+        arg = torch.where(found, index, -1)
+        outs.append(out.reshape(channels, pooled_height, pooled_width))
+        args.append(arg.reshape(channels, pooled_height, pooled_width))
+    if not outs:
+        z = x.new_zeros((0, channels, pooled_height, pooled_width))
+        return z, z.to(torch.int64)
+    return torch.stack(outs), torch.stack(args).to(torch.int64)
+
+
+@REGISTRY.register("pd_op.psroi_pool", since=1)
+def psroi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, output_channels=1,
+               spatial_scale=1.0):
+    T = _np_type(x)
+    n_img, channels, height, width = x.shape
+    rois = boxes.detach().cpu().numpy().astype(T)
+    ids = _batch_ids(boxes_num, rois.shape[0])
+    outs = []
+    for r, b in zip(rois, ids):
+        rnd = [T(np.round(v)) for v in r]
+        sw, sh = T(rnd[0] * T(spatial_scale)), T(rnd[1] * T(spatial_scale))
+        ew, eh = T(T(rnd[2] + T(1)) * T(spatial_scale)), T(T(rnd[3] + T(1)) * T(spatial_scale))
+        rh, rw = max(T(eh - sh), T(0.1)), max(T(ew - sw), T(0.1))
+        bh, bw = T(rh / T(pooled_height)), T(rw / T(pooled_width))
+        vals = []
+        for c in range(output_channels):
+            for ph in range(pooled_height):
+                hs = min(max(int(np.floor(T(bh * T(ph) + sh))), 0), height)
+                he = min(max(int(np.ceil(T(bh * T(ph + 1) + sh))), 0), height)
+                for pw in range(pooled_width):
+                    ws = min(max(int(np.floor(T(bw * T(pw) + sw))), 0), width)
+                    we = min(max(int(np.ceil(T(bw * T(pw + 1) + sw))), 0), width)
+                    ic = (c * pooled_height + ph) * pooled_width + pw
+                    if he <= hs or we <= ws:
+                        vals.append(torch.zeros((), dtype=x.dtype))
+                        continue
+                    win = x[b, ic, hs:he, ws:we].reshape(-1)
+                    total = torch.zeros((), dtype=x.dtype)
+                    for i in range(win.shape[0]):
+                        total = total + win[i]
+                    vals.append(total / torch.tensor(float((he - hs) * (we - ws)), dtype=x.dtype))
+        outs.append(torch.stack(vals).reshape(output_channels, pooled_height, pooled_width))
+    if not outs:
+        return x.new_zeros((0, output_channels, pooled_height, pooled_width))
+    return torch.stack(outs)

@@ -1,0 +1,190 @@
+"""Vision layers that move or resample pixels: pixel_shuffle, pixel_unshuffle, channel_shuffle,
+shuffle_channel, temporal_shift, unfold, fold, affine_grid, grid_sample.
+
+The rearrangements are exact data movement.  Paddle's channels-last variants reshape the
+trailing channel dim in the same order as the channels-first ones, so they run here through a
+permute to channels-first and back.  unfold / fold take Paddle's four paddings [top, left,
+bottom, right]; torch's im2col / col2im take symmetric ones, so the input is padded (unfold)
+or the folded canvas cut (fold) here.  affine_grid builds Paddle's base grid (its Linspace,
+in the input's dtype) and multiplies it by theta as Paddle's GEMM does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ...runtime.registry import REGISTRY
+from .operands import int_list
+
+
+def _first(x, channels_last):
+    return x.permute(0, x.dim() - 1, *range(1, x.dim() - 1)) if channels_last else x
+
+
+def _last(x, channels_last):
+    return x.permute(0, *range(2, x.dim()), 1) if channels_last else x
+
+
+@REGISTRY.register("pd_op.pixel_shuffle", since=1)
+def pixel_shuffle(x, *, upscale_factor=1, data_format="NCHW"):
+    last = data_format == "NHWC"
+    return _last(F.pixel_shuffle(_first(x, last), upscale_factor), last)
+
+
+@REGISTRY.register("pd_op.pixel_unshuffle", since=1)
+def pixel_unshuffle(x, *, downscale_factor=1, data_format="NCHW"):
+    last = data_format == "NHWC"
+    return _last(F.pixel_unshuffle(_first(x, last), downscale_factor), last)
+
+
+def _channel_shuffle(x, groups):
+    n, c = x.shape[:2]
+    return x.reshape(n, groups, c // groups, *x.shape[2:]).transpose(1, 2).reshape(x.shape)
+
+
+@REGISTRY.register("pd_op.channel_shuffle", since=1)
+def channel_shuffle(x, *, groups=1, data_format="NCHW"):
+    last = data_format == "NHWC"
+    return _last(_channel_shuffle(_first(x, last), groups), last)
+
+
+@REGISTRY.register("pd_op.shuffle_channel", since=1)
+def shuffle_channel(x, *, group=1):
+    """channel_shuffle on NCHW, but phi's ShuffleChannelKernel copies each channel's block
+    with memcpy(sizeof(int) * H * W): for an 8-byte dtype only the first half of the block's
+    bytes move, the rest of the fresh output holds zeros (as the fixtures show)."""
+    out = _channel_shuffle(x, group)
+    if x.element_size() != 8:
+        return out
+    cells = int(np.prod(x.shape[2:]))
+    full, half = cells // 2, cells % 2  # whole elements copied; an odd last one by 4 bytes
+    pos = torch.arange(cells, device=x.device).reshape(x.shape[2:])
+    bits = out.view(torch.int64)
+    kept = torch.where(pos < full, bits, torch.zeros_like(bits))
+    if half:
+        kept = torch.where(pos == full, bits & 0xFFFFFFFF, kept)
+    return kept.view(x.dtype)
+
+
+@REGISTRY.register("pd_op.temporal_shift", since=1)
+def temporal_shift(x, *, seg_num=1, shift_ratio=0.25, data_format="NCHW"):
+    """phi TemporalShiftKernel: over [N*T, C, H, W] seen as [N, T, C, H, W], channels below
+    c1 = int(C * ratio) take frame t - 1, those below c2 = int(C * 2 * ratio) frame t + 1
+    (float32 products), the rest stay; frames outside [0, T) give zeros."""
+    last = data_format == "NHWC"
+    x = _first(x, last)
+    nt, c = x.shape[:2]
+    ratio = np.float32(shift_ratio)
+    c1, c2 = int(np.float32(c) * ratio), int(np.float32(c * 2) * ratio)
+    v = x.reshape(nt // seg_num, seg_num, c, *x.shape[2:])
+    pad = F.pad(v, [0, 0] * (v.dim() - 2) + [1, 1])  # a zero frame before and after
+    out = torch.cat([pad[:, :seg_num, :c1], pad[:, 2:, c1:c2], v[:, :, c2:]], 2)
+    return _last(out.reshape(x.shape), last)
+
+
+@REGISTRY.register("pd_op.unfold", since=1)
+def unfold(x, *, kernel_sizes=(), strides=(), paddings=(), dilations=()):
+    top, left, bottom, right = [int(p) for p in paddings]
+    xp = F.pad(x, [left, right, top, bottom])
+    return F.unfold(xp, list(kernel_sizes), list(dilations), 0, list(strides))
+
+
+@REGISTRY.register("pd_op.fold", since=1)
+def fold(x, *, output_sizes=(), kernel_sizes=(), strides=(), paddings=(), dilations=()):
+    top, left, bottom, right = [int(p) for p in paddings]
+    h, w = [int(s) for s in output_sizes]
+    canvas = F.fold(x, [h + top + bottom, w + left + right], list(kernel_sizes),
+                    list(dilations), 0, list(strides))
+    return canvas[:, :, top:top + h, left:left + w]
+
+
+def _linspace(count, align_corners, dtype):
+    """phi funcs::Linspace(-1, 1, count): start + i * slice, in the kernel's dtype."""
+    t = np.dtype(dtype).type
+    start, end = t(-1), t(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = (end - start) / t(count - 1)
+        if not align_corners:
+            step = (end - start) / t(count)
+            start = start * (t(count - 1) / t(count))
+        return np.array([start + t(i) * step for i in range(count)], dtype)
+
+
+@REGISTRY.register("pd_op.affine_grid", since=1)
+def affine_grid(input, output_shape=None, *, align_corners=True):  # noqa: A002
+    """Base grid [..., x, y, (z,) 1] of Paddle's linspaces times theta^T, per sample."""
+    shape = int_list(output_shape)
+    dtype = np.float64 if input.dtype == torch.float64 else np.float32
+    n = shape[0]
+    spatial = shape[2:]  # (H, W) or (D, H, W)
+    axes = [_linspace(s, align_corners, dtype) for s in spatial]
+    mesh = np.meshgrid(*axes, indexing="ij")   # D, H, W order
+    cols = [mesh[-1], mesh[-2]] + ([mesh[0]] if len(spatial) == 3 else [])  # x, y, (z)
+    base = np.stack(cols + [np.ones_like(mesh[0])], -1).reshape(-1, len(spatial) + 1)
+    base_t = torch.as_tensor(base, device=input.device)
+    out = torch.matmul(base_t, input.transpose(1, 2))
+    return out.reshape(n, *spatial, len(spatial))
+
+
+@REGISTRY.register("pd_op.grid_sample", since=1)
+def grid_sample(x, grid, *, mode="bilinear", padding_mode="zeros", align_corners=True):
+    # torch's grid_sample has Paddle's coordinate rules (unnormalisation, border clamping,
+    # reflection) and its zero padding; the bilinear weights round in another order.
+    return F.grid_sample(x, grid, mode, padding_mode, align_corners)
+
+
+def _bilinear_zero(img, h, w):
+    """phi DmcnIm2colBilinear: the four neighbours (zero outside the map) weighted
+    hh*hw, hh*lw, lh*hw, lh*lw and summed in that order.  img (N, C, H, W); h, w broadcast
+    to (N, C, ...)."""
+    n, c, height, width = img.shape
+    hl, wl = torch.floor(h), torch.floor(w)
+    lh, lw = h - hl, w - wl
+    hh, hw = 1 - lh, 1 - lw
+    hl, wl = hl.to(torch.int64), wl.to(torch.int64)
+    flat = img.reshape(n, c, height * width)
+
+    def at(hi, wi):
+        ok = (hi >= 0) & (hi <= height - 1) & (wi >= 0) & (wi <= width - 1)
+        idx = (hi.clamp(0, height - 1) * width + wi.clamp(0, width - 1))
+        v = flat.gather(2, idx.reshape(n, c, -1)).reshape(idx.shape)
+        return torch.where(ok, v, torch.zeros_like(v))
+
+    return hh * hw * at(hl, wl) + hh * lw * at(hl, wl + 1) + lh * hw * at(hl + 1, wl) \
+        + lh * lw * at(hl + 1, wl + 1)
+
+
+@REGISTRY.register("pd_op.deformable_conv", since=1)
+def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0, 0),  # noqa: A002
+                    dilations=(1, 1), deformable_groups=1, groups=1, im2col_step=64):
+    """phi DeformableConvKernel: columns sampled at p0 + p_k + offset (zero unless
+    -1 < h < H and -1 < w < W), times the mask (v2), then the grouped GEMM with the filter."""
+    n, c, height, width = x.shape
+    cout, _, kh, kw = filter.shape
+    sh, sw = int(strides[0]), int(strides[1])
+    ph, pw = int(paddings[0]), int(paddings[1])
+    dh, dw = int(dilations[0]), int(dilations[1])
+    ho, wo = offset.shape[2], offset.shape[3]
+    k = kh * kw
+    dg = deformable_groups
+    off = offset.reshape(n, dg, k, 2, ho, wo)
+    base_h = (torch.arange(ho, dtype=x.dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
+    base_w = (torch.arange(wo, dtype=x.dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
+    ki = torch.arange(kh, dtype=x.dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
+    kj = torch.arange(kw, dtype=x.dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
+    h_im = base_h + ki + off[:, :, :, 0]           # (n, dg, k, ho, wo)
+    w_im = base_w + kj + off[:, :, :, 1]
+    per = c // dg
+    h_c = h_im.repeat_interleave(per, 1)           # (n, c, k, ho, wo)
+    w_c = w_im.repeat_interleave(per, 1)
+    val = _bilinear_zero(x, h_c, w_c)
+    inside = (h_c > -1) & (w_c > -1) & (h_c < height) & (w_c < width)
+    val = torch.where(inside, val, torch.zeros_like(val))
+    if mask is not None:
+        val = val * mask.reshape(n, dg, k, ho, wo).repeat_interleave(per, 1)
+    cols = val.reshape(n, groups, (c // groups) * k, ho * wo)
+    wmat = filter.reshape(groups, cout // groups, (c // groups) * k)
+    out = torch.matmul(wmat.unsqueeze(0), cols)    # (n, groups, cout/g, ho*wo)
+    return out.reshape(n, cout, ho, wo)
