@@ -1,0 +1,106 @@
+"""Sorting, deduplication and search: argsort, unique, unique_consecutive, nonzero,
+masked_select, searchsorted.
+
+phi sorts with NaN last (ascending) or first (descending); a stable sort keeps equal values
+in input order, and so does std::sort on the short rows an insertion sort handles.  unique,
+nonzero and masked_select give data-dependent shapes: they run eagerly like any kernel.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ...runtime.registry import REGISTRY
+from .operands import axis_of, int_list
+
+
+@REGISTRY.register("pd_op.argsort", since=1)
+def argsort(x, *, axis=-1, descending=False, stable=False):
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    values, indices = torch.sort(x, dim=axis_of(axis, x.dim()), descending=descending, stable=True)
+    return values, indices
+
+
+def _first_index(inverse, groups, length):
+    """For each of `groups` groups, the smallest position holding it."""
+    pos = torch.arange(length, dtype=torch.int64, device=inverse.device)
+    first = torch.full((groups,), length, dtype=torch.int64, device=inverse.device)
+    return first.scatter_reduce(0, inverse, pos, reduce="amin")
+
+
+@REGISTRY.register("pd_op.unique", since=1)
+def unique(x, *, return_index=False, return_inverse=False, return_counts=False, axis=(),
+           dtype=torch.int64, is_sorted=False):
+    """Sorted unique values (of the flattened x, or slices along one axis); `indices` is
+    each value's first position, `inverse` each element's group, `counts` each group's size,
+    all in `dtype`."""
+    dtype = dtype or torch.int64
+    axes = int_list(axis)
+    if not axes:
+        flat = x.reshape(-1)
+        out, inverse, counts = torch.unique(flat, sorted=True, return_inverse=True,
+                                            return_counts=True)
+        length = flat.numel()
+    else:
+        dim = axis_of(axes[0], x.dim())
+        out, inverse, counts = torch.unique(x, sorted=True, return_inverse=True,
+                                            return_counts=True, dim=dim)
+        length = x.shape[dim]
+    index = _first_index(inverse.reshape(-1), counts.numel(), length)
+    return out, index.to(dtype), inverse.reshape(-1).to(dtype), counts.to(dtype)
+
+
+@REGISTRY.register("pd_op.unique_consecutive", since=1)
+def unique_consecutive(x, *, return_inverse=False, return_counts=False, axis=(),
+                       dtype=torch.int64):
+    dtype = dtype or torch.int64
+    axes = int_list(axis)
+    if not axes:
+        out, inverse, counts = torch.unique_consecutive(x.reshape(-1), return_inverse=True,
+                                                        return_counts=True)
+    else:
+        out, inverse, counts = torch.unique_consecutive(
+            x, return_inverse=True, return_counts=True, dim=axis_of(axes[0], x.dim()))
+    return out, inverse.to(dtype), counts.to(dtype)
+
+
+@REGISTRY.register("pd_op.nonzero", since=1)
+def nonzero(condition):
+    return torch.nonzero(condition)  # [count, rank] int64; a NaN is nonzero
+
+
+@REGISTRY.register("pd_op.masked_select", since=1)
+def masked_select(x, mask):
+    return torch.masked_select(x, mask)  # x and mask broadcast against each other
+
+
+@REGISTRY.register("pd_op.searchsorted", since=1)
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False):
+    """phi SearchsortedKernel: std::lower_bound (upper_bound with right) with a plain `<`,
+    so a NaN inside the sequence compares false either way; a NaN or +-Inf value gives the
+    length (phi's GpuAndCpuSearchSortedCompute checks that first).
+    The binary search is run step by step on every value at once."""
+    seq = sorted_sequence
+    n = seq.shape[-1]
+    if seq.dim() == 1:
+        seq = seq.expand(*values.shape[:-1], n) if values.dim() > 1 else seq
+    rows = seq.reshape(-1, n) if seq.dim() > 1 else seq.reshape(1, n)
+    vals = values.reshape(rows.shape[0], -1) if seq.dim() > 1 else values.reshape(1, -1)
+    first = torch.zeros_like(vals, dtype=torch.int64)
+    length = torch.full_like(first, n)
+    while True:  # at most log2(n) + 1 rounds
+        active = length > 0
+        if not bool(active.any()):
+            break
+        half = length // 2
+        middle = (first + half).clamp_max(max(n - 1, 0))
+        m = rows.gather(1, middle) if n else vals
+        go_right = (m <= vals) if right else (m < vals)
+        go_right = active & go_right
+        first = torch.where(go_right, middle + 1, first)
+        length = torch.where(active, torch.where(go_right, length - half - 1, half), length)
+    if vals.is_floating_point():
+        first = torch.where(~torch.isfinite(vals), torch.full_like(first, n), first)
+    out = first.reshape(values.shape)
+    return out.to(torch.int32) if out_int32 else out
