@@ -41,3 +41,17 @@ def shift_in(x: torch.Tensor, dim: int, fill) -> torch.Tensor:
     scan is the inclusive scan of this."""
     first = torch.full_like(x.narrow(dim, 0, 1), fill)
     return torch.cat([first, x.narrow(dim, 0, x.shape[dim] - 1)], dim)
+
+
+def sequential_extreme(x: torch.Tensor, dim: int, keepdim: bool, largest: bool) -> torch.Tensor:
+    """max / min along `dim` as a vector unit's max/min folds: acc = acc > t ? acc : t (SSE's
+    maxps), so a NaN replaces the running value and the next number replaces the NaN (only
+    a trailing NaN survives).  Beyond LIMIT elements torch's NaN-propagating amax / amin."""
+    n = x.shape[dim]
+    if not x.is_floating_point() or n > LIMIT or n == 0:
+        return (torch.amax if largest else torch.amin)(x, dim, keepdim=keepdim)
+    acc = x.select(dim, 0)
+    for i in range(1, n):
+        t = x.select(dim, i)
+        acc = torch.where(acc > t if largest else acc < t, acc, t)
+    return acc.unsqueeze(dim) if keepdim else acc

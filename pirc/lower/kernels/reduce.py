@@ -11,6 +11,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from ..specialize import specializer
+from .accumulate import sequential_sum
 from .operands import axis_of, int_list, number
 
 
@@ -132,7 +133,9 @@ def prod(x, axis=(), *, keepdim=False, reduce_all=False):
 
 @REGISTRY.register("pd_op.mean_all", since=1)
 def mean_all(x):
-    return torch.mean(x.reshape(-1))
+    if x.numel() == 0:
+        return torch.full((), float("nan"), dtype=x.dtype)
+    return sequential_sum(x.reshape(-1), 0) / x.numel()  # phi: the sum, then one division
 
 
 @REGISTRY.register("pd_op.nansum", since=4)

@@ -29,12 +29,47 @@ def _first_index(inverse, groups, length):
     return first.scatter_reduce(0, inverse, pos, reduce="amin")
 
 
-@REGISTRY.register("pd_op.unique", since=1)
+def _unique_std_set(flat, dtype):
+    """Paddle 3.0.0's UniqueFlattendTensor on an x holding NaNs: a std::set of the values
+    (stl_order.set_order), then unordered_maps keyed by value, where a NaN key is never
+    found: a NaN's index, inverse and count come out 0, as does the inverse of a value the
+    set dropped."""
+    from .stl_order import set_order
+
+    vals = flat.tolist()
+    out = set_order(vals)
+    first, count = {}, {}
+    for i, v in enumerate(vals):
+        if v == v:
+            first.setdefault(v, i)
+            count[v] = count.get(v, 0) + 1
+    group = {v: i for i, v in enumerate(out) if v == v}
+    index = [first[v] if v == v else 0 for v in out]
+    inverse = [group.get(v, 0) if v == v else 0 for v in vals]
+    counts = [count[v] if v == v else 0 for v in out]
+    as_tensor = lambda a, t: torch.tensor(a, dtype=t).reshape(len(a))  # noqa: E731
+    return (as_tensor(out, flat.dtype), as_tensor(index, dtype), as_tensor(inverse, dtype),
+            as_tensor(counts, dtype))
+
+
+@REGISTRY.register("pd_op.unique", since=1, until=2)
+def unique_v1(x, *, return_index=False, return_inverse=False, return_counts=False, axis=(),
+              dtype=torch.int64, is_sorted=False):
+    """Paddle 3.0.0: as the newer kernel, except that the flattened unique is a std::set, so
+    NaNs swallow the values inserted after them (_unique_std_set)."""
+    if not int_list(axis) and x.is_floating_point() and bool(torch.isnan(x).any()):
+        return _unique_std_set(x.reshape(-1), dtype or torch.int64)
+    return unique(x, return_index=return_index, return_inverse=return_inverse,
+                  return_counts=return_counts, axis=axis, dtype=dtype, is_sorted=is_sorted)
+
+
+@REGISTRY.register("pd_op.unique", since=2)
 def unique(x, *, return_index=False, return_inverse=False, return_counts=False, axis=(),
            dtype=torch.int64, is_sorted=False):
     """Sorted unique values (of the flattened x, or slices along one axis); `indices` is
     each value's first position, `inverse` each element's group, `counts` each group's size,
-    all in `dtype`."""
+    all in `dtype`.  Each NaN is a value of its own, sorted last (Paddle 3.3.1; from which
+    release between 3.0.0 and 3.3.1 is not pinned down: no 3.1 / 3.2 fixture)."""
     dtype = dtype or torch.int64
     axes = int_list(axis)
     if not axes:

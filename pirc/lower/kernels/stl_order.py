@@ -205,3 +205,111 @@ def select_rows(rows: torch.Tensor, k: int, largest: bool, sort_k: bool):
         indices.append([p[1] for p in v[:k]])
     return torch.tensor(indices, dtype=torch.int64, device=rows.device).reshape(len(rows), k)
 
+
+
+class _Node:
+    __slots__ = ("key", "left", "right", "parent", "red")
+
+    def __init__(self, key, parent):
+        self.key, self.left, self.right, self.parent, self.red = key, None, None, parent, True
+
+
+def _rotate(root, x, left: bool):
+    """_Rb_tree_rotate_left (left) / _right: returns the new root."""
+    y = x.right if left else x.left
+    inner = y.left if left else y.right
+    if left:
+        x.right = inner
+    else:
+        x.left = inner
+    if inner is not None:
+        inner.parent = x
+    y.parent = x.parent
+    if x is root:
+        root = y
+    elif x is x.parent.left:
+        x.parent.left = y
+    else:
+        x.parent.right = y
+    if left:
+        y.left = x
+    else:
+        y.right = x
+    x.parent = y
+    return root
+
+
+def set_order(values) -> list:
+    """The keys of a libstdc++ std::set<T> built by inserting `values` in order, in the set's
+    order.  With `<` a NaN is equivalent to every number, so where NaNs sit in the red-black
+    tree decides which later values count as present: phi's std::set-based unique (Paddle
+    3.0.0) gives [nan] for [nan, 1, -0, 0, nan, 1]."""
+    root = None
+    for k in values:
+        x, y, comp = root, None, True
+        while x is not None:
+            y, comp = x, k < x.key
+            x = x.left if comp else x.right
+        j = y
+        if comp:
+            if y is not None and y is not _leftmost(root):
+                j = _predecessor(y)
+            else:
+                j = None
+        if j is not None and not j.key < k:
+            continue  # an equivalent key is there already
+        node = _Node(k, y)
+        if y is None:
+            root = node
+        elif k < y.key:
+            y.left = node
+        else:
+            y.right = node
+        root = _rebalance(root, node)
+    out, stack, x = [], [], root
+    while stack or x is not None:  # in-order walk
+        while x is not None:
+            stack.append(x)
+            x = x.left
+        x = stack.pop()
+        out.append(x.key)
+        x = x.right
+    return out
+
+
+def _leftmost(x):
+    while x.left is not None:
+        x = x.left
+    return x
+
+
+def _predecessor(x):
+    if x.left is not None:
+        x = x.left
+        while x.right is not None:
+            x = x.right
+        return x
+    while x.parent is not None and x is x.parent.left:
+        x = x.parent
+    return x.parent
+
+
+def _rebalance(root, x):
+    """_Rb_tree_insert_and_rebalance's recolouring and rotations."""
+    while x is not root and x.parent.red:
+        xpp = x.parent.parent
+        left = x.parent is xpp.left
+        y = xpp.right if left else xpp.left
+        if y is not None and y.red:
+            x.parent.red = y.red = False
+            xpp.red = True
+            x = xpp
+            continue
+        if x is (x.parent.right if left else x.parent.left):
+            x = x.parent
+            root = _rotate(root, x, left)
+        x.parent.red = False
+        xpp.red = True
+        root = _rotate(root, xpp, not left)
+    root.red = False
+    return root
