@@ -3,7 +3,6 @@
 axis, zero-size axes, keepdim, negative axes, reduce-all, integer dtypes, ties."""
 import numpy as np
 import paddle
-import paddle.nn.functional as F
 
 from . import INF, Feeds, arr, boundary, int_boundary, op  # noqa: F401
 
