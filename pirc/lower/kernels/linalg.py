@@ -9,7 +9,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from ..specialize import specializer
-from .accumulate import sequential_sum
+from .accumulate import sequential_extreme, sequential_sum
 from .elementwise import float_pow
 
 
@@ -48,10 +48,9 @@ def p_norm(x, *, porder=2.0, axis=-1, epsilon=1e-12, keepdim=False, asvector=Fal
     a = torch.abs(x)
     if porder == 0:
         return torch.sum((x != 0).to(x.dtype), axis, keepdim=keepdim)
-    if porder == math.inf:
-        return torch.amax(a, axis, keepdim=keepdim)
-    if porder == -math.inf:
-        return torch.amin(a, axis, keepdim=keepdim)
+    if porder in (math.inf, -math.inf):  # Eigen's vectorised max/min: NaN is not sticky
+        return sequential_extreme(a, axis if axis >= 0 else axis + a.dim(), keepdim,
+                                  porder > 0)
     # phi PNormKernel: x.abs().pow(p).sum(axis).pow(1.0f / p), summed element by element
     total = sequential_sum(float_pow(a, porder), axis if axis >= 0 else axis + a.dim(), keepdim)
     return float_pow(total, float(np.float32(1.0 / porder)))

@@ -1,4 +1,5 @@
-"""Reductions and scans: sum, mean, max, argmax, cumsum, topk, kthvalue, nanmedian.
+"""Reductions over axes: sum, prod, mean, max/min, all/any, argmax/argmin, logsumexp,
+nansum, reduce_as, numel, and the k-th / top-k selections.
 
 An empty axis list means every axis (Paddle's reduce_all).  Float sums use torch's
 reduction order, not Eigen's, so they agree with Paddle to rounding, not bit-for-bit.
@@ -10,7 +11,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from ..specialize import specializer
-from .accumulate import sequential_scan
+from .accumulate import sequential_sum
 from .operands import axis_of, int_list, number
 
 
@@ -45,82 +46,177 @@ def max_(x, axis=(), *, keepdim=False):
     return torch.amax(x, _dims(x, axis), keepdim=keepdim)
 
 
-@REGISTRY.register("pd_op.argmax", since=1)
-def argmax(x, axis=0, *, keepdims=False, flatten=False, dtype=torch.int64):
+@REGISTRY.register("pd_op.min", since=1)
+def min_(x, axis=(), *, keepdim=False):
+    if x.dim() == 0:
+        return x.clone()
+    return torch.amin(x, _dims(x, axis), keepdim=keepdim)
+
+
+@REGISTRY.register("pd_op.amax", since=1)
+def amax(x, *, axis=(), keepdim=False):
+    return max_(x, axis, keepdim=keepdim)  # amax differs from max in its gradient only
+
+
+@REGISTRY.register("pd_op.amin", since=1)
+def amin(x, *, axis=(), keepdim=False):
+    return min_(x, axis, keepdim=keepdim)
+
+
+@REGISTRY.register("pd_op.all", since=1)
+def all_(x, *, axis=(), keepdim=False):
+    # any dtype: a nonzero element (NaN included) is true; the result is bool
+    return torch.all(x != 0, _dims(x, axis), keepdim=keepdim) if x.dim() else (x != 0)
+
+
+@REGISTRY.register("pd_op.any", since=1)
+def any_(x, *, axis=(), keepdim=False):
+    return torch.any(x != 0, _dims(x, axis), keepdim=keepdim) if x.dim() else (x != 0)
+
+
+def _arg_extreme(pick, x, axis, keepdims, flatten, dtype):
+    # Eigen's ArgMax/ArgMin reducer only moves on a strictly better value, from the lowest
+    # (highest) value at index 0: a NaN is never taken, which is a NaN read as -inf (+inf)
+    # with torch's first-index rule for ties.
     dtype = dtype or torch.int64
+    if x.is_floating_point():
+        worst = float("-inf") if pick is torch.argmax else float("inf")
+        x = torch.where(torch.isnan(x), torch.full_like(x, worst), x)
     if flatten or x.dim() == 0:
-        out = torch.argmax(x.reshape(-1))
+        out = pick(x.reshape(-1))
         # flatten with keepdims keeps x's rank with every dim 1; without, a 0-D result
         return out.reshape([1] * x.dim()).to(dtype) if keepdims else out.to(dtype)
-    return torch.argmax(x, axis_of(axis, x.dim()), keepdim=keepdims).to(dtype)
+    return pick(x, axis_of(axis, x.dim()), keepdim=keepdims).to(dtype)
 
 
-@REGISTRY.register("pd_op.cumsum", since=1)
-def cumsum(x, axis=-1, *, flatten=False, exclusive=False, reverse=False):
+@REGISTRY.register("pd_op.argmax", since=1)
+def argmax(x, axis=0, *, keepdims=False, flatten=False, dtype=torch.int64):
+    return _arg_extreme(torch.argmax, x, axis, keepdims, flatten, dtype)
+
+
+@REGISTRY.register("pd_op.argmin", since=1)
+def argmin(x, axis=0, *, keepdims=False, flatten=False, dtype=torch.int64):
+    return _arg_extreme(torch.argmin, x, axis, keepdims, flatten, dtype)
+
+
+def _with_index(pick, x, dim, keepdim, flatten):
     if flatten or x.dim() == 0:
-        x = x.reshape(-1)
-        dim = 0
-    else:
-        dim = axis_of(axis, x.dim())
-    if reverse:
-        x = torch.flip(x, [dim])
-    if exclusive:
-        # shift right by one before the scan, so each sum leaves out its own element
-        first = torch.zeros_like(x.narrow(dim, 0, 1))
-        x = torch.cat([first, x.narrow(dim, 0, x.shape[dim] - 1)], dim)
-    out = sequential_scan(x, dim)  # Paddle scans in the element type, in order
-    return torch.flip(out, [dim]) if reverse else out
+        values, indices = pick(x.reshape(-1), 0)
+        if keepdim:
+            shape = [1] * x.dim()
+            return values.reshape(shape), indices.reshape(shape)
+        return values, indices
+    return pick(x, axis_of(dim, x.dim()), keepdim=keepdim)
 
+
+@REGISTRY.register("pd_op.max_with_index", since=3)
+def max_with_index(x, *, dim=0, keepdim=False, flatten=False):
+    """paddle.compat.max(x, dim): values and their int64 indices (GPU-only in Paddle 3.2 and 3.3,
+    no fixture: torch.max's first-index rule is what Paddle's CUDA kernel documents)."""
+    return tuple(_with_index(torch.max, x, dim, keepdim, flatten))
+
+
+@REGISTRY.register("pd_op.min_with_index", since=3)
+def min_with_index(x, *, dim=0, keepdim=False, flatten=False):
+    return tuple(_with_index(torch.min, x, dim, keepdim, flatten))
+
+
+@REGISTRY.register("pd_op.prod", since=1)
+def prod(x, axis=(), *, keepdim=False, reduce_all=False):
+    # int32 stays int32 (torch.prod would widen it to int64), wrapping on overflow
+    dims = list(range(x.dim())) if reduce_all else _dims(x, axis)
+    out = x
+    for d in sorted(dims, reverse=True):
+        out = torch.prod(out, d, keepdim=True, dtype=x.dtype)
+    return out if keepdim else out.reshape([s for d, s in enumerate(x.shape) if d not in dims])
+
+
+@REGISTRY.register("pd_op.mean_all", since=1)
+def mean_all(x):
+    if x.numel() == 0:
+        return torch.full((), float("nan"), dtype=x.dtype)
+    return sequential_sum(x.reshape(-1), 0) / x.numel()  # phi: the sum, then one division
+
+
+@REGISTRY.register("pd_op.nansum", since=4)
+def nansum(x, *, axis=(), dtype=None, keepdim=False):
+    if x.is_floating_point():
+        x = torch.where(torch.isnan(x), torch.zeros_like(x), x)
+    return sum_(x, axis, dtype=dtype, keepdim=keepdim)
+
+
+@REGISTRY.register("pd_op.logsumexp", since=1)
+def logsumexp(x, *, axis=(), keepdim=False, reduce_all=False):
+    dims = list(range(x.dim())) if reduce_all else _dims(x, axis)
+    if x.dim() == 0:
+        return x.clone()
+    return torch.logsumexp(x, dims, keepdim=keepdim)
+
+
+@REGISTRY.register("pd_op.reduce_as", since=1)
+def reduce_as(x, target):
+    """Sum x down to target's shape: the leading dims x has beyond target's rank, and every
+    dim where target has 1 and x more."""
+    lead = x.dim() - target.dim()
+    dims = list(range(lead)) + [lead + d for d, s in enumerate(target.shape)
+                                if s == 1 and x.shape[lead + d] != 1]
+    out = torch.sum(x, dims, keepdim=True) if dims else x
+    return out.reshape(target.shape)
+
+
+@REGISTRY.register("pd_op.numel", since=1)
+def numel(x):
+    return torch.tensor(x.numel(), dtype=torch.int64)
+
+
+def _select(x, k, axis, largest, sort_k, fast):
+    """phi's row-wise selection (topk / kthvalue): the axis moved last, each row's first k
+    pairs after libstdc++'s nth_element or partial_sort (stl_order.py).  Rows without ties
+    have one answer, `fast(rows)` (torch); rows with ties are replayed step by step."""
+    from ..control_flow import _tracing
+    from .stl_order import has_ties, select_rows
+
+    dim = axis_of(axis, x.dim())
+    moved = x.movedim(dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    index = fast(rows)
+    if rows.numel() and not _tracing(rows):
+        tied = has_ties(rows) if sort_k is not None else torch.ones(len(rows), dtype=torch.bool)
+        if bool(tied.any()):
+            picked = tied.nonzero()[:, 0]
+            index = index.clone()
+            index[picked] = select_rows(rows[picked], k, largest, bool(sort_k))
+    values = rows.gather(1, index)
+    shape = list(moved.shape[:-1]) + [k]
+    return values.reshape(shape).movedim(-1, dim), index.reshape(shape).movedim(-1, dim)
 
 
 @REGISTRY.register("pd_op.topk", since=1)
 def topk(x, k=1, *, axis=-1, largest=True, sorted=True):  # noqa: A002 - Paddle's name
-    values, indices = torch.topk(x, int(number(k)), dim=axis, largest=largest, sorted=sorted)
-    return values, indices
+    """phi TopkKernel: nth_element then std::sort of the first k - 1 (partial_sort when
+    k * 64 < n); unsorted, the order nth_element leaves, always replayed."""
+    k = int(number(k))
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    return _select(x, k, axis, largest, True if sorted else None,
+                   lambda rows: torch.topk(rows, k, 1, largest=largest, sorted=True).indices)
 
 
 @REGISTRY.register("pd_op.kthvalue", since=1)
 def kthvalue(x, *, k=1, axis=-1, keepdim=False):
-    values, _ = torch.kthvalue(x, int(k), dim=axis, keepdim=True)
-    # Paddle's index is the first position holding the k-th value (ties: [1, 1, 1, 2, 0]
-    # with k=3 gives 0, torch gives 1); checked on tests/fixtures/ops/*/kthvalue.
-    indices = torch.argmax((x == values).to(torch.uint8), dim=axis, keepdim=True)
+    """phi KthvalueKernel: the k-th smallest (NaN largest) by nth_element (partial_sort when
+    k * 64 < n); among equal values the one nth_element leaves at k - 1 (a row of six zeros
+    with k=3 gives index 4)."""
+    k = int(k)
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    dim = axis_of(axis, x.dim())
+    first_k = lambda rows: torch.sort(rows, dim=1, stable=True).indices[:, :k]  # noqa: E731
+    values, indices = _select(x, k, dim, False, False, first_k)
+    values, indices = values.narrow(dim, k - 1, 1), indices.narrow(dim, k - 1, 1)
     if not keepdim:
-        values, indices = values.squeeze(axis), indices.squeeze(axis)
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
     return values, indices
-
-
-@REGISTRY.register("pd_op.nanmedian", since=1)
-def nanmedian(x, *, axis=(), keepdim=True, mode="avg"):
-    """phi NanmedianKernel: the median of each row's non-NaN values (the reduced axes moved
-    last and flattened); mode avg averages the two middle values of an even count, mode min
-    takes the lower one.  `medians` holds each row's positions of the middle values
-    ([lower, upper] for avg, [lower] for min), -1 for a row of NaNs (whose median is NaN)."""
-    from .grad_special import median_layout  # the layout nanmedian_grad shares
-
-    rows, _, _, axes = median_layout(x, axis)
-    valid = rows.shape[1] - torch.isnan(rows).sum(1)
-    values, order = torch.sort(rows, dim=1, stable=True)  # NaNs sort last
-    half = valid // 2
-    upper = half.clamp_max(rows.shape[1] - 1)
-    lower = torch.where(valid % 2 == 1, half, (half - 1).clamp_min(0))
-    lo = values.gather(1, lower[:, None])[:, 0]
-    hi = values.gather(1, upper[:, None])[:, 0]
-    if mode == "avg":
-        out = torch.where(lower == upper, lo, (lo + hi) / 2)
-        index = torch.stack([order.gather(1, lower[:, None])[:, 0],
-                             order.gather(1, upper[:, None])[:, 0]], 1)
-    else:
-        out = lo
-        index = order.gather(1, lower[:, None])
-    empty = valid == 0
-    out = torch.where(empty, torch.full_like(out, float("nan")), out)
-    index = torch.where(empty[:, None], torch.full_like(index, -1), index)
-    if keepdim:
-        shape = [1 if d in axes else s for d, s in enumerate(x.shape)]
-    else:
-        shape = [s for d, s in enumerate(x.shape) if d not in axes]
-    return out.reshape(shape), index.reshape(shape + ([2] if mode == "avg" else []))
 
 
 @specializer(sum_)
