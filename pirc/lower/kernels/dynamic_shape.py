@@ -102,40 +102,39 @@ def triu(x, *, diagonal=0):
     return torch.triu(x, diagonal)
 
 
-# -- arange with a runtime bound ---------------------------------------------------------
+# -- arange as one torch call ----------------------------------------------------------
 
 _arange_before = getattr(creation.arange, "specialize", None)
+
+# Integers up to these magnitudes are exact in the dtype (float: the significand's width).
+_EXACT_UP_TO = {torch.float32: 2 ** 24, torch.float64: 2 ** 53, torch.float16: 2 ** 11,
+                torch.bfloat16: 2 ** 8, torch.int32: 2 ** 31 - 1, torch.int64: 2 ** 53}
 
 
 def _one(value):
     return value[0] if isinstance(value, (list, tuple)) and len(value) == 1 else value
 
 
+def _integral(value) -> bool:
+    return type(value) is int or (type(value) is float and value.is_integer())
+
+
 @specializer(creation.arange)
-def _arange_runtime(site):
-    """arange(start, end, step) where a bound is a runtime int (a dim): torch.arange.
+def _arange_call(site):
+    """arange(start, end, step) of integral values: torch.arange.
 
     The kernel builds the values with numpy from Python numbers, which torch.export and
-    torch.compile cannot trace with a symbolic bound.  torch.arange computes start + i * step
-    where Paddle adds step to a running value; the two agree exactly for integer dtypes and
-    for integral start and step in a float dtype (every value is an exact small integer), the
-    cases taken here.  Any other arange is left to the kernel (or to the specialiser the
-    creation module gives it)."""
+    torch.compile cannot trace when a bound is a runtime dim (a symbolic int).  torch.arange
+    computes start + i * step where Paddle adds step to a running value; the two agree
+    exactly when every value is an integer the dtype holds exactly: integral constants
+    within the dtype's exact range, and runtime bounds that are dims (shape_values), taken
+    to be so.  Any other arange stays the kernel's (or the creation module's specialiser's)."""
     start, end, step = (_one(site.p[k]) for k in ("start", "end", "step"))
     dtype = site.p["dtype"] or torch.float64
-    if not any(is_int_node(v) for v in (start, end, step)):
+    limit = _EXACT_UP_TO.get(dtype)
+    constants = [v for v in (start, end, step) if not is_int_node(v)]
+    if limit is None or is_int_node(step) or step == 0 \
+            or not all(_integral(v) and abs(v) <= limit for v in constants):
         return _arange_before(site) if _arange_before is not None else None
-    if not (is_int_node(end) or isinstance(end, (int, float))) \
-            or not isinstance(step, (int, float)) or step == 0:
-        return None  # a runtime step, or a bound that is a tensor: the kernel
-    if not (is_int_node(start) or isinstance(start, (int, float))):
-        return None
-    if dtype.is_floating_point and not (float(step).is_integer()
-                                        and (is_int_node(start) or float(start).is_integer())):
-        return None
-    if not (dtype.is_floating_point or dtype in (torch.int32, torch.int64)):
-        return None
-    step = int(step) if float(step).is_integer() else step
-    if not is_int_node(start) and float(start).is_integer():
-        start = int(start)
+    start, end, step = (v if is_int_node(v) else int(v) for v in (start, end, step))
     return site.call(torch.arange, start, end, step, dtype=dtype)
