@@ -46,10 +46,6 @@ class ShapeValue:
     elems: list
     scalar: bool
 
-    @property
-    def dynamic(self) -> bool:
-        return any(isinstance(e, fx.Node) for e in self.elems)
-
     def python(self):
         """What a kernel gets for it: the element (rank 0) or the list of elements."""
         return self.elems[0] if self.scalar else list(self.elems)
@@ -117,7 +113,8 @@ class ShapeTracker:
             return
         rule = _RULES.get(name)
         # a cast of a dim to a float keeps its (exact, small integral) value: arange's end
-        if rule is None or not _result_is_small(op, _FLOAT_CAST if name == "pd_op.cast" else _INT_DTYPES):
+        dtypes = _FLOAT_CAST if name == "pd_op.cast" else _INT_DTYPES
+        if rule is None or not _result_is_small(op, dtypes):
             return
         got = rule(self, op, env)
         if got is not None:
@@ -233,28 +230,29 @@ def _scale(tracker, op, env):
     """Paddle's int scale: x * scale + bias (bias_after_scale) or (x + bias) * scale, with
     scale and bias cast to the int type; kept only for integral scale and bias."""
     x = tracker.operand(op, 0)
-    scale = tracker.constant_ints(op, 1) if len(op.operands) > 1 and not is_null_value(op.operands[1]) \
-        else None
-    if scale is None:
-        factor = _folded_float(op.operands[1]) if len(op.operands) > 1 else _attr(op, "scale", 1.0)
-        scale = None if factor is None or not float(factor).is_integer() else [int(factor)]
+    has_operand = len(op.operands) > 1 and not is_null_value(op.operands[1])
+    factor = _constant_number(op.operands[1]) if has_operand else _attr(op, "scale", 1.0)
     bias = _attr(op, "bias", 0.0)
-    if x is None or scale is None or len(scale) != 1 or not float(bias).is_integer():
+    if x is None or factor is None or not float(factor).is_integer() \
+            or not float(bias).is_integer():
         return None
-    s, b = scale[0], int(bias)
+    s, b = int(factor), int(bias)
+    call = tracker._call
     if _attr(op, "bias_after_scale", True):
-        elems = [tracker._call(operator.add, tracker._call(operator.mul, e, s), b) for e in x.elems]
+        elems = [call(operator.add, call(operator.mul, e, s), b) for e in x.elems]
     else:
-        elems = [tracker._call(operator.mul, tracker._call(operator.add, e, b), s) for e in x.elems]
+        elems = [call(operator.mul, call(operator.add, e, b), s) for e in x.elems]
     return ShapeValue(elems, x.scalar)
 
 
-def _folded_float(v):
-    """A float constant operand (pd_op.full of shape [] or [1]) as a Python number."""
+def _constant_number(v):
+    """A constant operand (pd_op.full of shape [] or [1]) as a Python number, else None."""
     owner = getattr(v, "owner", None)
-    if getattr(owner, "name", None) == "pd_op.full" and list(python_value(owner.attributes["shape"])) in ([], [1]):
-        return python_value(owner.attributes["value"])
-    return None
+    if getattr(owner, "name", None) != "pd_op.full":
+        return None
+    if list(python_value(owner.attributes["shape"])) not in ([], [1]):
+        return None
+    return python_value(owner.attributes["value"])
 
 
 def broadcast_dim(a, b):

@@ -142,3 +142,13 @@ def test_torch_compile_fullgraph(case):
         for size in SIZES:
             _check(list(compiled(**feed_tensors(gm, _inputs(io, size)))), _expected(io, size),
                    random, tol)
+
+
+def test_shape_arithmetic_is_ints_in_the_graph():
+    """The shape64 / slice / stack / multiply chain that builds reshape's shape in reshape__dyn
+    leaves no tensor op behind: reshape gets `x.size(i)` and their products (shape_values), so
+    no kernel turns a tensor back into ints at run time (what torch.export cannot trace)."""
+    gm, _ = _load(CASES["3.3.1/reshape__dyn"][1])
+    names = {getattr(n.target, "__name__", str(n.target)) for n in gm.graph.nodes}
+    assert not names & {"shape64", "slice_", "stack", "concat", "multiply"}, names
+    assert any(n.op == "call_method" and n.target == "size" for n in gm.graph.nodes)
