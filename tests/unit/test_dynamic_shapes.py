@@ -152,3 +152,16 @@ def test_shape_arithmetic_is_ints_in_the_graph():
     names = {getattr(n.target, "__name__", str(n.target)) for n in gm.graph.nodes}
     assert not names & {"shape64", "slice_", "stack", "concat", "multiply"}, names
     assert any(n.op == "call_method" and n.target == "size" for n in gm.graph.nodes)
+
+
+def test_shape_broadcast_kernel():
+    # no Paddle fixture: its Python API has no shape_broadcast (gen_log.VER.dynamic.json);
+    # Paddle's decompositions emit it for two shapes, aligned from the right, 1 taking the other
+    from pirc.lower.kernels.dynamic_shape import shape_broadcast
+    from pirc.lower.shape_values import broadcast_dim
+
+    got = shape_broadcast(torch.tensor([2, 1, 4]), torch.tensor([3, 1]))
+    assert got.tolist() == [2, 3, 4] and got.dtype == torch.int64
+    assert shape_broadcast(torch.tensor([0, 1], dtype=torch.int32),
+                           torch.tensor([5], dtype=torch.int32)).tolist() == [0, 5]
+    assert [broadcast_dim(1, 7), broadcast_dim(7, 1), broadcast_dim(7, 7)] == [7, 7, 7]
