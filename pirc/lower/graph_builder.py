@@ -22,6 +22,7 @@ from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handl
 from ..runtime.registry import REGISTRY
 from .failures import OP_META
 from .feeds import FeedSpec
+from .shape_values import ShapeTracker
 from .values import python_value, torch_dtype_of_type
 
 
@@ -105,6 +106,7 @@ class GraphBuilder:
         self.feeds: list[tuple[str, str]] = []  # (pd_op.data name, placeholder name)
         self.feed_specs: list[FeedSpec] = []  # what each feed must be (feeds.check_feeds)
         self.fetches: list[tuple[int, str, object]] = []  # (col, fetch name, node)
+        self.shapes = ShapeTracker(self.graph)  # shape arithmetic as ints (shape_values)
 
     # -- values --------------------------------------------------------------------------
 
@@ -175,6 +177,7 @@ class GraphBuilder:
                 control_flow.lower_pylayer(self, op)
             else:
                 self._call_kernel(op)
+            self.shapes.record(op, self.env)
             self._record_types(op)
             self._tag_new_nodes(op)
         return None
@@ -206,6 +209,8 @@ class GraphBuilder:
 
         reshape's shape or scale's factor usually come from pd_op.full_int_array / pd_op.full;
         passing the constant keeps shapes static (torch.export needs them as ints, not data).
+        A value computed from shapes (shape64, slice, stack ...) is its elements, ints and
+        nodes that yield ints (shape_values), so a dynamic dim stays symbolic.
         """
         owner = v.owner
         name = getattr(owner, "name", None)
@@ -223,7 +228,8 @@ class GraphBuilder:
                     # The value the tensor would hold: rounded to its dtype (f32 0.1, int 2).
                     value = torch.tensor(value, dtype=dtype).item()
             return value
-        return self.value(v)
+        shape = self.shapes.folded(v)
+        return shape if shape is not None else self.value(v)
 
     def _unpack(self, op) -> None:
         source = self.value(op.operands[0])

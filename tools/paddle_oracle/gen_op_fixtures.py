@@ -28,7 +28,7 @@ import gen_fixtures as gf  # noqa: E402  (imports paddle, enable_static)
 
 import numpy as np  # noqa: E402
 import paddle  # noqa: E402
-from op_builders import Feeds, load_all  # noqa: E402
+from op_builders import Feeds, arr, load_all  # noqa: E402
 
 B = load_all()
 
@@ -78,6 +78,27 @@ def retrain_dropout(name, outdir, ver, log):
     np.savez(prefix + ".io.npz", **io)
     log["json_edited"] = f"is_test set to false on {n} dropout ops after saving"
 
+def second_size(name, outdir, ver, log, alt):
+    """A dynamic-shape fixture (`alt={feed: shape}`): run the loaded program again on the feeds
+    at a second size and keep them as in2__<feed> / out2__<i> beside the first size's."""
+    prefix = os.path.join(outdir, f"{name}.{ver}")
+    io = dict(np.load(prefix + ".io.npz"))
+    feeds = {k[4:]: v for k, v in io.items() if k.startswith("in__")}
+    for key, shape in alt.items():
+        first = feeds[key]
+        lo, hi = (None, None) if first.dtype.kind == "f" else (int(first.min()), int(first.max()) + 1)
+        feeds[key] = arr(name, key + "@alt", shape, str(first.dtype), lo, hi)
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        prog, feed_names, fetch_targets = paddle.static.load_inference_model(prefix, exe)
+        outs = exe.run(prog, feed={k: feeds[k] for k in feed_names}, fetch_list=fetch_targets)
+    io.update({f"in2__{k}": v for k, v in feeds.items()})
+    io.update({f"out2__{i}": np.asarray(a) for i, a in enumerate(outs)})
+    np.savez_compressed(prefix + ".io.npz", **io)
+    log["alt_out"] = [gf.arr_meta(a) for a in outs]
+
+
 def build(name):
     """Called inside program_guard by gen_fixtures' machinery."""
     fn, info = B[name]
@@ -105,6 +126,8 @@ def main():
             if B[args.one][1].get("train_dropout") and r.get("ok"):
                 retrain_dropout(args.one, args.outdir, ver, r)
             compact_io(args.one, args.outdir, ver)
+            if B[args.one][1].get("alt") and r.get("ok"):
+                second_size(args.one, args.outdir, ver, r, B[args.one][1]["alt"])
         except Exception as e:
             import traceback
             r = {"ok": False, "build_error": gf.err(e),

@@ -5,7 +5,9 @@ scale's factor, slice's starts) is an operand.  The lowering may hand it to a ke
 tensor (what pd_op.full / full_int_array produce), as a list of tensors (builtin.combine of
 several full ops), or already folded to a Python value; these helpers accept all three so
 kernels need not care.  Shapes must become Python ints because torch takes shapes as ints
-and torch.export wants them static.
+and torch.export wants them static.  A shape computed from a dynamic dim arrives as its
+elements (pirc/lower/shape_values.py): ints when run, torch.SymInt when traced, kept as they
+are.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ def int_list(value) -> list[int]:
         return []
     if type(value) is list and all(type(v) is int for v in value):
         return value  # the folded form (graph_builder._folded), the common case: no copy
+    if isinstance(value, torch.SymInt):
+        return [value]  # a dynamic dim under torch.export / torch.compile: kept symbolic
     if isinstance(value, torch.Tensor):
         return [int(v) for v in value.reshape(-1).tolist()]
     if isinstance(value, (list, tuple)):

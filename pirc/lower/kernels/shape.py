@@ -13,6 +13,7 @@ import operator
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..shape_values import is_int_node
 from ..specialize import specializer
 from .operands import axis_of, int_list
 
@@ -27,8 +28,9 @@ def assign(x):
 @REGISTRY.register("pd_op.reshape", since=1)
 def reshape(x, shape=()):
     dims = int_list(shape)
-    # 0 copies the input's dim at the same index; -1 is inferred.
-    dims = [x.shape[i] if d == 0 else d for i, d in enumerate(dims)]
+    # 0 copies the input's dim at the same index; -1 is inferred.  Only a plain int is
+    # compared: a symbolic dim (torch.export, torch.compile) is a size, never Paddle's 0.
+    dims = [x.shape[i] if type(d) is int and d == 0 else d for i, d in enumerate(dims)]
     return torch.reshape(x, dims)
 
 
@@ -78,9 +80,10 @@ def stack(x, *, axis=0):
 def split(x, sections=(), axis=0):
     dim = axis_of(axis, x.dim())
     sizes = int_list(sections)
-    if -1 in sizes:  # one section may be inferred from the rest
-        known = sum(s for s in sizes if s != -1)
-        sizes = [x.shape[dim] - known if s == -1 else s for s in sizes]
+    inferred = [type(s) is int and s == -1 for s in sizes]  # a symbolic size is never -1
+    if any(inferred):  # one section may be inferred from the rest
+        known = sum(s for s, i in zip(sizes, inferred) if not i)
+        sizes = [x.shape[dim] - known if i else s for s, i in zip(sizes, inferred)]
     return list(torch.split(x, sizes, dim))
 
 
@@ -136,9 +139,21 @@ def strided_slice(x, starts=(), ends=(), strides=(), *, axes=()):
             out = out[tuple(index)]
         else:
             # torch has no negative steps: take the indices Python's slice would.
-            picked = list(range(*slice(start, end, step).indices(out.shape[axis])))
-            out = out.index_select(axis, torch.tensor(picked, dtype=torch.int64, device=out.device))
+            first, stop = _negative_step_bounds(start, end, out.shape[axis])
+            picked = torch.arange(first, stop, step, dtype=torch.int64, device=out.device)
+            out = out.index_select(axis, picked)
     return out
+
+
+def _negative_step_bounds(start, end, size):
+    """slice(start, end, step < 0).indices(size)'s start and stop, written out so that a
+    symbolic start, end or size (torch.export) stays symbolic: a negative bound counts from
+    the end, then the start is clamped to [-1, size - 1] and the stop to [-1, size - 1]."""
+    start = start + size if start < 0 else start
+    end = end + size if end < 0 else end
+    start = -1 if start < 0 else (size - 1 if start >= size else start)
+    end = -1 if end < 0 else (size - 1 if end >= size else end)
+    return start, end
 
 
 # output_size (PIR version 3 on) only tells Paddle the result length in advance.
@@ -166,6 +181,11 @@ def _int_list_or_none(value):
 def _reshape_call(site):
     x, dims = site.p["x"], _int_list_or_none(site.p["shape"])
     if dims is None:
+        dims = site.p["shape"]
+        if isinstance(dims, list) and dims and all(type(d) is int or is_int_node(d) for d in dims) \
+                and not any(type(d) is int and d == 0 for d in dims):
+            # runtime dims (shape_values): torch.reshape takes them as they are
+            return site.call(torch.reshape, x, dims)
         return None
     shape = site.shape(x)
     if 0 in dims and (shape is None or any(d == 0 and i >= len(shape) for i, d in enumerate(dims))):
