@@ -220,19 +220,33 @@ def matrix_rank_atol_rtol(x, atol, rtol=None, *, hermitian=False):
     return _matrix_rank_atol_rtol(x, atol, rtol, hermitian, torch.int64)
 
 
-@REGISTRY.register("pd_op.lstsq", since=1)
-def lstsq(x, y, rcond, *, driver="gels"):
-    """(solution [.., n, k], residuals, rank int32, singular values) of min ||x s - y||.
+def _lstsq(x, y, rcond, driver):
+    res = torch.linalg.lstsq(x, y, rcond=number(rcond), driver=driver)
+    return res.solution, res.residuals, res.rank.to(torch.int32), res.singular_values
 
-    Residuals are the squared column norms of y - x s when m > n and x has full rank and the
-    driver is not gelsy (else empty); rank comes from gelsy/gelsd/gelss, singular values
-    from gelsd/gelss (else empty), as in phi's LstsqKernel."""
-    rc = number(rcond)
-    res = torch.linalg.lstsq(x, y, rcond=rc, driver=driver)
+
+@REGISTRY.register("pd_op.lstsq", since=1, until=2, flags=Behaviour(
+    notes="residuals also for a rank-deficient x (Paddle 3.0)"))
+def lstsq_v1(x, y, rcond, *, driver="gels"):
+    """As lstsq, except that Paddle 3.0.0 gives the residuals wherever m > n and the driver
+    is not gelsy, a rank-deficient x included: |y - x s|^2 per column (the 3.0.0 fixture,
+    out 25)."""
+    sol, resid, rank, sv = _lstsq(x, y, rcond, driver)
     m, n = x.shape[-2:]
-    rank = res.rank.to(torch.int32) if res.rank.numel() or driver != "gels" else res.rank
-    resid = res.residuals
     if m > n and driver != "gelsy" and resid.numel() == 0:
-        r = torch.matmul(x, res.solution) - y
+        r = torch.matmul(x, sol) - y
         resid = (r * r).sum(-2)
-    return res.solution, resid, rank.to(torch.int32), res.singular_values
+    return sol, resid, rank, sv
+
+
+# Since when Paddle leaves the residuals empty for a rank-deficient x is not known: the
+# fixtures show 3.0.0 and 3.3.1; 3.1 and 3.2 are taken to behave as 3.3.1.
+@REGISTRY.register("pd_op.lstsq", since=2, flags=Behaviour(
+    notes="no residuals for a rank-deficient x (Paddle 3.3.1; 3.1/3.2 assumed)"))
+def lstsq(x, y, rcond, *, driver="gels"):
+    """(solution [.., n, k], residuals, rank, singular values) of min ||x s - y||, as
+    phi's LstsqKernel and torch both take them from LAPACK: residuals (squared column norms
+    of y - x s) only where m > n, x has full rank and the driver is not gelsy; singular
+    values only from gelsd/gelss; the rank is int32 (for gels, paddle.linalg.lstsq shows an
+    empty int64 tensor of its own instead)."""
+    return _lstsq(x, y, rcond, driver)

@@ -461,6 +461,8 @@ def _lstsq(f):
     for drv in ("gels", "gelsy", "gelsd", "gelss"):
         sol, res, rank, sv = paddle.linalg.lstsq(x, y, driver=drv)
         outs.append(sol)
+        if drv == "gels":
+            outs.append(res)        # (its rank is paddle.empty([0], int64), not the op's)
         if drv in ("gelsd", "gelss"):
             outs += [res, rank, sv]
         elif drv == "gelsy":
@@ -475,6 +477,10 @@ def _lstsq(f):
     for drv in ("gelsd", "gelss"):
         sol, res, rank, sv = paddle.linalg.lstsq(s, sy, driver=drv)
         outs += [sol, rank, sv]
+    # tall and rank-deficient (column 2 = column 0 + column 1): no residuals
+    t = f("t", [5, 3], value=arr("lstsq", "t", [5, 3]) @ np.array([[1, 0, 1], [0, 1, 1], [0, 0, 0]], "float32"))
+    sol, res, rank, sv = paddle.linalg.lstsq(t, y, driver="gelsd")
+    outs += [sol, res, rank]
     return outs, {}
 
 
