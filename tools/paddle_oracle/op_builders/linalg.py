@@ -232,8 +232,10 @@ def _solve(f):
     yb = f("yb", [2, 4, 3], "float64")
     yc = f("yc", [2, 3, 1])
     z, zy = f("z", [0, 2, 2]), f("zy", [0, 2, 1])
+    bd = f("bd", [2, 4, 4], "float64", value=_wellcond("solve", "bd", 4, (2,), "float64"),
+           dyn=[-1, 4, 4])
     return [paddle.linalg.solve(x, y), paddle.linalg.solve(x, v), paddle.linalg.solve(b, yb),
-            paddle.linalg.solve(x, yc), paddle.linalg.solve(z, zy)], {}
+            paddle.linalg.solve(x, yc), paddle.linalg.solve(z, zy), paddle.linalg.solve(bd, yb)], {}
 
 
 @op("triangular_solve")
@@ -506,7 +508,8 @@ def _fft_r2c(f):
     x = f("x", [3, 8])
     d = f("d", [2, 4, 6], "float64")
     o = f("o", [7])
-    return [paddle.fft.rfft(x), paddle.fft.rfft(x, norm="ortho"), paddle.fft.rfft(x, norm="forward"),
+    xd = f("xd", [3, 8], dyn=[-1, 8])
+    return [paddle.fft.rfft(xd), paddle.fft.rfft(x), paddle.fft.rfft(x, norm="ortho"), paddle.fft.rfft(x, norm="forward"),
             paddle.fft.rfft(o), paddle.fft.rfft(x, n=5), paddle.fft.rfft(x, axis=0),
             paddle.fft.fft(x), paddle.fft.ihfft(x), paddle.fft.ihfft(x, norm="ortho"),
             paddle.fft.rfftn(d), paddle.fft.rfft2(d, norm="forward"), paddle.fft.fftn(d, axes=[0, 1]),
@@ -531,8 +534,9 @@ def _frame(f):
     x = f("x", [2, 10])
     d = f("d", [9, 2], "float64")
     i = f("i", [12], "int32", -50, 50)
+    xd = f("xd", [2, 10], dyn=[-1, 10])
     fr = paddle.signal.frame
-    return [fr(x, 4, 2), fr(x, 3, 3), fr(x, 10, 1), fr(d, 4, 5, axis=0), fr(i, 5, 2)], {}
+    return [fr(xd, 4, 2), fr(x, 4, 2), fr(x, 3, 3), fr(x, 10, 1), fr(d, 4, 5, axis=0), fr(i, 5, 2)], {}
 
 
 @op("overlap_add")
