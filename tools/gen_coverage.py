@@ -126,6 +126,15 @@ def load_tolerances() -> dict[str, dict]:
 
 
 def evidence_text(text: str, limit: int = 160) -> str:
+    if "In user code:" in text:
+        # Paddle's static-mode errors: "Type: In user code:", the user's stack, then the
+        # message; the message is the evidence, the stack names files of the machine it ran on
+        kind = text.split(":", 1)[0]
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        tail = [ln for ln in lines[1:] if not ln.startswith(("File ", "In user code"))
+                and not re.match(r"^\w[\w.]*\(.*\)$", ln)]
+        text = f"{kind}: {tail[-1] if tail else ''}"
+    text = re.sub(r"/[\w./+-]*/(tools|tests|site-packages)/", r"\1/", text)
     text = re.sub(r"\s+", " ", text).replace("|", "/").strip()
     text = re.sub(r" \(at /paddle/[^)]*\)", "", text)
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
@@ -284,7 +293,7 @@ def render_parity_block() -> str:
         "",
         "Every per-op fixture (`tests/fixtures/ops/VER/`, one Paddle program per op with attribute",
         "variants and boundary inputs) is run by `tests/unit/test_op_fixtures.py`. An op listed",
-        "here is held to its tolerance (from `tests/fixtures/ops/parity/FAMILY.yaml`, with the",
+        "here is held to its tolerance (from the `tests/fixtures/ops/parity/` file of its family, with the",
         "reason); every other op is expected bit-exact, sign of zero included: an inexact result",
         "within float32 tolerance (atol 1e-5, rtol 1e-4) is reported, not failed (another CPU may",
         "round differently), and beyond it fails.",

@@ -107,10 +107,13 @@ def documented_bounds() -> dict[str, Bound]:
     names = [c.strip() for c in header.split("|")[1:-1]]
     col_abs, col_rel = names.index("bound: max abs"), names.index("bound: relative")
     bounds = {}
-    for line in lines:
-        if line.startswith("| `"):
-            cells = [c.strip() for c in line.split("|")[1:-1]]
-            bounds[cells[0].strip("`")] = Bound(float(cells[col_abs]), float(cells[col_rel]))
+    # the rows right under that header (other tables of the file, such as the generated
+    # per-op block, are not bounds)
+    for line in lines[lines.index(header) + 2:]:
+        if not line.startswith("| `"):
+            break
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        bounds[cells[0].strip("`")] = Bound(float(cells[col_abs]), float(cells[col_rel]))
     return bounds
 
 
