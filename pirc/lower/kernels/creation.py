@@ -1,4 +1,5 @@
-"""Tensors made from attributes: full, full_int_array, full_like, arange, assign_value_.
+"""Tensors made from attributes: full, full_int_array, full_like, fill, arange, linspace,
+logspace, eye, tril_indices, triu_indices, empty, empty_like, assign_value(_), assign_out_.
 
 The `place` attribute names where Paddle ran; it is ignored: created tensors are CPU tensors
 and the lowered module as a whole moves to its device.
@@ -59,6 +60,88 @@ def assign_value_(output=None, *, shape=(), dtype=torch.float32, values=(), plac
     # the attributes.
     dtype = dtype or (output.dtype if output is not None else torch.float32)
     return torch.tensor(list(values), dtype=dtype).reshape(list(shape))
+
+
+@REGISTRY.register("pd_op.assign_value", since=1)
+def assign_value(*, shape=(), dtype=torch.float32, values=(), place="undefined"):
+    return assign_value_(None, shape=shape, dtype=dtype, values=values, place=place)
+
+
+@REGISTRY.register("pd_op.assign_out_", since=1)
+def assign_out_(x, output):
+    # Writes x into `output`'s buffer: the value is a copy of x.
+    return x.clone()
+
+
+@REGISTRY.register("pd_op.fill", since=1)
+def fill(x, value=0.0):
+    return full_like(x, number(value))
+
+
+@REGISTRY.register("pd_op.empty", since=1)
+def empty(shape=(), *, dtype=torch.float32, place="cpu"):
+    # Paddle leaves the values undefined too.
+    return torch.empty(int_list(shape), dtype=dtype or torch.float32)
+
+
+@REGISTRY.register("pd_op.empty_like", since=1)
+def empty_like(x, *, dtype=None, place="undefined"):
+    return torch.empty_like(x, dtype=dtype or x.dtype)
+
+
+@REGISTRY.register("pd_op.eye", since=1)
+def eye(num_rows=0, num_columns=-1, *, dtype=torch.float32, place="cpu"):
+    rows, cols = int(number(num_rows)), int(number(num_columns))
+    return torch.eye(rows, rows if cols == -1 else cols, dtype=dtype or torch.float32)
+
+
+@REGISTRY.register("pd_op.tril_indices", since=1)
+def tril_indices(*, rows=0, cols=0, offset=0, dtype=torch.int64, place="cpu"):
+    return torch.tril_indices(rows, cols, offset, dtype=dtype or torch.int64)
+
+
+@REGISTRY.register("pd_op.triu_indices", since=1)
+def triu_indices(*, row=0, col=0, offset=0, dtype=torch.int64, place="cpu"):
+    return torch.triu_indices(row, col, offset, dtype=dtype or torch.int64)
+
+
+def _np_dtype(dtype):
+    return torch.empty(0, dtype=dtype).numpy().dtype
+
+
+def _symmetric_steps(start, stop, num):
+    """phi's linspace / logspace exponents, in double: start + step*i for the first half,
+    stop - step*(num-1-i) for the rest, with start and stop already in the output dtype."""
+    if num == 1:
+        return np.array([start], dtype=np.float64)
+    step = float(np.float64(stop - start)) / (num - 1)
+    i = np.arange(num, dtype=np.float64)
+    half = num // 2
+    return np.where(np.arange(num) < half, start + step * i, stop - step * (num - i - 1))
+
+
+def _in_dtype(value, np_dtype):
+    return np.array(number(value)).astype(np_dtype)[()]
+
+
+@REGISTRY.register("pd_op.linspace", since=1)
+def linspace(start, stop, number_, *, dtype=torch.float32, place="cpu"):
+    num = int(number(number_))
+    np_dtype = _np_dtype(dtype)
+    if num == 0:
+        return torch.empty(0, dtype=dtype)
+    values = _symmetric_steps(_in_dtype(start, np_dtype), _in_dtype(stop, np_dtype), num)
+    return torch.from_numpy(values.astype(np_dtype))
+
+
+@REGISTRY.register("pd_op.logspace", since=1)
+def logspace(start, stop, num, base, *, dtype=torch.float32, place="cpu"):
+    # std::pow(base, exponent) in double (the exponent is double), then cast to the dtype.
+    np_dtype = _np_dtype(dtype)
+    base = np.float64(_in_dtype(base, np_dtype))
+    exps = _symmetric_steps(_in_dtype(start, np_dtype), _in_dtype(stop, np_dtype),
+                            int(number(num)))
+    return torch.from_numpy(np.power(base, exps).astype(np_dtype))
 
 
 _ARITHMETIC = {

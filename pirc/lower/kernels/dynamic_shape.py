@@ -1,6 +1,7 @@
 """Ops that read or make shapes at run time: shape, shape64, shape_broadcast, expand,
-full_with_tensor, full_batch_size_like, uniform_random_batch_size_like, tril / triu (the
-causal mask of a runtime sequence length), and arange's form for a runtime bound.
+full_with_tensor, full_batch_size_like, uniform_random_batch_size_like, and arange's form for
+a runtime bound (tril / triu, which build a causal mask of a runtime length, are in
+manipulation.py and shape-agnostic).
 
 Their shape operands arrive as Python ints (symbolic ints under torch.export /
 torch.compile) when the lowering could follow the shape arithmetic that made them
@@ -92,14 +93,6 @@ def uniform_random_batch_size_like(input, *, shape=(), input_dim_idx=0,  # noqa:
     return out
 
 
-@REGISTRY.register("pd_op.tril", since=1)
-def tril(x, *, diagonal=0):
-    return torch.tril(x, diagonal)
-
-
-@REGISTRY.register("pd_op.triu", since=1)
-def triu(x, *, diagonal=0):
-    return torch.triu(x, diagonal)
 
 
 # -- arange as one torch call ----------------------------------------------------------
