@@ -61,6 +61,231 @@ def minimum(x, y):
     return torch.minimum(x, y)
 
 
+def _is_float(t):
+    return t.is_floating_point() or t.is_complex()
+
+
+def _through_float(fn, x, y):
+    """Paddle's integer fmax / fmin: int32 goes through float and lrint, int64 through double
+    and llrint (phi FMaxFunctor<int>), so INT_MAX comes back as INT_MIN (2^31 wraps)."""
+    if x.dtype == torch.int64:
+        return fn(x.to(torch.float64), y.to(torch.float64)).to(torch.int64)
+    return fn(x.to(torch.float32), y.to(torch.float32)).to(torch.int64).to(x.dtype)
+
+
+def _fmax(x, y):
+    # std::fmax as the wheel's libm gives it: a NaN loses to a number, and of two equal
+    # values (0 and -0) the second operand wins, where torch.fmax keeps the first
+    return torch.where(torch.isnan(y) | (x > y), x, y)
+
+
+def _fmin(x, y):
+    return torch.where(torch.isnan(y) | (x < y), x, y)
+
+
+@REGISTRY.register("pd_op.fmax", since=1)
+def fmax(x, y):
+    return _fmax(x, y) if _is_float(x) else _through_float(_fmax, x, y)
+
+
+@REGISTRY.register("pd_op.fmin", since=1)
+def fmin(x, y):
+    return _fmin(x, y) if _is_float(x) else _through_float(_fmin, x, y)
+
+
+@REGISTRY.register("pd_op.atan2", since=1)
+def atan2(x, y):
+    # phi Atan2Functor: atan2f for every type but double; integer operands give float64
+    # holding the float32 result
+    if x.dtype == torch.float64:
+        return torch.atan2(x, y)
+    out = torch.atan2(x.to(torch.float32), y.to(torch.float32))
+    return out if _is_float(x) else out.to(torch.float64)
+
+
+@REGISTRY.register("pd_op.copysign", since=1)
+def copysign(x, y):
+    if _is_float(x):
+        return torch.copysign(x, y)
+    # std::copysign(int, int) computes in double and converts back: |INT_MIN| wraps to INT_MIN
+    return torch.copysign(x.to(torch.float64), y.to(torch.float64)).to(x.dtype)
+
+
+@REGISTRY.register("pd_op.heaviside", since=1, until=2, flags=Behaviour(
+    notes="x of lower rank than y: the operands swap (no inverse functor)"))
+def heaviside_v1(x, y):
+    # Paddle 3.0.0's CPU ElementwiseCompute broadcasts the lower-rank x by calling the
+    # functor as f(y, x), and heaviside has no inverse functor: heaviside(y, x) comes out
+    # (checked on the 3.0.0 wheel; 3.3.1 computes heaviside(x, y))
+    return heaviside(y, x) if x.dim() < y.dim() else heaviside(x, y)
+
+
+@REGISTRY.register("pd_op.heaviside", since=2)
+def heaviside(x, y):
+    # x == 0 ? y : (x > 0): a NaN x gives 0
+    return torch.where(x == 0, y, (x > 0).to(x.dtype))
+
+
+@REGISTRY.register("pd_op.nextafter", since=1)
+def nextafter(x, y):
+    return torch.nextafter(x, y)
+
+
+@REGISTRY.register("pd_op.floor_divide", since=1)
+def floor_divide(x, y):
+    # Integers: floor division (Paddle raises on a zero divisor, as torch does). Floats: the
+    # fmod-based rule torch's div_floor uses too (b == 0 gives a / b; a zero quotient keeps
+    # the sign of a / b).
+    return torch.div(x, y, rounding_mode="floor")
+
+
+def exact_fmod(x, y):
+    """C's fmod, exact. torch's vectorised fmod goes wrong (NaN) where x / y overflows:
+    float32 is exact through double (the quotient stays below 2^277); float64 first reduces
+    by y * 2^2000, 2^1500, ... (exact multiples of y, or inf, which leaves x alone) so that no
+    step's quotient passes 2^500."""
+    if x.dtype == torch.float32 or x.dtype == torch.float16 or x.dtype == torch.bfloat16:
+        return torch.fmod(x.to(torch.float64), y.to(torch.float64)).to(x.dtype)
+    if x.dtype != torch.float64:
+        return torch.fmod(x, y)
+    step = [y]
+    for _ in range(4):
+        step.append(step[-1] * 2.0 ** 500)
+    res = x
+    for m in reversed(step):
+        res = torch.fmod(res, m)
+    return res
+
+
+@REGISTRY.register("pd_op.remainder", since=1)
+def remainder(x, y):
+    # phi RemainderFunctor: fmod (C's % for integers), then + y where a nonzero remainder's
+    # sign differs from y's; -0 stays -0. torch.remainder's x - y * floor(x / y) differs
+    # where x / y overflows (max % denormal is 0 here, NaN there).
+    res = exact_fmod(x, y)
+    fix = (res != 0) & ((res < 0) != (y < 0))
+    return torch.where(fix, res + y, res)
+
+
+@REGISTRY.register("pd_op.trunc_divide", since=4)
+def trunc_divide(x, y):
+    return torch.div(x, y, rounding_mode="trunc")
+
+
+def _int_pow(x, y):
+    """phi compute_pow for integers: std::pow in double, converted back (an overflow or
+    inf becomes the type's minimum, as x86's conversion gives it; int64 operands lose
+    their low bits in double first)."""
+    return torch.pow(x.to(torch.float64), y.to(torch.float64)).to(x.dtype)
+
+
+@REGISTRY.register("pd_op.elementwise_pow", since=1, until=2, flags=Behaviour(
+    notes="integer 0 ** negative is the type's minimum (inf converted)"))
+def elementwise_pow_v1(x, y):
+    return float_pow(x, y) if _is_float(x) else _int_pow(x, y)
+
+
+@REGISTRY.register("pd_op.elementwise_pow", since=2, flags=Behaviour(
+    notes="integer 0 ** negative is 0 (Paddle PR 73274, aligned with torch)"))
+def elementwise_pow(x, y):
+    if _is_float(x):
+        return float_pow(x, y)
+    return torch.where((x == 0) & (y < 0), torch.zeros_like(x), _int_pow(x, y))
+
+
+@REGISTRY.register("pd_op.lerp", since=1)
+def lerp(x, y, weight):
+    # phi LerpFunction: x + weight * (y - x) in one formula (not torch.lerp's two-sided one)
+    return x + weight * (y - x)
+
+
+@REGISTRY.register("pd_op.masked_fill", since=2)
+def masked_fill(x, mask, value):
+    return torch.where(mask.to(torch.bool), value.to(x.dtype), x)
+
+
+@REGISTRY.register("pd_op.multiplex", since=1)
+def multiplex(inputs, index):
+    # row i of the output is row i of inputs[index[i]]
+    stacked = torch.stack(list(inputs))
+    rows = torch.arange(stacked.shape[1])
+    return stacked[index.reshape(-1).to(torch.int64), rows]
+
+
+_MAXLOG = 7.09782712893383996732e2
+_MACHEP = 1.11022302462515654042e-16
+
+
+def _igam_series(a, x, active):
+    """Cephes igam's power series in a's dtype: sum of x^n / (a+1)...(a+n), each lane
+    iterating until its term falls below MACHEP of the sum (Paddle's do-while loop)."""
+    r, c, ans = a.clone(), torch.ones_like(a), torch.ones_like(a)
+    active = active.clone()
+    for _ in range(10000):
+        if not bool(active.any()):
+            break
+        r = torch.where(active, r + 1, r)
+        c = torch.where(active, c * (x / r), c)
+        ans = torch.where(active, ans + c, ans)
+        active = active & ((c / ans).to(torch.float64) > _MACHEP)
+    return ans
+
+
+def _igamc_fraction(a, x, active):
+    """Cephes igamc's continued fraction in a's dtype (Paddle's loop, rescaling by 2^-52
+    when the numerators pass 2^52)."""
+    big = torch.tensor(4.503599627370496e15, dtype=a.dtype)
+    biginv = torch.tensor(2.22044604925031308085e-16, dtype=a.dtype)
+    y = 1 - a
+    z = x + y + 1
+    c = torch.zeros_like(a)
+    pkm2, qkm2 = torch.ones_like(a), x.clone()
+    pkm1 = x + 1
+    qkm1 = z * x
+    ans = pkm1 / qkm1
+    active = active.clone()
+    for _ in range(10000):
+        if not bool(active.any()):
+            break
+        c, y, z = c + 1, y + 1, z + 2
+        yc = y * c
+        pk = pkm1 * z - pkm2 * yc
+        qk = qkm1 * z - qkm2 * yc
+        nonzero = qk != 0
+        r = pk / torch.where(nonzero, qk, torch.ones_like(qk))
+        t = torch.where(nonzero, ((ans - r) / r).abs(), torch.ones_like(r))
+        ans = torch.where(active & nonzero, r, ans)
+        scale = pk.abs() > big
+        new = [torch.where(scale, v * biginv, v) for v in (pkm1, pk, qkm1, qk)]
+        pkm2 = torch.where(active, new[0], pkm2)
+        pkm1 = torch.where(active, new[1], pkm1)
+        qkm2 = torch.where(active, new[2], qkm2)
+        qkm1 = torch.where(active, new[3], qkm1)
+        active = active & (t.to(torch.float64) > _MACHEP)
+    return ans
+
+
+@REGISTRY.register("pd_op.gammaincc", since=1)
+def gammaincc(x, y):
+    """Q(x, y) as phi's GammainccKernel computes it: Cephes igamc(a=x, x=y) in the input's
+    dtype (float32 stays float32, so it is far less accurate than torch.special.gammaincc),
+    1 where y <= 0 or x <= 0, and element by element without broadcasting."""
+    a, v = x, y
+    valid = ~((v <= 0) | (a <= 0))
+    series = valid & ((v < 1) | (v < a))
+    fraction = valid & ~series
+    ax = a * torch.log(v) - v - torch.lgamma(a)
+    small = ax.to(torch.float64) < -_MAXLOG
+    ax = torch.exp(ax)
+    # series: igamc = 1 - igam, igam = ans * ax / a (0 when ax underflows)
+    igam = _igam_series(a, v, series & ~small) * ax / a
+    out_series = 1 - torch.where(small, torch.zeros_like(igam), igam)
+    cf = _igamc_fraction(a, v, fraction & ~small) * ax
+    out_fraction = torch.where(small, torch.zeros_like(cf), cf)
+    out = torch.where(series, out_series, out_fraction)
+    return torch.where(valid, out, torch.ones_like(out))
+
+
 @REGISTRY.register("pd_op.add_n", since=1)
 def add_n(inputs):
     out = inputs[0]
@@ -97,6 +322,10 @@ def float_pow(x, y):
     torch special-cases small exponents (x*x*x for 3), which rounds differently; powf's
     result is the double-precision power rounded to float, bit for bit on the checked cases.
     """
+    if isinstance(y, (int, float)) and y == -0.5:
+        # torch turns a -0.5 exponent into rsqrt: rsqrt(-0) = -inf, rsqrt(-inf) = NaN where
+        # pow gives +inf and 0 (checked on the 3.3.1 wheel); a tensor exponent keeps pow
+        y = torch.tensor(y, dtype=torch.float64)
     if x.dtype in (torch.float32, torch.float16, torch.bfloat16):
         return torch.pow(x.to(torch.float64), y).to(x.dtype)
     return torch.pow(x, y)

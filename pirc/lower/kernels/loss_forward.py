@@ -1,0 +1,172 @@
+"""Forward kernels of Paddle's loss ops: bce_loss, huber_loss, kldiv_loss, log_loss, nll_loss,
+sigmoid_cross_entropy_with_logits, hinge_loss, label_smooth, identity_loss, accuracy, warpctc.
+
+Each follows its phi CPU kernel's formula in the input's dtype, operation for operation, so
+the element-wise ones agree with Paddle to the bit wherever the transcendental functions do
+(log / exp are the parity tolerances' business). Reductions are Paddle's sequential sums;
+torch's pairwise sums differ in the last bits (also recorded as tolerances).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ...runtime.registry import REGISTRY
+
+
+def _const(value, like):
+    return torch.tensor(value, dtype=like.dtype)
+
+
+@REGISTRY.register("pd_op.bce_loss", since=1)
+def bce_loss(input, label):  # noqa: A002 - Paddle's operand name
+    # (label - 1) * max(log(1 - x), -100) - label * max(log(x), -100)
+    one = _const(1, input)
+    return (label - one) * torch.log(one - input).clamp_min(-100) \
+        - label * torch.log(input).clamp_min(-100)
+
+
+@REGISTRY.register("pd_op.huber_loss", since=1)
+def huber_loss(input, label, *, delta=1.0):  # noqa: A002
+    # residual = label - input; 0.5 r^2 where |r| <= delta, else delta * (|r| - 0.5 delta)
+    d = _const(delta, input)
+    half = _const(0.5, input)
+    residual = label - input
+    a = residual.abs()
+    out = torch.where(a <= d, half * residual * residual, d * (a - half * d))
+    return out, residual
+
+
+@REGISTRY.register("pd_op.kldiv_loss", since=1)
+def kldiv_loss(x, label, *, reduction="mean", log_target=False):
+    # log_target: exp(t) * (t - x); else t <= 0 ? 0 : t * (log t - x)
+    if log_target:
+        out = torch.exp(label) * (label - x)
+    else:
+        out = torch.where(label <= 0, torch.zeros_like(label), label * (torch.log(label) - x))
+    if reduction == "none":
+        return out
+    total = out.sum()
+    if reduction == "batchmean":
+        n = x.shape[0] if x.dim() else 0
+        return total / n if n > 0 else total
+    if reduction == "mean":
+        return out.mean()
+    return total
+
+
+@REGISTRY.register("pd_op.log_loss", since=1)
+def log_loss(input, label, *, epsilon=1e-4):  # noqa: A002
+    # -(label * log(pred + eps)) - (1 - label) * log(1 - pred + eps)
+    eps, one = _const(epsilon, input), _const(1, input)
+    return -(label * torch.log(input + eps)) - (one - label) * torch.log(one - input + eps)
+
+
+@REGISTRY.register("pd_op.nll_loss", since=1)
+def nll_loss(input, label, weight=None, *, ignore_index=-100, reduction="mean"):  # noqa: A002
+    """phi NllLossRawKernel (2-D [N, C] or 4-D [N, C, H, W] input): -x[label] * w[label], 0 at
+    an ignored label; sum / mean divide by the summed weights of the kept labels (mean only
+    when that is not 0). total_weight is that sum (0 for 'none')."""
+    index = label.to(torch.int64)
+    ignored = index == ignore_index
+    safe = torch.where(ignored, 0, index)
+    picked = torch.gather(input, 1, safe.unsqueeze(1)).squeeze(1)
+    w = torch.ones_like(picked) if weight is None else weight[safe]
+    zero = torch.zeros_like(picked)
+    loss = torch.where(ignored, zero, -picked * w)
+    if reduction == "none":
+        return loss, torch.zeros((), dtype=input.dtype)
+    total_weight = torch.where(ignored, zero, w).sum()
+    out = loss.sum()
+    if reduction == "mean":
+        out = torch.where(total_weight != 0, out / total_weight, out)
+    return out, total_weight
+
+
+@REGISTRY.register("pd_op.sigmoid_cross_entropy_with_logits", since=1)
+def sigmoid_cross_entropy_with_logits(x, label, pos_weight=None, *, normalize=False,
+                                      ignore_index=-100):
+    """max(x, 0) - x * label + log(1 + exp(-|x|)) (pos_weight: below), 0 where int(label) is
+    ignore_index; normalize divides by the count of labels farther than 1e-6 from
+    ignore_index (an int: a count of 0 divides by 0, as Paddle's kernel does)."""
+    term1 = torch.where(x > 0, x, torch.zeros_like(x))
+    term3 = torch.log(_const(1, x) + torch.exp(-x.abs()))
+    if pos_weight is None:
+        out = term1 - x * label + term3
+    else:
+        # pos_weight scales log(1 + exp(-|x|)) + max(-x, 0), with max(-x, 0) taken back
+        # once (no (1 - label) factor): read off the 3.0.0 and 3.3.1 wheels
+        m = torch.where(x < 0, -x, torch.zeros_like(x))
+        out = term1 - x * label + pos_weight * (term3 + m) - m
+    out = torch.where(label.to(torch.int32) == ignore_index, torch.zeros_like(out), out)
+    if normalize:
+        diff = label - _const(ignore_index, label)
+        eps = _const(1e-6, label)
+        norm = ((diff < -eps) | (diff > eps)).sum()
+        out = out / norm.to(out.dtype)
+    return out
+
+
+@REGISTRY.register("pd_op.hinge_loss", since=1)
+def hinge_loss(logits, labels):
+    # max(1 - pred * (2 * label - 1), 0)
+    one = _const(1, logits)
+    return (one - logits * (_const(2, labels) * labels - one)).clamp_min(0)
+
+
+@REGISTRY.register("pd_op.label_smooth", since=1)
+def label_smooth(label, prior_dist=None, *, epsilon=0.0):
+    """(1 - eps) * label + eps / C (or + eps * prior_dist); the coefficients are computed in
+    float32 (Paddle's float epsilon attribute) and then cast to the label's type."""
+    eps = np.float32(epsilon)
+    keep = _const(float(np.float32(1) - eps), label)
+    if prior_dist is not None:
+        return keep * label + _const(float(eps), label) * prior_dist.reshape(-1)
+    classes = label.shape[-1]
+    if classes == 0:
+        return label.clone()
+    return keep * label + _const(float(eps / np.float32(classes)), label)
+
+
+@REGISTRY.register("pd_op.identity_loss", since=1)
+def identity_loss(x, *, reduction=1):
+    # 0: sum, 1: mean, 2: none (a copy)
+    if reduction == 0:
+        return x.sum()
+    if reduction == 1:
+        return x.mean()
+    if reduction == 2:
+        return x.clone()
+    raise ValueError(f"identity_loss: reduction should be 0, 1 or 2, got {reduction}")
+
+
+@REGISTRY.register("pd_op.accuracy", since=1)
+def accuracy(x, indices, label):
+    """phi AccuracyKernel: a row is correct when its label is among its top-k indices;
+    results accuracy (float32), correct and total (int32), each 0-d."""
+    n = x.shape[0]
+    lab = label.reshape(n, -1)[:, :1].to(torch.int64)
+    hit = (indices.to(torch.int64) == lab).any(dim=1)
+    correct = hit.sum().to(torch.int32)
+    total = torch.tensor(n, dtype=torch.int32)
+    acc = (correct.to(torch.float32) / float(n)) if n else torch.zeros(())
+    return acc, correct, total
+
+
+@REGISTRY.register("pd_op.warpctc", since=1)
+def warpctc(logits, label, logits_length=None, labels_length=None, *, blank=0,
+            norm_by_times=False):
+    """CTC loss of padded [T, B, C] logits (softmax inside, as warp-ctc does) and padded
+    [B, L] labels: (loss [B, 1], the gradient of each loss with respect to the logits, the
+    `warpctcgrad` output warp-ctc computes alongside; norm_by_times is unused there)."""
+    if logits_length is None or labels_length is None:
+        raise NotImplementedError("warpctc without logits_length / labels_length (LoD input)")
+    with torch.enable_grad():
+        act = logits.detach().requires_grad_(True)
+        log_probs = torch.log_softmax(act, dim=-1)
+        loss = torch.nn.functional.ctc_loss(
+            log_probs, label.to(torch.int64), logits_length.to(torch.int64),
+            labels_length.to(torch.int64), blank=blank, reduction="none", zero_infinity=False)
+        (grad,) = torch.autograd.grad(loss.sum(), act)
+    return loss.detach().reshape(-1, 1).to(logits.dtype), grad.to(logits.dtype)
