@@ -397,7 +397,8 @@ def bench_zoo_model(model, args, tmp):
         inputs[str(bsz)] = arrs
         ref[str(bsz)] = tiled_outputs(outs, rec_bsz, bsz)
     if not inputs:   # fixed shapes and no requested batch is the recorded one
-        inputs["fixed"], ref["fixed"] = feeds, outs
+        key = f"{rec_bsz} (fixed)"
+        inputs[key], ref[key] = feeds, outs
     pd = {}
     if not args.no_paddle:
         prefix = os.path.join(tmp, model.name)
@@ -405,7 +406,7 @@ def bench_zoo_model(model, args, tmp):
         pirc.write_params(prefix + ".pdiparams", params, program)
         files = {}
         for key, arrs in inputs.items():
-            files[key] = f"{prefix}.{key}.npz"
+            files[key] = f"{prefix}.{key.split()[0]}.npz"
             np.savez(files[key], **arrs)
         pd, args.paddle_version = paddle_times(args.paddle, prefix, files, args.warmup,
                                                args.reps, args.rounds)

@@ -107,3 +107,16 @@ def test_table_marks_pirc_faster_and_a_mismatch_untimed():
     assert "| m | 1 | 100 | 200 | 2.00 | yes | 1e-07 |" in table
     assert "| m | 16 | mismatch | 200 | - | - | 0.5 |" in table
     assert "- m batch 16: lowered not timed, output 0: max abs diff 0.5" in table
+
+
+def test_a_program_without_a_dynamic_batch_dim_runs_once_at_its_own_size(monkeypatch, capsys):
+    model = _tiny_model()
+    real = bench_run.feed_shapes
+    monkeypatch.setattr(bench_run, "feed_shapes", lambda program: {
+        name: tuple(2 if i == 0 else d for i, d in enumerate(shape))
+        for name, shape in real(program).items()})
+    bench_run.main(["--mode", "zoo", "--no-paddle", "--check-only", "--models", model.name,
+                    "--batches", "16"])
+    rows = [line for line in capsys.readouterr().out.splitlines()
+            if line.startswith(f"| {model.name} |")]
+    assert [r.split(" | ")[1] for r in rows] == ["1 (fixed)"]
