@@ -1,22 +1,34 @@
 #!/usr/bin/env python3
-"""Time pirc's lowered torch module against the same model written by hand in eager torch and
-against Paddle 3.3.1's own CPU executor, on the same inputs, for every corpus model.
+"""Time pirc's lowered torch module against Paddle 3.3.1's own CPU executor on the same inputs.
 
-    python3 tools/bench_run.py                      # table on stdout
+    python3 tools/bench_run.py                      # corpus mode: table on stdout
     python3 tools/bench_run.py --compile            # + torch.compile of the lowered module
-    python3 tools/bench_run.py --write docs/PERFORMANCE.md   # replace its "## Run" section
+    python3 tools/bench_run.py --write docs/PERFORMANCE.md   # new entry in its "## Run" section
+    python3 tools/bench_run.py --mode zoo --compile --write docs/PERFORMANCE.md   # "## Zoo"
 
-Models: tests/fixtures/corpus/3.3.1/*.json.  Batch sizes 1, 2, 4, ... 64 (the corpus inputs
-tiled along the batch axis; control_flow has fixed shapes and runs once at its own size).
+Two modes:
+- `--mode corpus` (default): the corpus models (tests/fixtures/corpus/3.3.1/*.json) against
+  the same models written by hand in eager torch and against Paddle.  Batch sizes 1, 2, 4, ...
+  64 (the corpus inputs tiled along the batch axis; control_flow has fixed shapes and runs once
+  at its own size).
+- `--mode zoo`: the development zoo (tests/fixtures/zoo/VER/MODEL.VER.json with its .io.npz,
+  VER = --release) against Paddle, at batch 1 and 16.  Parameters are not committed: they are
+  rebuilt from tools/zoo_weights.py (the values gen_zoo.py saved the models with) and written
+  to a scratch .pdiparams for Paddle.  A feed whose leading (batch) dim is -1 is the recorded
+  input tiled along that dim (an NLP model's sequence dim is kept); a program with no such feed
+  runs once at its recorded size.  A model pirc cannot lower is listed with the ops it misses
+  (pirc.lowering_coverage) instead of timed.  `--no-paddle` skips Paddle: outputs are then
+  checked against the recorded ones (tiled like the inputs) and nothing is compared in time.
+
 Paddle runs in a child process with the scratch venv's python (--paddle, default
 /tmp/pd331/bin/python; paddlepaddle is never a pirc dependency).  Everything runs on one thread
 (torch.set_num_threads, OMP/MKL_NUM_THREADS for Paddle) so the numbers compare kernels, not
-thread pools on a shared machine.  The lowered module and the two hand-written versions (an
-nn.Module and a plain function, see below) take turns call by call; time = median over
---rounds rounds of the median of --reps calls, after --warmup calls, in microseconds per call.
-Every timed module's outputs are checked against Paddle's before timing (max abs diff shown).
-`--write FILE` adds the table as a new dated entry at the top of FILE's "## Run" section and
-keeps the earlier entries below it.
+thread pools on a shared machine.  The torch-side modules take turns call by call; time =
+median over --rounds rounds of the median of --reps calls, after --warmup calls, in
+microseconds per call.  Every timed module's outputs are checked against Paddle's before
+timing (max abs diff shown; in zoo mode a module beyond --atol + --rtol * max|Paddle| is
+reported as a mismatch and not timed).  `--write FILE` adds the table as a new dated entry at
+the top of FILE's "## Run" (corpus) or "## Zoo" (zoo) section and keeps the earlier entries.
 """
 
 from __future__ import annotations
@@ -25,11 +37,15 @@ import argparse
 import glob
 import json
 import os
+import platform
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import types
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -38,7 +54,10 @@ import torch.nn.functional as F
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 CORPUS = os.path.join(ROOT, "tests", "fixtures", "corpus", "3.3.1")
+ZOO = os.path.join(ROOT, "tests", "fixtures", "zoo")
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
+ZOO_BATCHES = (1, 16)
+PIPELINE = "param-fold,cse,dce"   # what the lowering's own fx-level fold and cse did before 2026-12-02
 
 
 # -- the corpus models written by hand in eager torch (weights from the same .pdiparams) ----------
@@ -157,6 +176,9 @@ for key, path in a["inputs"].items():
     feed = {k: d[k] for k in feeds}
     outs = exe.run(prog, feed=feed, fetch_list=fetches)
     np.savez(path + ".paddle_out.npz", *outs)
+    if not a["rounds"]:   # outputs only
+        res[key] = None
+        continue
     for _ in range(a["warmup"]):
         exe.run(prog, feed=feed, fetch_list=fetches)
     meds = []
@@ -167,20 +189,31 @@ for key, path in a["inputs"].items():
             ts.append(time.perf_counter() - t0)
         meds.append(float(np.median(ts)))
     res[key] = float(np.median(meds)) * 1e6
+print("VERSION" + paddle.__version__)
 print("RESULT" + json.dumps(res))
 """
 
 
 def paddle_times(python, prefix, inputs, warmup, reps, rounds):
+    """Paddle's time per call (us) for each input file of `inputs` (key -> .npz of feeds) and its
+    version; its outputs land beside each input file as FILE.paddle_out.npz."""
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", GLOG_minloglevel="3")
     args = json.dumps({"prefix": prefix, "inputs": inputs, "warmup": warmup, "reps": reps,
                        "rounds": rounds})
     cp = subprocess.run([python, "-c", PADDLE_CHILD, args], capture_output=True, text=True,
                         env=env)
-    line = [ln for ln in cp.stdout.splitlines() if ln.startswith("RESULT")]
-    if not line:
+    lines = cp.stdout.splitlines()
+    result = [ln for ln in lines if ln.startswith("RESULT")]
+    if not result:
         raise RuntimeError(f"Paddle run failed: {cp.stderr[-1500:]}")
-    return json.loads(line[0][len("RESULT"):])
+    version = next((ln[len("VERSION"):] for ln in lines if ln.startswith("VERSION")), "?")
+    return json.loads(result[0][len("RESULT"):]), version
+
+
+def paddle_outputs(path):
+    """What the Paddle child fetched for the input file `path`, in fetch order."""
+    with np.load(path + ".paddle_out.npz") as d:
+        return [d[k] for k in sorted(d.files, key=lambda k: int(k.split("_")[1]))]
 
 
 def max_diff(outs, ref):
@@ -188,7 +221,7 @@ def max_diff(outs, ref):
                if np.asarray(o).size else 0.0 for o, r in zip(outs, ref))
 
 
-def bench_model(path, args, tmp):
+def bench_corpus_model(path, args, tmp):
     import pirc
 
     name = os.path.basename(path).split(".")[0]
@@ -199,11 +232,9 @@ def bench_model(path, args, tmp):
     program = pirc.load(path)
     params = pirc.read_params(params_path, _param_names(program)) if params_path else {}
     from pirc.api import lower  # `pirc.lower` is also the name of the lowering package
-    # Folding and sharing are passes (docs/PASSES.md): the module timed is the one the
-    # lowering's own fx-level fold and cse made before 2026-12-02.
-    gm = lower(program, params_path, pipeline="param-fold,cse,dce")
+    gm = lower(program, params_path, pipeline=PIPELINE)
     hand_module, hand_fn = hand_versions(name, params)
-    compiled = torch.compile(gm) if args.compile else None
+    compiled = torch.compile(gm, backend=args.backend) if args.compile else None
     batches = [None] if name in FIXED_SHAPE else list(args.batches)
     inputs, torch_inputs = {}, {}
     for bsz in batches:
@@ -213,12 +244,12 @@ def bench_model(path, args, tmp):
         np.savez(fpath, **arrs)
         inputs[key] = fpath
         torch_inputs[key] = [torch.from_numpy(np.array(arrs[k])) for k in feeds]
-    pd = paddle_times(args.paddle, stem, inputs, args.warmup, args.reps, args.rounds)
+    pd, args.paddle_version = paddle_times(args.paddle, stem, inputs, args.warmup, args.reps,
+                                           args.rounds)
     rows = []
     with torch.no_grad():
         for key, targs in torch_inputs.items():
-            ref = [v for _, v in sorted(np.load(inputs[key] + ".paddle_out.npz").items(),
-                                        key=lambda kv: int(kv[0].split("_")[1]))]
+            ref = paddle_outputs(inputs[key])
             row = {"model": name, "batch": key, "paddle_us": pd[key]}
             fns = {"lowered": gm, "hand_module": hand_module, "hand_fn": hand_fn}
             if compiled is not None:
@@ -238,7 +269,7 @@ def _param_names(program):
                   if op.name == "builtin.parameter")
 
 
-def table(rows, compiled):
+def corpus_table(rows, compiled):
     head = ["model", "batch", "pirc lowered (us)", "hand nn.Module (us)", "hand function (us)",
             "Paddle 3.3.1 (us)", "lowered / hand module", "lowered / hand function",
             "lowered / Paddle", "max |lowered - Paddle|"]
@@ -257,53 +288,329 @@ def table(rows, compiled):
     return "\n".join(out)
 
 
-def write_section(path, entry):
-    """Put `entry` first in the "## Run" section of the markdown file, keeping what was there."""
+# -- zoo mode ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ZooModel:
+    name: str
+    program: str   # VER/MODEL.VER.json
+    io: str        # VER/MODEL.VER.io.npz: in__<feed>, out__<i> (Paddle's outputs when saved)
+
+
+def zoo_models(release="3.3.1", zoo=ZOO, names=None):
+    """The zoo's models saved by `release` (those with an .io.npz beside them), sorted."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(zoo, release, f"*.{release}.json"))):
+        name = os.path.basename(path)[:-len(f".{release}.json")]
+        io = path[:-len(".json")] + ".io.npz"
+        if os.path.exists(io) and (not names or name in names):
+            found.append(ZooModel(name, path, io))
+    return found
+
+
+def zoo_params(program):
+    """Every builtin.parameter of the program, rebuilt by tools/zoo_weights.value."""
+    from pirc.ir.types import ELEMENT_TYPE_NAMES
+    from pirc.runtime.params import DTYPES, ELEMENT_CODES, parameter_types
+    from tools.zoo_weights import value
+
+    return {name: value(name, t.shape, DTYPES[ELEMENT_CODES[ELEMENT_TYPE_NAMES[t.dtype]]][0])
+            for name, t in parameter_types(program).items()}
+
+
+def feed_shapes(program):
+    """Feed name -> the shape its pd_op.data declares (-1 = dynamic), in program order."""
+    return {op.attributes["name"].data: tuple(op.results[0].type.shape)
+            for op in program.block.ops if op.name == "pd_op.data"}
+
+
+def recorded(model):
+    """(feeds, outputs) of the model's .io.npz: {feed: array}, [output in fetch order]."""
+    with np.load(model.io) as d:
+        feeds = {k[len("in__"):]: d[k] for k in d.files if k.startswith("in__")}
+        outs = [d[k] for k in sorted((k for k in d.files if k.startswith("out__")),
+                                     key=lambda k: int(k[len("out__"):]))]
+    return feeds, outs
+
+
+def batch_inputs(feeds, shapes, batch):
+    """The feeds at `batch`: each feed whose declared leading dim is -1 tiled (or cut) along it,
+    the others as recorded.  None when no feed has a dynamic batch dim and `batch` is not the
+    recorded one (such a program runs at its own size only)."""
+    dynamic = [k for k in feeds if shapes.get(k, ())[:1] == (-1,) and feeds[k].ndim]
+    if not dynamic:
+        return feeds if batch == recorded_batch(feeds, shapes) else None
+    return {k: tiled(v, batch) if k in dynamic else v for k, v in feeds.items()}
+
+
+def recorded_batch(feeds, shapes):
+    """The batch size of the recorded inputs: the leading dim of the first batched feed."""
+    for k, v in feeds.items():
+        if shapes.get(k, ())[:1] == (-1,) and v.ndim:
+            return v.shape[0]
+    return next((v.shape[0] for v in feeds.values() if v.ndim), 1)
+
+
+def tiled_outputs(outs, recorded_bsz, batch):
+    """The recorded outputs at `batch`, tiled like the inputs (inference rows are independent):
+    the reference without Paddle.  An output without the batch dim stays as recorded."""
+    return [tiled(o, batch) if o.ndim and o.shape[0] == recorded_bsz else o for o in outs]
+
+
+def check_outputs(outs, ref, atol, rtol):
+    """(max abs diff, within atol + rtol * max|ref| and same shapes/dtypes, why not)."""
+    if len(outs) != len(ref):
+        return float("inf"), False, f"{len(outs)} outputs, the reference has {len(ref)}"
+    worst, why = 0.0, ""
+    for i, (o, r) in enumerate(zip(outs, ref)):
+        o, r = np.asarray(o), np.asarray(r)
+        if o.shape != r.shape or o.dtype != r.dtype:
+            return float("inf"), False, f"output {i}: {o.shape} {o.dtype}, reference {r.shape} {r.dtype}"
+        if not r.size:
+            continue
+        diff = float(np.max(np.abs(o.astype(np.float64) - r.astype(np.float64))))
+        bound = atol + rtol * float(np.max(np.abs(r.astype(np.float64))))
+        if not diff <= bound:   # NaN fails too
+            why = why or f"output {i}: max abs diff {diff:.3g} > {bound:.3g}"
+        if np.isnan(diff) or diff > worst:   # a NaN stays
+            worst = diff
+    return worst, not why, why
+
+
+def bench_zoo_model(model, args, tmp):
+    """The model's rows (one per batch size), or one row with `skipped` saying why not."""
+    import pirc
+    from pirc.api import lower
+
+    program = pirc.load(model.program)
+    missing = pirc.lowering_coverage(program)
+    if missing:
+        return [{"model": model.name, "skipped": "missing kernels: "
+                 + "; ".join(str(m) for m in missing)}]
+    params = zoo_params(program)
+    gm = lower(program, params, pipeline=PIPELINE)
+    shapes = feed_shapes(program)
+    feeds, outs = recorded(model)
+    rec_bsz = recorded_batch(feeds, shapes)
+    inputs, ref = {}, {}
+    for bsz in args.batches:
+        arrs = batch_inputs(feeds, shapes, bsz)
+        if arrs is None:
+            continue
+        inputs[str(bsz)] = arrs
+        ref[str(bsz)] = tiled_outputs(outs, rec_bsz, bsz)
+    if not inputs:   # fixed shapes and no requested batch is the recorded one
+        key = f"{rec_bsz} (fixed)"
+        inputs[key], ref[key] = feeds, outs
+    pd = {}
+    if not args.no_paddle:
+        prefix = os.path.join(tmp, model.name)
+        shutil.copyfile(model.program, prefix + ".json")
+        pirc.write_params(prefix + ".pdiparams", params, program)
+        files = {}
+        for key, arrs in inputs.items():
+            files[key] = f"{prefix}.{key.split()[0]}.npz"
+            np.savez(files[key], **arrs)
+        pd, args.paddle_version = paddle_times(args.paddle, prefix, files, args.warmup, args.reps,
+                                               0 if args.check_only else args.rounds)
+        ref = {key: paddle_outputs(path) for key, path in files.items()}
+    compiled = torch.compile(gm, backend=args.backend) if args.compile else None
+    rows = []
+    with torch.no_grad():
+        for key, arrs in inputs.items():
+            targs = [torch.from_numpy(np.array(arrs[k])) for k in shapes]
+            row = {"model": model.name, "batch": key, "paddle_us": pd.get(key)}
+            fns = {"lowered": gm}
+            if compiled is not None:
+                fns["compiled"] = compiled
+            for label, fn in list(fns.items()):
+                t0 = time.perf_counter()
+                got = [o.numpy() for o in fn(*targs)]
+                if label == "compiled":
+                    row["compile_s"] = time.perf_counter() - t0
+                err, ok, why = check_outputs(got, ref[key], args.atol, args.rtol)
+                row[label + "_err"] = err
+                if not ok:
+                    row[label + "_mismatch"] = why
+                    del fns[label]
+            if fns and not args.check_only:
+                for label, us in interleaved_us(fns, targs, args.warmup, args.reps,
+                                                args.rounds).items():
+                    row[label + "_us"] = us
+            rows.append(row)
+    return rows
+
+
+def _us(row, label):
+    if row.get(label + "_mismatch"):
+        return "mismatch"
+    us = row.get(label + "_us")
+    return "-" if us is None else f"{us:.0f}"
+
+
+def _speed(row, label):
+    """Paddle's time over `label`'s: how many times faster than Paddle (> 1: faster)."""
+    us, pd = row.get(label + "_us"), row.get("paddle_us")
+    if us is None or pd is None:
+        return "-", "-"
+    return f"{pd / us:.2f}", "yes" if us < pd else "no"
+
+
+def zoo_table(rows, compiled, paddle_version="3.3.1"):
+    """The markdown table of the timed rows, then a list of the models not run and why."""
+    comp = int(bool(compiled))   # 0 or 1 of each torch.compile column, beside its eager twin
+    head = ["model", "batch", "pirc (us)", *["torch.compile (us)"] * comp,
+            f"Paddle {paddle_version} (us)", "pirc / Paddle", "pirc faster",
+            *["compiled / Paddle", "compiled faster"] * comp, "max abs diff pirc",
+            *["max abs diff compiled", "first compiled call (s)"] * comp]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    notes = []
+    for r in rows:
+        if "skipped" in r:
+            notes.append(f"- {r['model']}: not run, {r['skipped']}")
+            continue
+        pd = "-" if r["paddle_us"] is None else f"{r['paddle_us']:.0f}"
+        cells = [r["model"], r["batch"], _us(r, "lowered"), *[_us(r, "compiled")] * comp, pd,
+                 *_speed(r, "lowered"), *(_speed(r, "compiled") if comp else ()),
+                 f"{r['lowered_err']:.2g}",
+                 *([f"{r['compiled_err']:.2g}", f"{r['compile_s']:.1f}"] if comp else ())]
+        out.append("| " + " | ".join(cells) + " |")
+        for label in ("lowered", "compiled"):
+            if r.get(label + "_mismatch"):
+                notes.append(f"- {r['model']} batch {r['batch']}: {label} not timed, "
+                             f"{r[label + '_mismatch']}")
+    return "\n".join(out) + ("\n\n" + "\n".join(notes) if notes else "")
+
+
+# -- recording -----------------------------------------------------------------------------------
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def commit():
+    """HEAD's short hash, `+changes` when the work tree differs from it."""
+    def git(*a):
+        return subprocess.run(["git", "-C", ROOT, *a], capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def write_section(path, entry, section="Run"):
+    """Put `entry` first in the "## SECTION" section of the markdown file, keeping what was there."""
     with open(path) as f:
         doc = f.read()
-    start = doc.find("\n## Run\n")
+    marker = f"\n## {section}\n"
+    start = doc.find(marker)
     if start < 0:
-        doc = doc.rstrip("\n") + "\n\n## Run\n\n" + entry
+        doc = doc.rstrip("\n") + f"\n\n## {section}\n\n" + entry
     else:
-        body = start + len("\n## Run\n")
+        body = start + len(marker)
         doc = doc[:body] + "\n" + entry + doc[body:]
     with open(path, "w") as f:
         f.write(doc if doc.endswith("\n") else doc + "\n")
 
 
-def main():
+# -- command line --------------------------------------------------------------------------------
+
+DEFAULTS = {"corpus": {"batches": BATCHES, "reps": 50, "rounds": 5, "warmup": 5},
+            "zoo": {"batches": ZOO_BATCHES, "reps": 10, "rounds": 3, "warmup": 2}}
+
+
+def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", nargs="*", help="subset of corpus model names")
-    ap.add_argument("--batches", nargs="*", type=int, default=list(BATCHES))
-    ap.add_argument("--reps", type=int, default=50)
-    ap.add_argument("--rounds", type=int, default=5,
-                    help="rounds of --reps calls (median of the rounds' medians)")
-    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--mode", choices=sorted(DEFAULTS), default="corpus")
+    ap.add_argument("--models", nargs="*", help="subset of model names")
+    ap.add_argument("--batches", nargs="*", type=int,
+                    help="batch sizes (corpus: 1 2 4 ... 64; zoo: 1 16)")
+    ap.add_argument("--reps", type=int, help="calls per round (corpus 50, zoo 10)")
+    ap.add_argument("--rounds", type=int,
+                    help="rounds of --reps calls, median of the rounds' medians (corpus 5, zoo 3)")
+    ap.add_argument("--warmup", type=int, help="untimed calls first (corpus 5, zoo 2)")
     ap.add_argument("--compile", action="store_true", help="also time torch.compile(lowered)")
+    ap.add_argument("--backend", default="inductor", help="torch.compile backend (--compile)")
     ap.add_argument("--paddle", default="/tmp/pd331/bin/python")
-    ap.add_argument("--write", help="add the table to the '## Run' section of this markdown file")
-    args = ap.parse_args()
-    torch.set_num_threads(1)
+    ap.add_argument("--no-paddle", action="store_true",
+                    help="zoo: skip Paddle, check against the recorded outputs, no Paddle times")
+    ap.add_argument("--check-only", action="store_true", help="zoo: check outputs, time nothing")
+    ap.add_argument("--release", default="3.3.1",
+                    help="zoo: the release whose saved files run (tests/fixtures/zoo/RELEASE)")
+    ap.add_argument("--atol", type=float, default=1e-5, help="zoo: output check, absolute part")
+    ap.add_argument("--rtol", type=float, default=1e-3,
+                    help="zoo: output check, part relative to the output's max |Paddle|")
+    ap.add_argument("--write", help="add the table to the '## Run' (corpus) or '## Zoo' (zoo) "
+                                    "section of this markdown file")
+    args = ap.parse_args(argv)
+    for key, value in DEFAULTS[args.mode].items():
+        if getattr(args, key) is None:
+            setattr(args, key, list(value) if isinstance(value, tuple) else value)
+    if args.mode == "corpus" and (args.no_paddle or args.check_only):
+        ap.error("--no-paddle and --check-only are zoo-mode options")
+    args.paddle_version = None
+    return args
+
+
+def run_corpus(args):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for path in sorted(glob.glob(os.path.join(CORPUS, "*.json"))):
             name = os.path.basename(path).split(".")[0]
             if name not in HAND or (args.models and name not in args.models):
                 continue
-            rows += bench_model(path, args, tmp)
+            rows += bench_corpus_model(path, args, tmp)
             print(f"{name}: done", file=sys.stderr, flush=True)
-    tab = table(rows, args.compile)
+    return corpus_table(rows, args.compile), "corpus 3.3.1 models"
+
+
+def run_zoo(args):
+    models = zoo_models(args.release, names=args.models)
+    unknown = sorted(set(args.models or ()) - {m.name for m in models})
+    if unknown:
+        sys.exit(f"bench_run: no zoo model {', '.join(unknown)} in {os.path.join(ZOO, args.release)}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in models:
+            try:
+                rows += bench_zoo_model(model, args, tmp)
+            except Exception as e:   # one model's failure is a row, not the end of the run
+                rows.append({"model": model.name,
+                             "skipped": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
+            print(f"{model.name}: done", file=sys.stderr, flush=True)
+    ref = "the recorded outputs" if args.no_paddle else "Paddle's"
+    what = (f"zoo {args.release} models (tests/fixtures/zoo/{args.release}, weights from "
+            f"tools/zoo_weights.py), outputs checked against {ref} within atol {args.atol:g} + "
+            f"rtol {args.rtol:g} * max|ref|; pirc / Paddle = Paddle's time over pirc's (> 1: pirc "
+            "is faster)")
+    if args.compile:
+        what += f"; torch.compile backend {args.backend}"
+    return zoo_table(rows, args.compile, args.paddle_version or "3.3.1"), what
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(1)
+    tab, what = (run_zoo if args.mode == "zoo" else run_corpus)(args)
     print(tab)
     if args.write:
-        import platform
-        text = (f"### {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC: `python3 tools/bench_run.py"
-                + (" --compile" if args.compile else "")
-                + f"`\n\ntorch {torch.__version__}, Python {platform.python_version()}, "
-                f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f} at the end), one "
-                f"thread, median of {args.rounds} rounds' medians of {args.reps} calls after "
-                f"{args.warmup} warm-up calls, pirc and hand torch interleaved call by call; "
-                "corpus 3.3.1 models.\n\n" + tab + "\n")
-        write_section(args.write, text)
+        paddle = "not run" if args.no_paddle else (args.paddle_version or "?")
+        command = shlex.join(["python3", "tools/bench_run.py",
+                              *(argv if argv is not None else sys.argv[1:])])
+        text = (f"### {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, commit {commit()}: "
+                f"`{command}`\n\n"
+                f"Machine {platform.node()} ({platform.machine()}), CPU {cpu_model()}, "
+                f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f} at the end); "
+                f"torch {torch.__version__}, Paddle {paddle}, Python {platform.python_version()}; "
+                f"one thread, median of {args.rounds} rounds' medians of {args.reps} calls after "
+                f"{args.warmup} warm-up calls, the torch-side modules interleaved call by call; "
+                f"{what}.\n\n" + tab + "\n")
+        write_section(args.write, text, "Zoo" if args.mode == "zoo" else "Run")
 
 
 if __name__ == "__main__":
