@@ -153,10 +153,10 @@ def selu(x, *, scale=1.0507009873554805, alpha=1.6732632423543772):
 
 
 @REGISTRY.register("pd_op.mish", since=1)
-def mish(x, **attrs):
-    # phi MishFunctor: x * tanh(x > threshold ? x : log(1 + exp(x))); the attribute is named
-    # `lambda` in the op (threshold in the functor)
-    th = f32(attrs.get("lambda", 20.0))
+def mish(x, *, lambda_=20.0):
+    # phi MishFunctor: x * tanh(x > threshold ? x : log(1 + exp(x))); the op's attribute is
+    # `lambda` (threshold in the functor), which the lowering passes as lambda_
+    th = f32(lambda_)
     sp = torch.where(x > th, x, torch.log(1 + torch.exp(torch.clamp_max(x, th))))
     return x * torch.tanh(sp)
 

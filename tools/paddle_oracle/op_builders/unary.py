@@ -12,25 +12,23 @@ HALVES = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 3.5, -3.5, 0.49999997, -0.49
                    1e8 + 0.0, 2.0 ** 23 + 1, 2.0 ** 52, -2.0 ** 23 - 1], "float64")
 
 
-def _math(f, fn, lo=None, hi=None, scale=3.0, ints=(), bounds=True, dyn=True, more=()):
-    """fn on float32 and float64 inputs (normal * scale, or uniform in (lo, hi)), on the
-    boundary values of both dtypes, on a 0-D and a [0, 3] input, on a dynamic-shape input, and
-    on the integer dtypes `ints` (where Paddle's API accepts them); each of `more` (the op
-    with other attributes) on the float32, float64 and boundary inputs."""
+def _math(f, fn, lo=None, hi=None, scale=3.0, ints=(), extra=(), more=()):
+    """fn on a float32 and a float64 input of shape [3, 11] (12 ordinary values: normal * scale,
+    or uniform in (lo, hi); then the 21 boundary values and `extra`), on a 0-D and a [0, 3]
+    input, and on the integer dtypes `ints` (their extremes, where Paddle's API accepts them);
+    each of `more` (the op with other attributes) on the two float inputs."""
     name = f.model
     if lo is not None:
-        v = gf.rng_for(f"{name}/u").uniform(lo, hi, (3, 4))
+        v = gf.rng_for(f"{name}/u").uniform(lo, hi, 12)
     else:
-        v = arr(name, "x", [3, 4], "float64") * scale
-    x = f("x", [3, 4], value=v.astype("float32"))
-    x64 = f("x64", [3, 4], value=v)
-    xs = [x, x64]
-    if bounds:
-        xs += [f("b", [21], value=boundary("float32")), f("b64", [21], value=boundary("float64"))]
+        v = arr(name, "x", [12], "float64") * scale
+    xs = []
+    for dt, key in (("float32", "x"), ("float64", "x64")):
+        full = np.concatenate([v.astype(dt), boundary(dt), np.asarray(extra, dt)])
+        full = np.resize(full, 33 if full.size <= 33 else 3 * -(-full.size // 3))
+        xs.append(f(key, [3, full.size // 3], value=full.reshape(3, -1)))
     outs = [fn(t) for t in xs]
-    outs += [fn(f("s", [], value=np.array(v[0, 0], "float32"))), fn(f("z", [0, 3]))]
-    if dyn:
-        outs.append(fn(f("d", [2, 3], value=v[:2, :3].astype("float32"), dyn=[-1, 3])))
+    outs += [fn(f("s", [], value=np.array(v[0], "float32"))), fn(f("z", [0, 3]))]
     for dt in ints:
         outs.append(fn(f(f"i_{dt}", [9], value=int_boundary(dt))))
     for g in more:
@@ -38,113 +36,32 @@ def _math(f, fn, lo=None, hi=None, scale=3.0, ints=(), bounds=True, dyn=True, mo
     return outs
 
 
-def _small_ints(f, fn, dts=("int32", "int64")):
-    return [fn(f(f"k_{dt}", [2, 3], dt, -5, 6)) for dt in dts]
+def _simple(name, fn, ints=("int32",), **kw):
+    op(name)(lambda f: (_math(f, fn, ints=ints, **kw), {}))
 
 
-# -- trigonometric / hyperbolic ----------------------------------------------------------------
-
-@op("sin")
-def _sin(f):
-    # larger arguments too: range reduction is where implementations differ
-    return _math(f, paddle.sin) + [paddle.sin(f("w", [5], value=np.array(
-        [100.0, -1e4, 1e6, 3.1415927, 1e30], "float32")))] + _small_ints(f, paddle.sin), {}
-
-
-@op("cos")
-def _cos(f):
-    return _math(f, paddle.cos) + [paddle.cos(f("w", [5], value=np.array(
-        [100.0, -1e4, 1e6, 1.5707964, 1e30], "float32")))] + _small_ints(f, paddle.cos), {}
-
-
-@op("tan")
-def _tan(f):
-    return _math(f, paddle.tan, scale=1.0) + _small_ints(f, paddle.tan), {}
-
-
-@op("asin")
-def _asin(f):
-    return _math(f, paddle.asin, -1.0, 1.0) + _small_ints(f, paddle.asin), {}
-
-
-@op("acos")
-def _acos(f):
-    return _math(f, paddle.acos, -1.0, 1.0) + _small_ints(f, paddle.acos), {}
-
-
-@op("atan")
-def _atan(f):
-    return _math(f, paddle.atan) + _small_ints(f, paddle.atan), {}
-
-
-@op("sinh")
-def _sinh(f):
-    return _math(f, paddle.sinh), {}
-
-
-@op("cosh")
-def _cosh(f):
-    return _math(f, paddle.cosh), {}
-
-
-@op("asinh")
-def _asinh(f):
-    return _math(f, paddle.asinh, scale=10.0), {}
-
-
-@op("acosh")
-def _acosh(f):
-    return _math(f, paddle.acosh, 1.0, 20.0), {}
-
-
-@op("atanh")
-def _atanh(f):
-    return _math(f, paddle.atanh, -1.0, 1.0), {}
-
-
-# -- exponential / logarithmic -------------------------------------------------------------------
-
-@op("expm1")
-def _expm1(f):
-    return _math(f, paddle.expm1) + _small_ints(f, paddle.expm1), {}
-
-
-@op("log1p")
-def _log1p(f):
-    return _math(f, paddle.log1p, -0.99, 20.0) + _small_ints(f, paddle.log1p), {}
-
-
-@op("log2")
-def _log2(f):
-    return _math(f, paddle.log2, 0.0, 20.0) + _small_ints(f, paddle.log2), {}
-
-
-@op("log10")
-def _log10(f):
-    return _math(f, paddle.log10, 0.0, 20.0) + _small_ints(f, paddle.log10), {}
-
-
-@op("reciprocal")
-def _reciprocal(f):
-    return _math(f, paddle.reciprocal) + _small_ints(f, paddle.reciprocal), {}
-
-
-@op("erf")
-def _erf(f):
-    return _math(f, paddle.erf, scale=1.5) + _small_ints(f, paddle.erf), {}
-
-
-@op("erfinv")
-def _erfinv(f):
-    return _math(f, paddle.erfinv, -1.0, 1.0) + _small_ints(f, paddle.erfinv), {}
+# large arguments of sin / cos: range reduction is where implementations differ
+BIG = [100.0, -1e4, 1e6, 3.1415927, 1.5707964, 1e30]
+for _name, _fn, _kw in (
+        ("sin", paddle.sin, dict(extra=BIG)), ("cos", paddle.cos, dict(extra=BIG)),
+        ("tan", paddle.tan, dict(scale=1.0)), ("asin", paddle.asin, dict(lo=-1.0, hi=1.0)),
+        ("acos", paddle.acos, dict(lo=-1.0, hi=1.0)), ("atan", paddle.atan, {}),
+        ("sinh", paddle.sinh, {}), ("cosh", paddle.cosh, {}), ("asinh", paddle.asinh, dict(scale=10.0)),
+        ("acosh", paddle.acosh, dict(lo=1.0, hi=20.0)), ("atanh", paddle.atanh, dict(lo=-1.0, hi=1.0)),
+        ("expm1", paddle.expm1, {}), ("log1p", paddle.log1p, dict(lo=-0.99, hi=20.0)),
+        ("log2", paddle.log2, dict(lo=0.0, hi=20.0)), ("log10", paddle.log10, dict(lo=0.0, hi=20.0)),
+        ("reciprocal", paddle.reciprocal, {}), ("erf", paddle.erf, dict(scale=1.5)),
+        ("erfinv", paddle.erfinv, dict(lo=-1.0, hi=1.0)), ("lgamma", paddle.lgamma, {}),
+        ("gammaln", paddle.gammaln, dict(ints=())), ("digamma", paddle.digamma, {}),
+        ("i0", paddle.i0, {}), ("i0e", paddle.i0e, dict(ints=())), ("i1", paddle.i1, dict(ints=())),
+        ("i1e", paddle.i1e, dict(ints=()))):
+    _simple(_name, _fn, **_kw)
 
 
 # -- rounding and sign ----------------------------------------------------------------------------
 
 def _rounding(f, fn, ints=("int32", "int64")):
-    h = f("h", [14], value=HALVES.astype("float32"))
-    h64 = f("h64", [14], value=HALVES)
-    return _math(f, fn, ints=ints) + [fn(h), fn(h64)]
+    return _math(f, fn, ints=ints, extra=HALVES)
 
 
 @op("floor")
@@ -189,21 +106,6 @@ def _sign(f):
 
 # -- special functions ------------------------------------------------------------------------------
 
-@op("lgamma")
-def _lgamma(f):
-    return _math(f, paddle.lgamma) + _small_ints(f, paddle.lgamma), {}
-
-
-@op("gammaln")
-def _gammaln(f):
-    return _math(f, paddle.gammaln), {}
-
-
-@op("digamma")
-def _digamma(f):
-    return _math(f, paddle.digamma) + _small_ints(f, paddle.digamma), {}
-
-
 @op("polygamma")
 def _polygamma(f):
     x = f("x", [3, 4], value=(np.abs(arr("polygamma", "x", [3, 4])) * 3 + 0.1).astype("float32"))
@@ -213,30 +115,10 @@ def _polygamma(f):
             paddle.polygamma(x64, 3), paddle.polygamma(b, 1), paddle.polygamma(x, 0)], {}
 
 
-@op("i0")
-def _i0(f):
-    return _math(f, paddle.i0) + _small_ints(f, paddle.i0), {}
-
-
-@op("i0e")
-def _i0e(f):
-    return _math(f, paddle.i0e), {}
-
-
-@op("i1")
-def _i1(f):
-    return _math(f, paddle.i1), {}
-
-
-@op("i1e")
-def _i1e(f):
-    return _math(f, paddle.i1e), {}
-
-
 # -- activations -------------------------------------------------------------------------------------
 
 def _act(f, fn, *more, scale=3.0):
-    return _math(f, fn, scale=scale, dyn=False, more=more)
+    return _math(f, fn, scale=scale, more=more)
 
 
 @op("celu")
@@ -251,7 +133,8 @@ def _selu(f):
 
 @op("mish")
 def _mish(f):
-    return _act(f, F.mish, scale=10.0), {}
+    # F.mish has no threshold; _C_ops.mish sets the op's `lambda` attribute
+    return _act(f, F.mish, lambda x: paddle._C_ops.mish(x, 5.0), scale=10.0), {}
 
 
 @op("hardshrink")
