@@ -9,6 +9,7 @@ with the kernel the versioned registry resolves for the program's PIR version, s
 
 from __future__ import annotations
 
+import keyword
 import operator
 import re
 
@@ -252,7 +253,9 @@ class GraphBuilder:
         kwargs = {}
         for key, attr in op.attributes.items():
             if (key in wanted) if wanted is not None else (key not in _NOT_ARGUMENTS):
-                kwargs[key] = python_value(attr)
+                # an attribute named like a Python keyword (mish's `lambda`) is `lambda_`:
+                # torch.fx writes kwargs into generated source
+                kwargs[key + "_" if keyword.iskeyword(key) else key] = python_value(attr)
         node = self.graph.call_function(entry.fn, args, kwargs)
         if not op.results:
             return

@@ -12,7 +12,7 @@ from ...module_scan import import_modules
 # The modules below run after them (in-place twins and backward ops are derived from the
 # forward kernels) or hold helpers only.
 LATE = frozenset({"inplace", "grad", "grad_common", "grad_nn", "grad_special", "losses",
-                  "operands"})
+                  "operands", "eigen_packets"})
 import_modules(__name__, skip=LATE)
 from .inplace import register_inplace_aliases  # noqa: E402 - after every kernel module
 

@@ -7,16 +7,22 @@ bit-for-bit more often; where they agree the torch builtin is used.
 
 from __future__ import annotations
 
+import math
+
 import torch
 import torch.nn.functional as F
 
-from ...runtime.registry import REGISTRY
+from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
+from .eigen_packets import FLT_MIN, eigen_packet_lanes, eigen_packet_log_input
 
 
 @REGISTRY.register("pd_op.relu", since=1)
 def relu(x):
-    return torch.relu(x)
+    # phi ReluCPUFunctor: v > 0 ? v : 0, so NaN -> 0 and -0 -> +0 (torch.relu keeps both)
+    if not x.is_floating_point():
+        return torch.relu(x)
+    return torch.where(x > 0, x, torch.zeros((), dtype=x.dtype))
 
 
 @REGISTRY.register("pd_op.sigmoid", since=1)
@@ -58,7 +64,8 @@ def logit(x, *, eps=1e-6):
     # gives NaN (log of a negative ratio does that already).
     if eps:
         x = torch.clamp(x, eps, 1.0 - eps)
-    return torch.log(x / (1 - x))
+    # Eigen's vectorised log (full packets) takes a denormal as the smallest normal number
+    return torch.log(eigen_packet_log_input(x / (1 - x)))
 
 
 @REGISTRY.register("pd_op.softplus", since=1)
@@ -88,7 +95,15 @@ def log_softmax(x, *, axis=-1):
 
 @REGISTRY.register("pd_op.sqrt", since=1)
 def sqrt(x):
-    return torch.sqrt(x)
+    # float32: Eigen's vectorised sqrt (rsqrt estimate + a Newton step, up to 3 ulp from
+    # the IEEE root) gives +inf -> NaN and [-0, smallest normal) -> +0 in full packets
+    out = torch.sqrt(x)
+    if x.dtype != torch.float32:
+        return out
+    lanes = eigen_packet_lanes(x)
+    special = (x == math.inf) | ((x >= 0) & (x < FLT_MIN))
+    fix = torch.where(x == math.inf, torch.full_like(x, math.nan), torch.zeros_like(x))
+    return torch.where(lanes & special, fix, out)
 
 
 @REGISTRY.register("pd_op.log", since=1)
@@ -97,7 +112,7 @@ def log(x):
 
 
 # Specialisations (pirc.lower.specialize): the torch call itself where the kernel is one.
-for _kernel, _torch_fn in ((relu, torch.relu), (sigmoid, torch.sigmoid), (tanh, torch.tanh)):
+for _kernel, _torch_fn in ((sigmoid, torch.sigmoid), (tanh, torch.tanh)):
     specializer(_kernel)(lambda site, _fn=_torch_fn: site.call(_fn, site.p["x"]))
 
 
@@ -112,3 +127,121 @@ def _softmax_call(site):
     if not site.rank(x):  # unknown, or 0-D (the kernel's special case)
         return None
     return site.call(torch.softmax, x, site.p["axis"])
+
+
+# -- more activations, each as its phi functor
+# writes it (FloatAttribute values are float32 in Paddle: `f32` rounds them so a float64 input
+# meets the same constant).
+
+def f32(v) -> float:
+    """A float attribute as the C++ float Paddle keeps it."""
+    return float(torch.tensor(float(v), dtype=torch.float32))
+
+
+@REGISTRY.register("pd_op.celu", since=1)
+def celu(x, *, alpha=1.0):
+    # phi CELUFunctor: x < 0 ? alpha * (exp(x / alpha) - 1) : x
+    a = f32(alpha)
+    return torch.where(x < 0, a * (torch.exp(x / a) - 1), x)
+
+
+@REGISTRY.register("pd_op.selu", since=1)
+def selu(x, *, scale=1.0507009873554805, alpha=1.6732632423543772):
+    # phi SeluFunctor: scale * (x <= 0 ? alpha * exp(x) - alpha : x)
+    a, s = f32(alpha), f32(scale)
+    return s * torch.where(x <= 0, a * torch.exp(x) - a, x)
+
+
+@REGISTRY.register("pd_op.mish", since=1)
+def mish(x, *, lambda_=20.0):
+    # phi MishFunctor: x * tanh(x > threshold ? x : log(1 + exp(x))); the op's attribute is
+    # `lambda` (threshold in the functor), which the lowering passes as lambda_
+    th = f32(lambda_)
+    sp = torch.where(x > th, x, torch.log(1 + torch.exp(torch.clamp_max(x, th))))
+    return x * torch.tanh(sp)
+
+
+def _shrink_mask(x, threshold, inclusive):
+    t = f32(threshold)
+    if inclusive:
+        return (x <= -t) | (x >= t)
+    return (x < -t) | (x > t)
+
+
+@REGISTRY.register("pd_op.hardshrink", since=1, until=2, flags=Behaviour(
+    notes="keeps |x| > threshold (Paddle 3.0)"))
+def hardshrink_v1(x, *, threshold=0.5):
+    # x * mask: a dropped negative x gives -0, a NaN stays NaN
+    return x * _shrink_mask(x, threshold, False).to(x.dtype)
+
+
+@REGISTRY.register("pd_op.hardshrink", since=2, flags=Behaviour(
+    notes="keeps |x| >= threshold (Paddle 3.1+; checked on the 3.1.1 wheel)"))
+def hardshrink(x, *, threshold=0.5):
+    return x * _shrink_mask(x, threshold, True).to(x.dtype)
+
+
+@REGISTRY.register("pd_op.softshrink", since=1)
+def softshrink(x, *, threshold=0.5):
+    # phi SoftShrinkFunctor: (x > l) * (x - l) + (x < -l) * (x + l)
+    t = f32(threshold)
+    return (x > t).to(x.dtype) * (x - t) + (x < -t).to(x.dtype) * (x + t)
+
+
+@REGISTRY.register("pd_op.softsign", since=1)
+def softsign(x):
+    return x / (1 + torch.abs(x))
+
+
+@REGISTRY.register("pd_op.tanh_shrink", since=1)
+def tanh_shrink(x):
+    return x - torch.tanh(x)
+
+
+@REGISTRY.register("pd_op.thresholded_relu", since=1)
+def thresholded_relu(x, *, threshold=1.0, value=0.0):
+    # phi ThresholdedReluFunctor: (x > th) * x + (x <= th) * value
+    th = f32(threshold)
+    return (x > th).to(x.dtype) * x + (x <= th).to(x.dtype) * f32(value)
+
+
+@REGISTRY.register("pd_op.logsigmoid", since=1)
+def logsigmoid(x):
+    # phi LogSigmoidFunctor: t = max(-x, 0); -t - log(exp(-t) + exp(-x - t)). Eigen's packet
+    # negation is 0 - a, so there -(+0) is +0 (the 0 at large x is +0 in full packets and
+    # -0 in the scalar tail, eigen_packets.py)
+    lanes = eigen_packet_lanes(x)
+
+    def neg(a):
+        return torch.where(lanes, 0 - a, -a)
+
+    nx = neg(x)
+    t = torch.clamp_min(nx, 0)
+    return neg(t) - torch.log(torch.exp(neg(t)) + torch.exp(nx - t))
+
+
+@REGISTRY.register("pd_op.relu6", since=1)
+def relu6(x):
+    return torch.clamp(x, 0, 6)
+
+
+@REGISTRY.register("pd_op.hardswish", since=1)
+def hardswish(x):
+    # phi HardSwishFunctor: min(max(x + 3, 0), 6) * x / 6
+    return torch.clamp(x + 3, 0, 6) * x / 6
+
+
+@REGISTRY.register("pd_op.hardsigmoid", since=1)
+def hardsigmoid(x, *, slope=0.2, offset=0.5):
+    return torch.clamp(x * f32(slope) + f32(offset), 0, 1)
+
+
+@REGISTRY.register("pd_op.swish", since=1)
+def swish(x):
+    # phi SwishFunctor with beta 1: x / (1 + exp(-x))
+    return x / (1 + torch.exp(-x))
+
+
+@REGISTRY.register("pd_op.stanh", since=1)
+def stanh(x, *, scale_a=0.67, scale_b=1.7159):
+    return f32(scale_b) * torch.tanh(f32(scale_a) * x)

@@ -16,9 +16,12 @@ of the version it was saved at.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
+from .eigen_packets import FLT_MIN, eigen_packet_lanes
 
 _RMS_FLAGS = Behaviour(
     epsilon_placement="inside_sqrt", accumulation="float32",
@@ -28,7 +31,13 @@ _RMS_FLAGS = Behaviour(
 
 @REGISTRY.register("pd_op.rsqrt", since=1)
 def rsqrt(x):
-    return torch.rsqrt(x)
+    # float32: Eigen's vectorised rsqrt (an estimate refined once, 1-2 ulp) flushes a
+    # denormal to +-0 first, so gives +-inf there in full packets (eigen_packets.py)
+    out = torch.rsqrt(x)
+    if x.dtype != torch.float32:
+        return out
+    denormal = (x != 0) & (torch.abs(x) < FLT_MIN) & eigen_packet_lanes(x)
+    return torch.where(denormal, torch.copysign(torch.full_like(x, math.inf), x), out)
 
 
 @REGISTRY.register("pd_op.silu", since=1)
