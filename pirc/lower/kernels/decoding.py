@@ -67,3 +67,99 @@ def segment_pool(x, segment_ids, *, pooltype="SUM"):
     out = torch.zeros(shape, dtype=x.dtype, device=x.device).scatter_reduce(
         0, index, x, reduce, include_self=False)
     return out, None
+
+
+def _first_argmax(t, dim):
+    """The kernels' Argmax: the first index of the largest value (strict >), and the value."""
+    m = t.amax(dim, keepdim=True)
+    return (t == m).to(torch.int8).argmax(dim), m.squeeze(dim)
+
+
+@REGISTRY.register("pd_op.viterbi_decode", since=1)
+def viterbi_decode(potentials, transition_params, lengths, *, include_bos_eos_tag=True):
+    """ViterbiDecodeKernel step for step: alpha advances only while a sequence has steps
+    left (alpha_nxt * mask + alpha * (1 - mask), float masks as the kernel multiplies them);
+    with include_bos_eos_tag the start row (the last of transition) is added first and the
+    stop row (the one before) where a sequence ends; the path is backtracked through the
+    argmax history, holding the last tag past a sequence's end."""
+    b, _, n = potentials.shape
+    dt = potentials.dtype
+    left = lengths.reshape(b, 1).to(torch.int64)
+    max_len = int(left.max()) if b else 0
+    x = potentials.transpose(0, 1)
+    trans = transition_params.reshape(1, n, n)
+    stop = transition_params[n - 2].reshape(1, n)
+    start = transition_params[n - 1].reshape(1, n)
+    one = torch.ones(b, 1, dtype=dt, device=potentials.device)
+    alpha = x[0]
+    if include_bos_eos_tag:
+        alpha = alpha + start
+        alpha = alpha + stop * (left == 1).to(dt)
+    left = left - 1
+    history = []
+    for i in range(1, max_len):
+        best, best_v = _first_argmax(alpha.reshape(b, n, 1) + trans, 1)
+        history.append(best)
+        mask = (left > 0).to(dt)
+        nxt = (best_v + x[i]) * mask
+        alpha = alpha * (one - mask) + nxt
+        if include_bos_eos_tag:
+            alpha = alpha + stop * (left == 1).to(dt)
+        left = left - 1
+    last, scores = _first_argmax(alpha, 1)
+    left = left.reshape(b)
+    path = [last * (left >= 0).long()]
+    offset = torch.arange(b, device=potentials.device) * n
+    for h in reversed(history):
+        left = left + 1
+        upd = h.reshape(-1)[offset + last] * (left > 0).long()
+        ended = (left == 0).long()
+        upd = upd * (1 - ended) + last * ended
+        last = upd + last * (left < 0).long()
+        path.append(upd)
+    return scores, torch.stack(path[::-1], 1) if path and max_len else \
+        torch.zeros(b, 0, dtype=torch.int64, device=potentials.device)
+
+
+@REGISTRY.register("pd_op.crf_decoding", since=1)
+def crf_decoding(emission, transition, label=None, length=None):
+    """CRFDecodingKernel, padded form ([batch, time, tags] with lengths): Viterbi with the
+    transition's row 0 as start weights, row 1 as end weights and rows 2.. as tag-to-tag
+    weights, in the emission's type, strict > keeping the first best; with a label, 1 where
+    the path equals it; positions past a length are 0."""
+    x = emission.detach().cpu().numpy()
+    w = transition.detach().cpu().numpy()
+    lab = None if label is None else label.detach().cpu().numpy().reshape(x.shape[0], -1)
+    b, steps, tags = x.shape
+    out = [[0] * steps for _ in range(b)]
+    for s, n in enumerate(length.reshape(-1).tolist()):
+        n = int(n)
+        if n <= 0:
+            continue
+        alpha = [w[0, i] + x[s, 0, i] for i in range(tags)]
+        track = []
+        for k in range(1, n):
+            nxt, arg = [], []
+            for i in range(tags):
+                best, best_j = None, 0
+                for j in range(tags):
+                    v = alpha[j] + w[j + 2, i]
+                    if best is None or v > best:
+                        best, best_j = v, j
+                nxt.append(best + x[s, k, i])
+                arg.append(best_j)
+            alpha = nxt
+            track.append(arg)
+        best, last = None, 0
+        for i in range(tags):
+            v = alpha[i] + w[1, i]
+            if best is None or v > best:
+                best, last = v, i
+        path = [last]
+        for arg in reversed(track):
+            last = arg[last]
+            path.append(last)
+        path.reverse()
+        for k, tag in enumerate(path):
+            out[s][k] = int(tag == lab[s, k]) if lab is not None else tag
+    return torch.tensor(out, dtype=torch.int64, device=emission.device)

@@ -264,6 +264,8 @@ def _weight_quantize(f):
 def _weight_dequantize(f):
     w = f("w", [64, 32], "int8", value=arr("wdq", "w", [64, 32], "int8", -127, 128))
     s = f("s", [32], "float16", value=np.full(32, 0.01, "float16"))
+    if paddle.__version__.startswith("3.0."):  # 3.0.0 has an out_dtype attribute
+        return [C.weight_dequantize(w, s, "weight_only_int8", paddle.float16, -1)], {}
     return [C.weight_dequantize(w, s, "weight_only_int8", -1)], {}
 
 
