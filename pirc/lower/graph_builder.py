@@ -151,10 +151,12 @@ class GraphBuilder:
             if name == "pd_op.data":
                 feed = op.attributes["name"].data
                 node = self.placeholder(feed)
-                self.feeds.append((feed, node.name))
+                # the forward's argument is the target: fx renames the node itself when the
+                # feed is called like a builtin (`dict` -> node dict_1, argument dict)
+                self.feeds.append((feed, node.target))
                 rtype = op.results[0].type
                 shape = getattr(rtype, "shape", None)
-                self.feed_specs.append(FeedSpec(feed, node.name, torch_dtype_of_type(rtype),
+                self.feed_specs.append(FeedSpec(feed, node.target, torch_dtype_of_type(rtype),
                                                 None if shape is None else tuple(shape)))
                 self.env[op.results[0]] = node
             elif name == "builtin.parameter":

@@ -283,3 +283,232 @@ def collect_fpn_proposals(multi_level_rois, multi_level_scores, multi_level_rois
         counts[e[1]] += 1
     index = torch.tensor([e[2] for e in top], dtype=torch.int64, device=rois.device)
     return rois[index], torch.tensor(counts, dtype=torch.int32, device=rois.device)
+
+
+# -- matrix_nms, multiclass_nms3, generate_proposals (phi's CPU kernels, float32 / float64 as
+#    the boxes come: every IoU, decay and box formula in the boxes' type, like the C++) ------
+
+
+def _area(b, normalized):
+    """BBoxArea: 0 for an inverted box, else w * h (+1 on each side unless normalized)."""
+    if b[2] < b[0] or b[3] < b[1]:
+        return b.dtype.type(0)
+    w, h = b[2] - b[0], b[3] - b[1]
+    return w * h if normalized else (w + 1) * (h + 1)
+
+
+def jaccard(b1, b2, normalized):
+    """nms_util.h JaccardOverlap on two numpy boxes of one float type."""
+    if b2[0] > b1[2] or b2[2] < b1[0] or b2[1] > b1[3] or b2[3] < b1[1]:
+        return b1.dtype.type(0)
+    norm = b1.dtype.type(0 if normalized else 1)
+    iw = min(b1[2], b2[2]) - max(b1[0], b2[0]) + norm
+    ih = min(b1[3], b2[3]) - max(b1[1], b2[1]) + norm
+    inter = iw * ih
+    return inter / (_area(b1, normalized) + _area(b2, normalized) - inter)
+
+
+def _desc(scores, keep):
+    """Indices in `keep` by descending score, ties in index order (std::stable_sort)."""
+    return sorted(keep, key=lambda i: -scores[i])
+
+
+def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
+                      gaussian):
+    t = boxes.dtype.type
+    perm = _desc(scores, [i for i in range(len(scores)) if not scores[i] <= score_threshold])
+    if top_k > -1:
+        perm = perm[:top_k]
+    if not perm:
+        return [], []
+    n = len(perm)
+    iou = [[t(0)] * n for _ in range(n)]
+    iou_max = [t(0)] * n
+    for i in range(1, n):
+        m = t(0)
+        for j in range(i):
+            iou[i][j] = jaccard(boxes[perm[i]], boxes[perm[j]], normalized)
+            m = max(m, iou[i][j])
+        iou_max[i] = m
+    sel, dec = [], []
+    if scores[perm[0]] > post_threshold:
+        sel.append(perm[0])
+        dec.append(scores[perm[0]])
+    for i in range(1, n):
+        min_decay = t(1)
+        for j in range(i):
+            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T
+                d = np.exp((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
+            else:  # (1. - iou) / (1. - max_iou): a double division, cast back to T
+                d = t((1.0 - float(iou[i][j])) / (1.0 - float(iou_max[j])))
+            min_decay = min(min_decay, d)
+        ds = min_decay * scores[perm[i]]
+        if ds <= post_threshold:
+            continue
+        sel.append(perm[i])
+        dec.append(ds)
+    return sel, dec
+
+
+@REGISTRY.register("pd_op.matrix_nms", since=1)
+def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=-1,
+               post_threshold=0.0, use_gaussian=False, gaussian_sigma=2.0, background_label=0,
+               normalized=True):
+    """MatrixNMSKernel: per class, the boxes above score_threshold by score (nms_top_k of
+    them) decay by their IoU with every higher box (linear (1-iou)/(1-max_iou) or gaussian);
+    those above post_threshold are pooled over classes and the keep_top_k best kept, as rows
+    [class, decayed score, box], with the box's flat index (int32) and a count per image."""
+    b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
+    t = b.dtype.type
+    rows, index, counts = [], [], []
+    for n in range(s.shape[0]):
+        idx, sc, cls = [], [], []
+        for c in range(s.shape[1]):
+            if c == background_label:
+                continue
+            sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold), t(post_threshold),
+                                         gaussian_sigma, nms_top_k, normalized, use_gaussian)
+            idx += sel
+            sc += dec
+            cls += [c] * len(sel)
+        k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
+        for p in _desc(sc, range(len(idx)))[:k]:
+            rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
+            index.append(n * s.shape[2] + idx[p])
+        counts.append(k)
+    return _detections(rows, index, counts, b, bboxes.device)
+
+
+def _detections(rows, index, counts, b, device):
+    out = np.array(rows, b.dtype).reshape(-1, b.shape[-1] + 2)
+    return (torch.as_tensor(out, device=device),
+            torch.tensor(index, dtype=torch.int32, device=device).reshape(-1, 1),
+            torch.tensor(counts, dtype=torch.int32, device=device))
+
+
+def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
+    """NMSFast: greedy over the boxes above score_threshold by score (top_k of them); eta < 1
+    shrinks the threshold after each kept box while it is above 0.5."""
+    order = _desc(scores, [i for i in range(len(scores)) if scores[i] > score_threshold])
+    if top_k > -1:
+        order = order[:top_k]
+    kept, thr = [], nms_threshold
+    for i in order:
+        if all(jaccard(boxes[i], boxes[k], normalized) <= thr for k in kept):
+            kept.append(i)
+            if eta < 1 and thr > 0.5:
+                thr *= eta
+    return kept
+
+
+@REGISTRY.register("pd_op.multiclass_nms3", since=1)
+def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_top_k=-1,
+                    keep_top_k=-1, nms_threshold=0.3, normalized=True, nms_eta=1.0,
+                    background_label=0):
+    """MultiClassNMSKernel for [N, M, 4] boxes and [N, C, M] scores: NMSFast per class; past
+    keep_top_k the best (stable by descending score) survive; rows [label, score, box] by
+    label, then in NMS order, with index n * M + box (int32) and a count per image."""
+    b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
+    t = b.dtype.type
+    rows, index, counts = [], [], []
+    for n in range(s.shape[0]):
+        picked = {}
+        for c in range(s.shape[1]):
+            if c != background_label:
+                picked[c] = _nms_fast(b[n], s[n, c], t(score_threshold), t(nms_threshold),
+                                      t(nms_eta), nms_top_k, normalized)
+        total = sum(len(v) for v in picked.values())
+        if -1 < keep_top_k < total:
+            pairs = [(s[n, c, i], c, i) for c in sorted(picked) for i in picked[c]]
+            pairs = sorted(pairs, key=lambda p: -p[0])[:keep_top_k]
+            picked = {}
+            for _, c, i in pairs:
+                picked.setdefault(c, []).append(i)
+            total = keep_top_k
+        for c in sorted(picked):
+            for i in picked[c]:
+                rows.append([t(c), s[n, c, i], *b[n, i]])
+                index.append(n * s.shape[2] + i)
+        counts.append(total)
+    return _detections(rows, index, counts, b, bboxes.device)
+
+
+_BBOX_CLIP = np.log(1000.0 / 16.0)  # kBBoxClipDefault, a double
+
+
+def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_nms_top_n,
+                   nms_thresh, min_size, eta, pixel_offset):
+    t = scores.dtype.type
+    n = scores.size
+    order = _desc(scores, range(n))
+    if 0 < pre_nms_top_n < n:
+        order = order[:pre_nms_top_n]  # nth_element: the same set (no score ties assumed)
+    sc, d, a, v = scores[order], deltas[order], anchors[order], variances[order]
+    off = t(1 if pixel_offset else 0)
+    aw = a[:, 2] - a[:, 0] + off
+    ah = a[:, 3] - a[:, 1] + off
+    acx = (a[:, 0] + 0.5 * aw).astype(scores.dtype)
+    acy = (a[:, 1] + 0.5 * ah).astype(scores.dtype)
+    cx = v[:, 0] * d[:, 0] * aw + acx
+    cy = v[:, 1] * d[:, 1] * ah + acy
+    clip = t(_BBOX_CLIP)
+    w = np.exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
+    h = np.exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
+    prop = np.stack([cx - w / t(2), cy - h / t(2), cx + w / t(2) - off, cy + h / t(2) - off], 1)
+    im_h, im_w = im[0], im[1]
+    lim = np.array([im_w - off, im_h - off, im_w - off, im_h - off], scores.dtype)
+    prop = np.maximum(np.minimum(prop, lim), t(0))  # ClipTiledBoxes
+    ms = t(max(np.float32(min_size), np.float32(1.0)))
+    keep = []
+    for i, p in enumerate(prop):  # FilterBoxes
+        ws, hs = p[2] - p[0] + off, p[3] - p[1] + off
+        if pixel_offset:
+            if ws >= ms and hs >= ms and p[0] + ws / t(2) <= im_w and p[1] + hs / t(2) <= im_h:
+                keep.append(i)
+        elif ws >= ms and hs >= ms:
+            keep.append(i)
+    if not keep:
+        return np.zeros((1, 4), scores.dtype), np.zeros((1, 1), scores.dtype)
+    prop, sc = prop[keep], sc[keep]
+    if nms_thresh <= 0:
+        return prop, sc.reshape(-1, 1)
+    # nms_util.h NMS: ascending stable sort, taken from the back (ties: the later box first)
+    asc = sorted(range(len(sc)), key=lambda i: sc[i])
+    sel, thr = [], t(nms_thresh)
+    while asc:
+        i = asc.pop()
+        if all(jaccard(prop[i], prop[k], not pixel_offset) <= thr for k in sel):
+            sel.append(i)
+            if eta < 1 and thr > 0.5:
+                thr *= t(eta)
+    if 0 < post_nms_top_n < len(sel):
+        sel = sel[:post_nms_top_n]
+    return prop[sel], sc[sel].reshape(-1, 1)
+
+
+@REGISTRY.register("pd_op.generate_proposals", since=1)
+def generate_proposals(scores, bbox_deltas, im_shape, anchors, variances, *, pre_nms_top_n=6000,
+                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                       pixel_offset=True):
+    """GenerateProposalsKernel (v2) per image: scores and deltas to [H*W*A], the
+    pre_nms_top_n best decoded against their anchors (BoxCoder, exp clipped at
+    log(1000/16)), clipped to the image, small boxes dropped (none left: one zero box),
+    then NMS and the post_nms_top_n first; rois, probabilities and a count per image."""
+    s = scores.detach().cpu().numpy()
+    d = bbox_deltas.detach().cpu().numpy()
+    im = im_shape.detach().cpu().numpy()
+    a = anchors.detach().cpu().numpy().reshape(-1, 4)
+    v = variances.detach().cpu().numpy().reshape(-1, 4)
+    rois, probs, counts = [], [], []
+    for n in range(s.shape[0]):
+        sn = s[n].transpose(1, 2, 0).reshape(-1)
+        dn = d[n].transpose(1, 2, 0).reshape(-1, 4)
+        r, p = _proposals_one(sn, dn, im[n], a, v, pre_nms_top_n, post_nms_top_n, nms_thresh,
+                              min_size, eta, pixel_offset)
+        rois.append(r)
+        probs.append(p)
+        counts.append(len(r))
+    dev = scores.device
+    return (torch.as_tensor(np.concatenate(rois), device=dev),
+            torch.as_tensor(np.concatenate(probs), device=dev),
+            torch.tensor(counts, dtype=torch.int32, device=dev))
