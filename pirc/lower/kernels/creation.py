@@ -27,6 +27,13 @@ def full(*, shape=(), value=0.0, dtype=torch.float32, place="cpu"):
     return torch.full(int_list(shape), value, dtype=dtype)
 
 
+@REGISTRY.register("pd_op.full_", since=1)
+def full_(output, *, shape=(), value=0.0, dtype=torch.float32, place="cpu"):
+    # fills `output` in place: the result is a fresh full tensor of the attributes' shape and
+    # dtype (the buffer it reuses holds nothing the result keeps)
+    return full(shape=shape, value=value, dtype=dtype, place=place)
+
+
 @REGISTRY.register("pd_op.full_int_array", since=1)
 def full_int_array(*, value=(), dtype=torch.float32, place="cpu"):
     return torch.tensor(list(value), dtype=dtype or torch.int64)

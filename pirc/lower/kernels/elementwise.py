@@ -286,6 +286,7 @@ def gammaincc(x, y):
     return torch.where(valid, out, torch.ones_like(out))
 
 
+@REGISTRY.register("pd_op.add_n_", since=1)  # in place into inputs[0], the same sum
 @REGISTRY.register("pd_op.add_n", since=1)
 def add_n(inputs):
     out = inputs[0]
