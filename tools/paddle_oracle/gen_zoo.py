@@ -14,7 +14,10 @@ Each model (zoo/vision.py, zoo/nlp.py) is built in its own child process: every 
 converted with paddle.jit.to_static(input_spec=[InputSpec with -1 batch (and sequence) dims])
 and saved with paddle.jit.save; the saved program is loaded back with load_inference_model
 and run on the model's fixed inputs. OUT/VER/ gets MODEL.VER.json (the saved program),
-MODEL.VER.pdiparams (ignored by git: the tests rebuild it from zoo_weights), MODEL.VER.io.npz
+MODEL.VER.pdiparams (ignored by git: the tests rebuild it from zoo_weights), MODEL.VER.constants.npz
+(the parameters jit.save made of tensors the forward built eagerly, `eager_tmp_N`: position
+ids, masks, rotary tables, whose values zoo_weights cannot know; only where there are such),
+MODEL.VER.io.npz
 (in__<feed>, out__<i> = the loaded program's outputs) and gen_log.VER.json (per model: ops,
 parameters, the .pdiparams sha256 and size, output shapes, the loaded program's outputs vs the
 dygraph layer's, errors). `--crossload 3.0.0` (3.3.1 only) loads OUT/3.0.0/MODEL.3.0.0.json
@@ -45,6 +48,7 @@ import numpy as np  # noqa: E402
 
 PADDLE_VERSION = importlib.metadata.version("paddlepaddle")
 NEWEST = "3.3.1"
+CHILD_TIMEOUT_S = 600
 
 
 def all_models():
@@ -137,7 +141,8 @@ def gen_one(name, outdir):
     model = builder(name)
     layer = model.layer
     layer.eval()
-    log["set_params"] = len(set_weights(layer))
+    set_names = set_weights(layer)
+    log["set_params"] = len(set_names)
     log["notes"] = model.notes
     log["input_specs"] = [{"name": s.name, "shape": list(s.shape), "dtype": str(s.dtype).replace("paddle.", "")}
                           for s in model.specs]
@@ -171,6 +176,12 @@ def gen_one(name, outdir):
         prog, feed_names, fetch_targets = paddle.static.load_inference_model(prefix, exe)
         log["feed_names"] = list(feed_names)
         outs = exe.run(prog, feed={n: model.inputs[n] for n in feed_names}, fetch_list=fetch_targets)
+        # Tensors the forward built eagerly (position ids, causal masks, rotary cos/sin tables)
+        # become parameters named eager_tmp_N: their values are the model's, not zoo_weights'.
+        constants = {n: np.array(scope.find_var(n).get_tensor()) for n in sorted(params) if n not in set_names}
+    if constants:
+        np.savez_compressed(base + ".constants.npz", **constants)
+        log["constants"] = {n: list(a.shape) for n, a in constants.items()}
     np.savez(base + ".io.npz", **{f"in__{n}": model.inputs[n] for n in feed_names},
              **{f"out__{i}": np.asarray(a) for i, a in enumerate(outs)})
     log["outputs"] = [{"shape": list(np.shape(a)), "dtype": str(np.asarray(a).dtype)} for a in outs]
@@ -227,8 +238,12 @@ def child(args):
 def isolated(argv):
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         result = f.name
-    run = subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--result", result],
-                         capture_output=True, text=True)
+    try:  # a to_static conversion was once seen to spin for minutes (then fine on a rerun)
+        run = subprocess.run([sys.executable, os.path.abspath(__file__), *argv, "--result", result],
+                             capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.unlink(result)
+        return {"ok": False, "error": f"child did not finish in {CHILD_TIMEOUT_S} s"}
     try:
         with open(result) as f:
             return json.load(f)
@@ -297,8 +312,14 @@ def main():
         shown = {k: v for k, v in entries[m].items()
                  if k.endswith("error") or k in ("ok", "params", "seconds", "loaded_vs_dygraph")}
         print(m, json.dumps(shown)[:600], flush=True)
+    try:
+        from zoo.nlp import NOT_EXPORTED
+        not_exported = {n: why for n, (_, why) in NOT_EXPORTED.items()}
+    except Exception:
+        not_exported = {}
     write_log(os.path.join(outdir, f"gen_log.{PADDLE_VERSION}.json"), entries,
-              {"note": "each model is built in its own process; weights: tools/zoo_weights.py"})
+              {"note": "each model is built in its own process; weights: tools/zoo_weights.py",
+               "not_exported": not_exported})
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ T = _import_paddlenlp()
 
 
 class Outputs(nn.Layer):
-    """The model called on input_ids alone; its tensor outputs as a tuple."""
+    """The model called on input_ids alone; its tensor outputs as a tuple (no None, no caches)."""
 
     def __init__(self, model, **call):
         super().__init__()
@@ -62,15 +62,21 @@ class Outputs(nn.Layer):
 
     def forward(self, input_ids):
         out = self.model(input_ids, **self.call)
-        if isinstance(out, paddle.Tensor):
-            return out
+        if not isinstance(out, (tuple, list)) and not hasattr(out, "to_tuple"):
+            return out  # one tensor (a pir.Value while to_static traces)
         if hasattr(out, "to_tuple"):
             out = out.to_tuple()
-        return tuple(t for t in out if isinstance(t, paddle.Tensor))
+        return tuple(t for t in out if t is not None and not isinstance(t, (tuple, list)))
 
 
-def _nlp_model(name, model, notes=None, **call):
-    spec = paddle.static.InputSpec([-1, -1], "int64", "input_ids")
+def _nlp_model(name, model, notes=None, static_dims=(), **call):
+    """static_dims: the input dims ("batch", "sequence") fixed at BATCH / SEQ instead of -1,
+    where the modelling code compares shapes in Python, which to_static cannot trace with -1."""
+    dims = [BATCH if "batch" in static_dims else -1, SEQ if "sequence" in static_dims else -1]
+    spec = paddle.static.InputSpec(dims, "int64", "input_ids")
+    if static_dims:
+        notes = {**(notes or {}), "static_dims": f"{'/'.join(static_dims)} fixed: the modelling "
+                                                 "code checks shapes in Python"}
     ids = token_ids(name, [BATCH, SEQ], VOCAB)
     return Model(Outputs(model, **call), [spec], {"input_ids": ids}, notes or {})
 
@@ -116,21 +122,23 @@ def _decoder(config_cls, model_cls, **extra):
 
 
 def llama(name):
-    return _nlp_model(name, _decoder(T.LlamaConfig, T.LlamaModel, num_key_value_heads=HEADS),
+    return _nlp_model(name, _decoder(T.LlamaConfig, T.LlamaModel, num_key_value_heads=HEADS), static_dims=("batch", "sequence"),
                       use_cache=False, return_dict=False)
 
 
 def llama_gqa(name):
     """LLaMA with grouped-query attention (2 key/value heads for 4 query heads)."""
-    return _nlp_model(name, _decoder(T.LlamaConfig, T.LlamaModel, num_key_value_heads=2),
+    return _nlp_model(name, _decoder(T.LlamaConfig, T.LlamaModel, num_key_value_heads=2), static_dims=("batch", "sequence"),
                       use_cache=False, return_dict=False)
 
 
 def qwen(name):
     config = T.QWenConfig(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=LAYERS,
-                          num_attention_heads=HEADS, intermediate_size=INTERMEDIATE * 2,
+                          num_attention_heads=HEADS, kv_channels=HIDDEN // HEADS,
+                          intermediate_size=INTERMEDIATE * 2,  # QWen's MLP halves it
                           seq_length=64, max_position_embeddings=64)
-    return _nlp_model(name, T.QWenModel(config), use_cache=False, return_dict=False)
+    return _nlp_model(name, T.QWenModel(config), static_dims=("batch", "sequence"), use_cache=False,
+                      return_dict=False)
 
 
 def mixtral(name):
@@ -151,13 +159,25 @@ def opt(name):
     config = T.OPTConfig(vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=LAYERS,
                          num_attention_heads=HEADS, intermediate_size=INTERMEDIATE,
                          word_embed_proj_dim=HIDDEN, max_position_embeddings=64)
-    return _nlp_model(name, T.OPTModel(config), use_cache=False, return_dict=False)
+    return _nlp_model(name, T.OPTModel(config), static_dims=("batch", "sequence"), use_cache=False,
+                      return_dict=False)
 
 
 def bloom(name):
     config = T.BloomConfig(vocab_size=VOCAB, hidden_size=HIDDEN, n_layer=LAYERS, n_head=HEADS)
-    return _nlp_model(name, T.BloomModel(config), use_cache=False, return_dict=False)
+    return _nlp_model(name, T.BloomModel(config), static_dims=("batch", "sequence"), use_cache=False,
+                      return_dict=False)
 
 
 MODELS = {f.__name__: f for f in (bert, ernie, roberta, electra, albert, gpt, llama, llama_gqa, qwen,
-                                  mixtral, t5_encoder, opt, bloom)}
+                                  t5_encoder, bloom)}
+
+# Tried, not saved (the builders stay for a later paddlenlp or Paddle): what Paddle 3.3.1 raised.
+NOT_EXPORTED = {
+    "opt": (opt, "to_static: OPTModel._prepare_decoder_attention_mask -> paddle.full gets an "
+                 "UndefinedVar ('full(): argument (position 2) must be double, but got UndefinedVar'), "
+                 "with -1 or fixed input dims"),
+    "mixtral": (mixtral, "the sparse MoE block routes tokens with paddle.where / .item() and "
+                         "index_add_ on data-dependent shapes: 'Broadcast dimension mismatch ... X = [4, 64] "
+                         "and Y = [4]' already in dygraph at these sizes; not traceable by to_static"),
+}
