@@ -1,8 +1,8 @@
 // conv-bn-fold folds an inference batch_norm into the conv before it: a new weight, a new
 // bias parameter [1,C,1,1] added after the conv, the norm and its statistics gone.
 // Inputs/conv_bn.pir holds three conv + norm chains: an inference batch_norm_ (folded), a
-// training one (no match: it normalises with the batch's statistics) and a pd_op.batch_norm,
-// which has no registered semantics (the version gate skips it).
+// training one (no match: it normalises with the batch's statistics) and an inference
+// pd_op.batch_norm, the out-of-place form with the same semantics (folded too).
 // RUN: %python %S/Inputs/write_params.py %S/Inputs/conv_bn.pir 4 %t.in.pdiparams
 // RUN: pirc-opt %S/Inputs/conv_bn.pir --from-version=4 --emit=paddle -p conv-bn-fold,dce --params %t.in.pdiparams --params-out %t.out.pdiparams --pass-report %t.report.json -o %t.pir
 // RUN: FileCheck %s < %t.pir
@@ -17,30 +17,27 @@
 // Its old weight and statistics are gone:
 // CHECK-NOT:  parameter_name:"conv0.w_0"
 // CHECK-NOT:  parameter_name:"bn0.
-// The training-mode norm and pd_op.batch_norm stay:
+// The training-mode norm stays; the third chain folds like the first:
 // CHECK:      "pd_op.batch_norm_" {{.*}}is_test:false
-// CHECK:      "pd_op.batch_norm" {{.*}}is_test:true
+// CHECK-NOT:  "pd_op.batch_norm"
+// CHECK:      parameter_name:"conv2.w_0.bn_folded"
+// CHECK:      (%[[ADD2:[0-9]+]]) = "pd_op.add"
 // CHECK:      "pd_op.fetch" (%[[ADD]]) {col:0,name:"out0"
+// CHECK:      "pd_op.fetch" (%[[ADD2]]) {col:2,name:"out2"
 
 // REPORT:      "name": "conv-bn-fold",
 // REPORT:      "matches": 2,
-// REPORT-NEXT: "rewrites": 1,
-// REPORT-NEXT: "skips": [
-// REPORT-NEXT:  {
-// REPORT-NEXT:   "reason": "version: pd_op.batch_norm at PIR version 4 has no registered semantics; conv-bn-fold was written for 1",
-// REPORT-NEXT:   "op": "pd_op.batch_norm",
+// REPORT-NEXT: "rewrites": 2,
+// REPORT-NEXT: "skips": [],
 
 // The parameters written are the program's, sorted, the folded ones in place of conv0's:
 // PARAMS:      bn1.b_0 [4]
 // PARAMS-NEXT: bn1.w_0 [4]
 // PARAMS-NEXT: bn1.w_1 [4]
 // PARAMS-NEXT: bn1.w_2 [4]
-// PARAMS-NEXT: bn2.b_0 [4]
-// PARAMS-NEXT: bn2.w_0 [4]
-// PARAMS-NEXT: bn2.w_1 [4]
-// PARAMS-NEXT: bn2.w_2 [4]
 // PARAMS-NEXT: conv0.w_0.bn_folded [4, 3, 3, 3]
 // PARAMS-NEXT: conv0.w_0.bn_folded_bias [1, 4, 1, 1]
 // PARAMS-NEXT: conv1.w_0 [4, 3, 3, 3]
-// PARAMS-NEXT: conv2.w_0 [4, 3, 3, 3]
+// PARAMS-NEXT: conv2.w_0.bn_folded [4, 3, 3, 3]
+// PARAMS-NEXT: conv2.w_0.bn_folded_bias [1, 4, 1, 1]
 // PARAMS-EMPTY:
