@@ -92,8 +92,12 @@ def _fused_bias_residual_layernorm(f):
     for args in ((x, b, r, w, nb, 1e-5, 1.0, 2), (x, None, r, w, nb, 1e-6, 0.5, 2),
                  (x, b, None, w, nb, 1e-5, 1.0, 2), (x, b, r, None, None, 1e-5, 2.0, 2)):
         o = C.fused_bias_residual_layernorm(*args, -1.0, 0, 0.0, 0.0)
-        # residual_out exists only with a residual (else the fetch is an empty object)
-        outs += [o[0], o[2], o[3]] + ([o[1]] if args[2] is not None else [])
+        # residual_out exists only with a residual (else the fetch is an empty object);
+        # without norm weight and bias the kernel only sums (mean / variance unwritten)
+        if args[3] is None and args[4] is None:
+            outs.append(o[0])
+        else:
+            outs += [o[0], o[2], o[3]] + ([o[1]] if args[2] is not None else [])
     return outs, {}
 
 
