@@ -51,10 +51,14 @@ def full_like(x, value=0.0, *, dtype=None, place="undefined"):
 @REGISTRY.register("pd_op.arange", since=1)
 def arange(start=0, end=None, step=1, *, dtype=torch.float64, place="cpu"):
     start, end, step = number(start), number(end), number(step)
-    count = max(math.ceil((end - start) / step), 0)
+    return running_sum(start, step, max(math.ceil((end - start) / step), 0), dtype)
+
+
+def running_sum(start, step, count: int, dtype) -> torch.Tensor:
+    """start, start + step, ... (count values) as phi's ArangeKernel makes them: step added
+    to a running value of the output type, so element i is not start + i*step (numpy's
+    cumsum is sequential)."""
     np_dtype = torch.empty(0, dtype=dtype).numpy().dtype
-    # phi's ArangeKernel adds step to a running value of the output type, so element i is
-    # not start + i*step: accumulate the same way (numpy's cumsum is sequential).
     steps = np.full(count, step, dtype=np_dtype)
     if count:
         steps[0] = start
