@@ -270,6 +270,7 @@ def render_coverage() -> str:
         why = "" if done else f"{reason}. {evidence}"
         out.append(f"| `{r.name}` | " + " | ".join(cells) + f" | {fixture_cell(r)} | "
                    f"{parity_cell(r, tol)} | {why} |")
+    out += version_sections(fwd, vs)
     out += ["", "## Backward ops", "",
             "Backward ops run in training programs (tests/unit/test_training_programs.py); most",
             "are lowered through autograd of the forward kernel (pirc/lower/kernels/grad.py).", "",
@@ -280,6 +281,41 @@ def render_coverage() -> str:
             "-" if not r.in_version[v] else ("lowered" if r.lowered[v] else "not yet")
             for v in vs) + " |")
     return "\n".join(out) + "\n"
+
+
+def version_sections(fwd: list[OpRow], vs: list[int]) -> list[str]:
+    """What changed for lowered ops between consecutive PIR versions: their definitions (from
+    pirc.versioning.defdiff) and the kernel ranges that answer, and the kernels split by
+    version where only Paddle's kernel behaviour changed."""
+    from pirc.versioning.defdiff import diff_versions
+
+    table = load_table()
+    lowered = {r.name for r in fwd if any(r.lowered.values())}
+    fixtures = {r.name: sorted({f.release for f in r.fixtures if f.ok}) for r in fwd}
+
+    def ranges(name):
+        return ", ".join(f"[{a}, {'...' if b is None else b})" for a, b in table.get(name, ()))
+
+    out = ["", "## Definition changes between releases", "",
+           "Every change of a lowered op's definition between consecutive PIR versions "
+           "(`pirc-patch diff`), with the", "kernel ranges registered for the op and the "
+           "releases its fixtures come from. One range across", "a change means one kernel "
+           "serves both definitions (tests/unit/test_kernel_signatures.py checks that it",
+           "takes both).", "",
+           "| op | PIR | change | kernels | fixtures |", "|---|---|---|---|---|"]
+    for a, b in zip(vs, vs[1:]):
+        for c in diff_versions(a, b):
+            if c.op in lowered and c.kind != "op_added" and not is_backward(c.op):
+                out.append(f"| `{c.op}` | {a} -> {b} | {c.describe()} | {ranges(c.op)} | "
+                           f"{', '.join(fixtures.get(c.op, []))} |")
+    split = [r for r in fwd if len(table.get(r.name, ())) > 1]
+    out += ["", "Kernels registered per version range (a definition change above, or Paddle's "
+            "kernel computing", "differently from one release to the next, shown by a "
+            "fixture from each side):", "",
+            "| op | kernels | fixtures |", "|---|---|---|"]
+    out += [f"| `{r.name}` | {ranges(r.name)} | {', '.join(fixtures.get(r.name, []))} |"
+            for r in split]
+    return out
 
 
 def render_parity_block() -> str:
