@@ -5,6 +5,8 @@
     python3 tools/bench_run.py --compile            # + torch.compile of the lowered module
     python3 tools/bench_run.py --write docs/PERFORMANCE.md   # new entry in its "## Run" section
     python3 tools/bench_run.py --mode zoo --compile --write docs/PERFORMANCE.md   # "## Zoo"
+    python3 tools/bench_run.py --mode zoo --export --write docs/PERFORMANCE.md
+        # "## Zoo export and compile"
 
 Two modes:
 - `--mode corpus` (default): the corpus models (tests/fixtures/corpus/3.3.1/*.json) against
@@ -19,6 +21,14 @@ Two modes:
   runs once at its recorded size.  A model pirc cannot lower is listed with the ops it misses
   (pirc.lowering_coverage) instead of timed.  `--no-paddle` skips Paddle: outputs are then
   checked against the recorded ones (tiled like the inputs) and nothing is compared in time.
+  `--compile` compiles with fullgraph=True: a graph break fails that model's compiled
+  column (reason listed under the table) instead of timing a split module.
+- `--mode zoo --export` (no Paddle): each model's lowered module through torch.export.export
+  with every -1 feed dim a Dim.DYNAMIC, exported at a second size (batch one longer, an NLP
+  sequence 3 shorter) and checked against the eager lowered module at the recorded size and
+  the second one; the same check of torch.compile(backend="eager", fullgraph=True); the
+  exported module timed against the lowered one at the recorded size.  A program saved with
+  fixed shapes exports static and is checked at its own size.
 
 Paddle runs in a child process with the scratch venv's python (--paddle, default
 /tmp/pd331/bin/python; paddlepaddle is never a pirc dependency).  Everything runs on one thread
@@ -414,7 +424,11 @@ def bench_zoo_model(model, args, tmp):
         pd, args.paddle_version = paddle_times(args.paddle, prefix, files, args.warmup, args.reps,
                                                0 if args.check_only else args.rounds)
         ref = {key: paddle_outputs(path) for key, path in files.items()}
-    compiled = torch.compile(gm, backend=args.backend) if args.compile else None
+    if args.compile:
+        torch._dynamo.reset()   # each model compiles from scratch (its time is its own)
+    # fullgraph: a graph break (something in a kernel dynamo cannot trace) fails the model's
+    # compiled column instead of timing a module split at that point
+    compiled = torch.compile(gm, backend=args.backend, fullgraph=True) if args.compile else None
     rows = []
     with torch.no_grad():
         for key, arrs in inputs.items():
@@ -425,7 +439,14 @@ def bench_zoo_model(model, args, tmp):
                 fns["compiled"] = compiled
             for label, fn in list(fns.items()):
                 t0 = time.perf_counter()
-                got = [o.numpy() for o in fn(*targs)]
+                try:
+                    got = [o.numpy() for o in fn(*targs)]
+                except Exception as e:   # noqa: BLE001 - compiling failed: that column's row
+                    if label != "compiled":
+                        raise
+                    row["compiled_mismatch"] = "failed: " + first_line(e)
+                    del fns[label]
+                    continue
                 if label == "compiled":
                     row["compile_s"] = time.perf_counter() - t0
                 err, ok, why = check_outputs(got, ref[key], args.atol, args.rtol)
@@ -441,9 +462,16 @@ def bench_zoo_model(model, args, tmp):
     return rows
 
 
+def first_line(e: BaseException) -> str:
+    """An exception as one short table cell: its type and the first line of its message."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0][:300] if text else ''}".rstrip(": ")
+
+
 def _us(row, label):
-    if row.get(label + "_mismatch"):
-        return "mismatch"
+    why = row.get(label + "_mismatch")
+    if why:
+        return "failed" if why.startswith("failed: ") else "mismatch"
     us = row.get(label + "_us")
     return "-" if us is None else f"{us:.0f}"
 
@@ -456,6 +484,23 @@ def _speed(row, label):
     return f"{pd / us:.2f}", "yes" if us < pd else "no"
 
 
+def _num(row, key, fmt):
+    return "-" if row.get(key) is None else format(row[key], fmt)
+
+
+def markdown_table(head, rows, cells):
+    """A markdown table: `head`, then `cells(row, notes)` for each row (which may add lines to
+    `notes`), a row with `skipped` listed as not run; the notes below the table."""
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    notes = []
+    for r in rows:
+        if "skipped" in r:
+            notes.append(f"- {r['model']}: not run, {r['skipped']}")
+        else:
+            out.append("| " + " | ".join(cells(r, notes)) + " |")
+    return "\n".join(out) + ("\n\n" + "\n".join(notes) if notes else "")
+
+
 def zoo_table(rows, compiled, paddle_version="3.3.1"):
     """The markdown table of the timed rows, then a list of the models not run and why."""
     comp = int(bool(compiled))   # 0 or 1 of each torch.compile column, beside its eager twin
@@ -463,23 +508,140 @@ def zoo_table(rows, compiled, paddle_version="3.3.1"):
             f"Paddle {paddle_version} (us)", "pirc / Paddle", "pirc faster",
             *["compiled / Paddle", "compiled faster"] * comp, "max abs diff pirc",
             *["max abs diff compiled", "first compiled call (s)"] * comp]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    notes = []
-    for r in rows:
-        if "skipped" in r:
-            notes.append(f"- {r['model']}: not run, {r['skipped']}")
-            continue
+
+    def cells(r, notes):
         pd = "-" if r["paddle_us"] is None else f"{r['paddle_us']:.0f}"
-        cells = [r["model"], r["batch"], _us(r, "lowered"), *[_us(r, "compiled")] * comp, pd,
-                 *_speed(r, "lowered"), *(_speed(r, "compiled") if comp else ()),
-                 f"{r['lowered_err']:.2g}",
-                 *([f"{r['compiled_err']:.2g}", f"{r['compile_s']:.1f}"] if comp else ())]
-        out.append("| " + " | ".join(cells) + " |")
         for label in ("lowered", "compiled"):
-            if r.get(label + "_mismatch"):
-                notes.append(f"- {r['model']} batch {r['batch']}: {label} not timed, "
-                             f"{r[label + '_mismatch']}")
-    return "\n".join(out) + ("\n\n" + "\n".join(notes) if notes else "")
+            why = r.get(label + "_mismatch")
+            if why:
+                notes.append(f"- {r['model']} batch {r['batch']}: {label} "
+                             + (why if why.startswith("failed: ") else f"not timed, {why}"))
+        return [r["model"], r["batch"], _us(r, "lowered"), *[_us(r, "compiled")] * comp, pd,
+                *_speed(r, "lowered"), *(_speed(r, "compiled") if comp else ()),
+                f"{r['lowered_err']:.2g}",
+                *([_num(r, "compiled_err", ".2g"), _num(r, "compile_s", ".1f")] if comp else ())]
+
+    return markdown_table(head, rows, cells)
+
+
+# -- zoo export: torch.export with dynamic dims, torch.compile(fullgraph) ----------------------
+
+def dynamic_dims(gm):
+    """torch.export's dynamic_shapes for a lowered module: every -1 dim of every feed a
+    Dim.DYNAMIC (export then fails if anything in the module makes it a constant), a feed
+    with none None (static).  Keyed by the forward's argument names."""
+    Dim = torch.export.Dim
+    return {s.arg: ({i: Dim.DYNAMIC for i, d in enumerate(s.shape) if d == -1} or None)
+            for s in gm.pirc_feed_specs}
+
+
+def describe_dims(shapes):
+    """`input_ids: 0, 1` per feed with -1 dims ("static" when none has one)."""
+    parts = [f"{k}: {', '.join(str(i) for i, d in enumerate(v) if d == -1)}"
+             for k, v in shapes.items() if -1 in v]
+    return "; ".join(parts) or "static"
+
+
+def second_size(feeds, shapes):
+    """The recorded feeds at another size in every dynamic dim: the leading (batch) dim one
+    row longer (tiled), every other -1 dim (an NLP model's sequence) 3 shorter (its first
+    positions; 1 longer, tiled, when that leaves fewer than 2).  Token ids cut along the
+    sequence stay valid ids and positions; 2 and more keeps off the sizes 0 and 1 torch.export
+    specialises on."""
+    out = {}
+    for name, arr in feeds.items():
+        shape = shapes.get(name, ())
+        for axis, d in enumerate(shape):
+            if d != -1 or axis >= arr.ndim:
+                continue
+            n = arr.shape[axis]
+            size = n + 1 if axis == 0 or n - 3 < 2 else n - 3
+            reps = -(-size // n)
+            arr = np.concatenate([arr] * reps, axis=axis).take(range(size), axis=axis)
+        out[name] = arr
+    return out
+
+
+def size_label(arrs):
+    """The first feed's shape, `2x8`: what a size of the table's rows means."""
+    first = next(iter(arrs.values()), np.zeros(()))
+    return "x".join(str(d) for d in first.shape) or "scalar"
+
+
+def export_zoo_model(model, args):
+    """One row: the lowered module through torch.export.export with its -1 dims dynamic
+    (exported at the second size, checked against the eager module at the recorded size and
+    the second one), through torch.compile(backend="eager", fullgraph=True) at both sizes,
+    and the exported module's time against the lowered one's at the recorded size."""
+    import pirc
+    from pirc.api import lower
+
+    program = pirc.load(model.program)
+    missing = pirc.lowering_coverage(program)
+    if missing:
+        return {"model": model.name, "skipped": "missing kernels: "
+                + "; ".join(str(m) for m in missing)}
+    gm = lower(program, zoo_params(program), pipeline=PIPELINE)
+    shapes = feed_shapes(program)
+    feeds, _ = recorded(model)
+    sizes = [feeds, second_size(feeds, shapes)]
+    if all(a.shape == b.shape for a, b in zip(sizes[0].values(), sizes[1].values())):
+        sizes = sizes[:1]   # every dim static: one size
+    targs = [[torch.from_numpy(np.array(arrs[k])) for k in shapes] for arrs in sizes]
+    row = {"model": model.name, "dims": describe_dims(shapes),
+           "sizes": ", ".join(size_label(a) for a in sizes)}
+    with torch.no_grad():
+        want = [[o.numpy() for o in gm(*a)] for a in targs]
+
+        def check(label, fn):
+            worst = 0.0
+            for a, ref, arrs in zip(targs, want, sizes):
+                err, ok, why = check_outputs([o.numpy() for o in fn(*a)], ref, args.atol,
+                                             args.rtol)
+                if not ok:
+                    row[label + "_failed"] = f"at {size_label(arrs)}: {why}"
+                    return
+                worst = max(worst, err)
+            row[label + "_err"] = worst
+
+        t0 = time.perf_counter()
+        try:
+            exported = torch.export.export(gm, tuple(targs[-1]), dynamic_shapes=dynamic_dims(gm))
+            row["export_s"] = time.perf_counter() - t0
+            run = exported.module()
+            check("exported", run)
+        except Exception as e:   # noqa: BLE001 - the reason is the row's
+            row["exported_failed"] = first_line(e)
+        torch._dynamo.reset()
+        try:
+            check("fullgraph", torch.compile(gm, backend="eager", fullgraph=True))
+        except Exception as e:   # noqa: BLE001
+            row["fullgraph_failed"] = first_line(e)
+        if "exported_failed" not in row and not args.check_only:
+            row.update({f"{k}_us": v for k, v in interleaved_us(
+                {"lowered": gm, "exported": run}, targs[0], args.warmup, args.reps,
+                args.rounds).items()})
+    return row
+
+
+def export_table(rows):
+    """The markdown table of the export rows, then the failures and models not run, why."""
+    head = ["model", "dynamic dims (feed: axes)", "sizes checked", "torch.export",
+            "export (s)", "max abs diff exported", "torch.compile eager fullgraph",
+            "pirc (us)", "exported (us)", "exported / pirc"]
+
+    def cells(r, notes):
+        for label, what in (("exported", "torch.export"), ("fullgraph", "eager fullgraph")):
+            if label + "_failed" in r:
+                notes.append(f"- {r['model']}: {what} failed, {r[label + '_failed']}")
+        ratio = (f"{r['exported_us'] / r['lowered_us']:.2f}" if r.get("exported_us")
+                 and r.get("lowered_us") else "-")
+        return [r["model"], r["dims"], r["sizes"],
+                "failed" if "exported_failed" in r else "ok", _num(r, "export_s", ".1f"),
+                _num(r, "exported_err", ".2g"), "failed" if "fullgraph_failed" in r else "ok",
+                _num(r, "lowered_us", ".0f"), _num(r, "exported_us", ".0f"), ratio]
+
+    return markdown_table(head, rows, cells)
 
 
 # -- recording -----------------------------------------------------------------------------------
@@ -534,7 +696,12 @@ def parse_args(argv=None):
     ap.add_argument("--rounds", type=int,
                     help="rounds of --reps calls, median of the rounds' medians (corpus 5, zoo 3)")
     ap.add_argument("--warmup", type=int, help="untimed calls first (corpus 5, zoo 2)")
-    ap.add_argument("--compile", action="store_true", help="also time torch.compile(lowered)")
+    ap.add_argument("--compile", action="store_true",
+                    help="also time torch.compile(lowered) (zoo: fullgraph=True)")
+    ap.add_argument("--export", action="store_true",
+                    help="zoo: torch.export every model with its -1 dims dynamic, check it at "
+                         "two sizes, and torch.compile(backend='eager', fullgraph=True); time "
+                         "the exported module (no Paddle)")
     ap.add_argument("--backend", default="inductor", help="torch.compile backend (--compile)")
     ap.add_argument("--paddle", default="/tmp/pd331/bin/python")
     ap.add_argument("--no-paddle", action="store_true",
@@ -551,8 +718,11 @@ def parse_args(argv=None):
     for key, value in DEFAULTS[args.mode].items():
         if getattr(args, key) is None:
             setattr(args, key, list(value) if isinstance(value, tuple) else value)
-    if args.mode == "corpus" and (args.no_paddle or args.check_only):
-        ap.error("--no-paddle and --check-only are zoo-mode options")
+    if args.mode == "corpus" and (args.no_paddle or args.check_only or args.export):
+        ap.error("--no-paddle, --check-only and --export are zoo-mode options")
+    if args.export and args.compile:
+        ap.error("--export and --compile are separate runs (--export checks the eager "
+                 "backend's fullgraph itself; --compile times --backend against Paddle)")
     args.paddle_version = None
     return args
 
@@ -569,11 +739,17 @@ def run_corpus(args):
     return corpus_table(rows, args.compile), "corpus 3.3.1 models"
 
 
-def run_zoo(args):
+def selected_zoo_models(args):
+    """The zoo models --models names (all by default); an unknown name ends the run."""
     models = zoo_models(args.release, names=args.models)
     unknown = sorted(set(args.models or ()) - {m.name for m in models})
     if unknown:
         sys.exit(f"bench_run: no zoo model {', '.join(unknown)} in {os.path.join(ZOO, args.release)}")
+    return models
+
+
+def run_zoo(args):
+    models = selected_zoo_models(args)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in models:
@@ -593,13 +769,37 @@ def run_zoo(args):
     return zoo_table(rows, args.compile, args.paddle_version or "3.3.1"), what
 
 
+def run_zoo_export(args):
+    models = selected_zoo_models(args)
+    rows = []
+    for model in models:
+        try:
+            rows.append(export_zoo_model(model, args))
+        except Exception as e:   # one model's failure is a row, not the end of the run
+            rows.append({"model": model.name, "skipped": first_line(e)})
+        print(f"{model.name}: done", file=sys.stderr, flush=True)
+    what = (f"zoo {args.release} models lowered with `{PIPELINE}`, torch.export.export with "
+            "every -1 feed dim a Dim.DYNAMIC, exported at the second size and checked against "
+            f"the eager lowered module at the recorded and the second size within atol "
+            f"{args.atol:g} + rtol {args.rtol:g} * max|ref|; the same check of "
+            "torch.compile(backend='eager', fullgraph=True); times at the recorded size")
+    return export_table(rows), what
+
+
+def section(args):
+    if args.mode == "corpus":
+        return "Run"
+    return "Zoo export and compile" if args.export else "Zoo"
+
+
 def main(argv=None):
     args = parse_args(argv)
     torch.set_num_threads(1)
-    tab, what = (run_zoo if args.mode == "zoo" else run_corpus)(args)
+    run = run_corpus if args.mode == "corpus" else run_zoo_export if args.export else run_zoo
+    tab, what = run(args)
     print(tab)
     if args.write:
-        paddle = "not run" if args.no_paddle else (args.paddle_version or "?")
+        paddle = "not run" if args.no_paddle or args.export else (args.paddle_version or "?")
         command = shlex.join(["python3", "tools/bench_run.py",
                               *(argv if argv is not None else sys.argv[1:])])
         text = (f"### {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, commit {commit()}: "
@@ -610,7 +810,7 @@ def main(argv=None):
                 f"one thread, median of {args.rounds} rounds' medians of {args.reps} calls after "
                 f"{args.warmup} warm-up calls, the torch-side modules interleaved call by call; "
                 f"{what}.\n\n" + tab + "\n")
-        write_section(args.write, text, "Zoo" if args.mode == "zoo" else "Run")
+        write_section(args.write, text, section(args))
 
 
 if __name__ == "__main__":

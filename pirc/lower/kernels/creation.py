@@ -20,11 +20,21 @@ from .operands import int_list, number
 @REGISTRY.register("pd_op.full", since=1)
 def full(*, shape=(), value=0.0, dtype=torch.float32, place="cpu"):
     dtype = dtype or torch.float32
+    return torch.full(int_list(shape), fill_value(value, dtype), dtype=dtype)
+
+
+def fill_value(value, dtype: torch.dtype):
+    """The attribute's number as the Python number of `dtype`'s kind, as Paddle's full and
+    full_like kernels static_cast it to T: an integer toward zero, a bool nonzero.  Not only
+    exactness: torch.compile's inductor types a full_like by its fill, so a float fill of an
+    int64 tensor (bert's token_type_ids, 0.0) reached embedding as float32 indices.  NaN and
+    inf stay floats for an integer dtype (Python's int() refuses them; torch reports the
+    overflow, as Paddle's full_like range check refuses them)."""
+    if isinstance(value, torch.Tensor) or dtype.is_floating_point or dtype.is_complex:
+        return value
     if dtype == torch.bool:
-        value = bool(value)
-    elif not dtype.is_floating_point and not dtype.is_complex:
-        value = int(value)
-    return torch.full(int_list(shape), value, dtype=dtype)
+        return bool(value)
+    return int(value) if math.isfinite(value) else value
 
 
 @REGISTRY.register("pd_op.full_", since=1)
@@ -45,7 +55,7 @@ def full_like(x, value=0.0, *, dtype=None, place="undefined"):
     if isinstance(value, torch.Tensor):
         # Keep the value in the graph (nan_to_num feeds it from another op); expand keeps -0.0.
         return value.reshape(()).to(dtype).expand(x.shape).clone()
-    return torch.full_like(x, value, dtype=dtype)
+    return torch.full_like(x, fill_value(value, dtype), dtype=dtype)
 
 
 @REGISTRY.register("pd_op.arange", since=1)
