@@ -120,3 +120,76 @@ def test_a_program_without_a_dynamic_batch_dim_runs_once_at_its_own_size(monkeyp
     rows = [line for line in capsys.readouterr().out.splitlines()
             if line.startswith(f"| {model.name} |")]
     assert [r.split(" | ")[1] for r in rows] == ["1 (fixed)"]
+
+
+def test_export_options_are_zoo_mode_and_a_run_of_their_own():
+    assert bench_run.parse_args(["--mode", "zoo", "--export"]).export
+    for argv in (["--export"], ["--mode", "zoo", "--export", "--compile"]):
+        with pytest.raises(SystemExit):
+            bench_run.parse_args(argv)
+
+
+def test_second_size_moves_each_dynamic_dim_and_keeps_the_rest():
+    from tools.bench_run import describe_dims, second_size
+
+    ids = np.arange(16, dtype=np.int64).reshape(2, 8)
+    img = np.zeros((1, 3, 4, 4), np.float32)
+    short = np.arange(6).reshape(2, 3)
+    out = second_size({"ids": ids, "img": img, "short": short, "fixed": ids},
+                      {"ids": (-1, -1), "img": (-1, 3, 4, 4), "short": (-1, -1), "fixed": (2, 8)})
+    np.testing.assert_array_equal(out["ids"], ids[[0, 1, 0], :5])   # batch + 1, sequence - 3
+    assert out["img"].shape == (2, 3, 4, 4)
+    np.testing.assert_array_equal(out["short"], short[[0, 1, 0]][:, [0, 1, 2, 0]])   # 3 -> 4
+    assert out["fixed"] is ids
+    assert describe_dims({"ids": (-1, -1), "mask": (2, 8)}) == "ids: 0, 1"
+    assert describe_dims({"x": (2, 8)}) == "static"
+
+
+def test_export_table_lists_each_failure_under_it():
+    from tools.bench_run import export_table
+
+    rows = [{"model": "a", "dims": "x: 0", "sizes": "1x3, 2x3", "export_s": 0.52,
+             "exported_err": 0.0, "fullgraph_err": 0.0, "lowered_us": 100.0,
+             "exported_us": 150.0},
+            {"model": "b", "dims": "static", "sizes": "2x8",
+             "exported_failed": "UserError: Constraints violated (s0)",
+             "fullgraph_failed": "Unsupported: graph break"},
+            {"model": "c", "skipped": "missing kernels: pd_op.x (1 ops)"}]
+    table = export_table(rows)
+    assert "| a | x: 0 | 1x3, 2x3 | ok | 0.5 | 0 | ok | 100 | 150 | 1.50 |" in table
+    assert "| b | static | 2x8 | failed | - | - | failed | - | - | - |" in table
+    assert "- b: torch.export failed, UserError: Constraints violated (s0)" in table
+    assert "- b: eager fullgraph failed, Unsupported: graph break" in table
+    assert "- c: not run, missing kernels" in table and "| c |" not in table
+
+
+def test_a_compile_failure_is_its_column_not_the_model(monkeypatch, capsys):
+    """--compile: torch.compile raising leaves the eager row and lists the reason."""
+    model = _tiny_model()
+
+    def broken(gm, **kw):
+        assert kw["fullgraph"] is True
+        def call(*a):
+            raise RuntimeError("graph break in a kernel\nmore")
+        return call
+    monkeypatch.setattr(bench_run.torch, "compile", broken)
+    bench_run.main(["--mode", "zoo", "--no-paddle", "--check-only", "--compile", "--models",
+                    model.name, "--batches", "2"])
+    out = capsys.readouterr().out
+    assert f"| {model.name} | 2 | - | failed |" in out
+    assert f"- {model.name} batch 2: compiled failed: RuntimeError: graph break in a kernel" in out
+
+
+def test_zoo_export_run_of_a_model(capsys, tmp_path):
+    """--export on the smallest model: exported and fullgraph ok at two sizes, written into
+    its own section."""
+    model = _tiny_model()
+    doc = tmp_path / "P.md"
+    doc.write_text("# P\n")
+    bench_run.main(["--mode", "zoo", "--export", "--check-only", "--models", model.name,
+                    "--write", str(doc)])
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith(f"| {model.name} |"))
+    cells = row.strip("| ").split(" | ")
+    assert cells[3] == "ok" and cells[6] == "ok" and ", " in cells[2], row
+    assert "## Zoo export and compile" in doc.read_text() and "Paddle not run" in doc.read_text()
