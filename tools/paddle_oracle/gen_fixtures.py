@@ -360,8 +360,11 @@ def gen_one_3x(name, outdir, ver):
             with tempfile.TemporaryDirectory() as td:
                 prefix = os.path.join(td, f"{name}.{ver}")
                 try:
+                    # save_kwargs: e.g. skip_prune_program for an op with no result
+                    # (pd_op.assert), which pruning to the fetches would drop
                     paddle.static.save_inference_model(prefix, feed_vals, fetches, exe,
-                                                       program=main)
+                                                       program=main,
+                                                       **info.get("save_kwargs", {}))
                 except Exception as e:
                     log["save_error"] = err(e)
                     log["secs"] = round(time.time() - t0, 3)

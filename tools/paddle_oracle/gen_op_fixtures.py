@@ -54,16 +54,29 @@ def retrain(name, outdir, ver, log, ops):
     (dropout, the quantisers' abs-max / moving-average observers) needs the saved JSON edited
     back to is_test=false on the ops named in `ops` (".dropout", ...), then loaded and run
     again.  Outputs the test-mode run could not fetch (an unset optional) are dropped first."""
+    n = 0
+
+    def edit(doc):
+        nonlocal n
+        for o in doc["program"]["regions"][0]["blocks"][0]["ops"]:
+            if o["#"].endswith(tuple(ops)):
+                for a in o["A"]:
+                    if a["N"] == "is_test":
+                        a["AT"]["D"] = False
+                        n += 1
+
+    rerun_edited(name, outdir, ver, log, edit)
+    log["json_edited"] = f"is_test set to false on {n} ops ({', '.join(ops)}) after saving"
+
+
+def rerun_edited(name, outdir, ver, log, edit, fresh=False):
+    """Apply `edit` to the saved JSON document, then load the program with Paddle, run it on
+    the same feeds and record its outputs as the fixture's (loaded.pir.txt rewritten).
+    `fresh`: the edited program is another one, so the built program's outputs go too."""
     prefix = os.path.join(outdir, f"{name}.{ver}")
     with open(prefix + ".json") as fh:
         doc = json.load(fh)
-    n = 0
-    for o in doc["program"]["regions"][0]["blocks"][0]["ops"]:
-        if o["#"].endswith(tuple(ops)):
-            for a in o["A"]:
-                if a["N"] == "is_test":
-                    a["AT"]["D"] = False
-                    n += 1
+    edit(doc)
     with open(prefix + ".json", "w") as fh:
         json.dump(doc, fh)
     io = {k: v for k, v in np.load(prefix + ".io.npz", allow_pickle=True).items()
@@ -76,13 +89,46 @@ def retrain(name, outdir, ver, log, ops):
             fh.write(str(prog))
         outs = exe.run(prog, feed={k: io["in__" + k] for k in feed_names},
                        fetch_list=fetch_targets)
+        if fresh:
+            log["num_ops_loaded"] = len(prog.global_block().ops)
+            log["ops_loaded"] = sorted({o.name() for o in prog.global_block().ops})
+            log.pop("reload_bitexact_vs_built", None)
+            io = {k: v for k, v in io.items() if not k.startswith(("out__", "built_out__"))}
     for i, a in enumerate(outs):
         io[f"out__{i}"] = np.asarray(a)
     np.savez(prefix + ".io.npz", **io)
-    log["json_edited"] = f"is_test set to false on {n} ops ({', '.join(ops)}) after saving"
     log.pop("loaded_run_error", None)
     log["loaded_out"] = [gf.arr_meta(a) for a in outs]
     log["ok"] = not any(k.endswith("_error") for k in log)
+
+
+def rewrite(name, outdir, ver, log, fn_name):
+    """A builder's `rewrite="FN"`: FN(doc) of its module edits the saved JSON (an op no
+    Python API and no translator builds, written over the op that stands in for it); the
+    edited program is what Paddle then loads and runs."""
+    fn = getattr(sys.modules[B[name][0].__module__], fn_name)
+    rerun_edited(name, outdir, ver, log, fn, fresh=True)
+    log["json_edited"] = f"{fn_name}: {fn.__doc__.strip().splitlines()[0]}"
+
+
+def drop_if_pruned(name, outdir, ver, log):
+    """A fixture whose op is in the built program but not in the saved one (pruned on save:
+    an op with no result that no fetch depends on) proves nothing about the op: its files
+    are removed and the gen log says why."""
+    op = "pd_op." + name.split("__")[0]
+    path = os.path.join(outdir, f"{name}.{ver}.loaded.pir.txt")
+    if op not in log.get("ops_main", ()) or not os.path.exists(path):
+        return
+    with open(path) as fh:
+        if f'"{op}"' in fh.read():
+            return
+    for suffix in ("json", "pdiparams", "loaded.pir.txt", "io.npz"):
+        p = os.path.join(outdir, f"{name}.{ver}.{suffix}")
+        if os.path.exists(p):
+            os.remove(p)
+    log["pruned_error"] = (f"{op} is in the built program but not in the saved one "
+                           f"(save_inference_model pruned it): fixture dropped")
+    log["ok"] = False
 
 
 def second_size(name, outdir, ver, log, alt):
@@ -134,6 +180,9 @@ def main():
             train = [".dropout"] if info.get("train_dropout") else list(info.get("train", ()))
             if train and r.get("saved_files"):
                 retrain(args.one, args.outdir, ver, r, train)
+            if info.get("rewrite") and r.get("saved_files"):
+                rewrite(args.one, args.outdir, ver, r, info["rewrite"])
+            drop_if_pruned(args.one, args.outdir, ver, r)
             compact_io(args.one, args.outdir, ver)
             if B[args.one][1].get("alt") and r.get("ok"):
                 second_size(args.one, args.outdir, ver, r, B[args.one][1]["alt"])

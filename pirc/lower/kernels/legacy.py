@@ -62,10 +62,11 @@ def cvm(x, cvm, *, use_cvm=True):
     return torch.cat([y0, y1, x[:, 2:]], 1)
 
 
-@REGISTRY.register("pd_op.range_v2", since=4)
+@REGISTRY.register("pd_op.range_v2", since=3)
 def range_v2(start, end, step, *, dtype=torch.float64, place="cpu"):
-    # new in Paddle 3.3 (PIR 4): torch.range-like, END INCLUDED: floor((end - start) / step)
-    # + 1 elements, each the running sum start + step + ... in the output type (as arange)
+    # new in Paddle 3.2 (PIR 3; the same definition at PIR 4, tools/opdefs): torch.range-like,
+    # END INCLUDED: floor((end - start) / step) + 1 elements, each the running sum
+    # start + step + ... in the output type (as arange)
     s, e, st = number(start), number(end), number(step)
     return running_sum(s, st, max(math.floor((e - s) / st) + 1, 0), dtype)
 

@@ -78,7 +78,10 @@ def _chunk_eval(f):
     r1 = C.chunk_eval(inf, lab, ln, 2, "IOB", [])
     r2 = C.chunk_eval(inf, lab, ln, 4, "plain", [])
     r3 = C.chunk_eval(inf, lab, ln, 2, "IOB", [1])
-    return [*r1, *r2, *r3], {}
+    # the two four- and two-tag schemes that end chunks by tag
+    r4 = C.chunk_eval(inf, lab, ln, 1, "IOBES", [])
+    r5 = C.chunk_eval(inf, lab, ln, 2, "IOE", [0])
+    return [*r1, *r2, *r3, *r4, *r5], {}
 
 
 @op("beam_search", expect="the CPU kernel reads the LoD of pre_ids / scores (two levels: "

@@ -68,16 +68,38 @@ def _attention_lstm(f):
 
 # -- lookup tables, sequences, hashing ---------------------------------------------------------
 
-@op("lookup_table", expect="no builder: _C_ops has no lookup_table and the old-IR translator turns "
-                         "the fluid op into pd_op.squeeze + pd_op.embedding (checked with both releases)")
+# No Python API builds pd_op.lookup_table (_C_ops has none, and the old-IR translator turns
+# the fluid op into squeeze + embedding): the builder saves pd_op.embedding as a stand-in and
+# _as_lookup_table rewrites it in the saved JSON into the lookup_table op an old model
+# carries; Paddle then loads and runs that program (gen_op_fixtures.rewrite).
+_LOOKUP_TABLE_ATTRS = [("is_sparse", "0.a_bool", False), ("is_distributed", "0.a_bool", False),
+                       ("remote_prefetch", "0.a_bool", False), ("entry_config", "0.a_str", ""),
+                       ("is_test", "0.a_bool", True), ("entry", "0.a_str", "none"),
+                       ("table_class", "0.a_str", "none"), ("table_names", "0.a_array", []),
+                       ("trainer_id", "0.a_i32", 0), ("slot", "0.a_i32", 0),
+                       ("grad_inplace", "0.a_bool", False), ("epmap", "0.a_array", []),
+                       ("height_sections", "0.a_array", [])]
+
+
+def _as_lookup_table(doc):
+    """each pd_op.embedding(ids [n, 1], w) becomes pd_op.lookup_table(w, ids) -> [n, d]"""
+    for o in doc["program"]["regions"][0]["blocks"][0]["ops"]:
+        if o["#"] != "1.embedding":
+            continue
+        pad = next(a for a in o["A"] if a["N"] == "padding_idx")
+        o["#"] = "1.lookup_table"
+        o["I"] = [o["I"][1], o["I"][0]]
+        o["A"] = [pad] + [{"AT": {"#": t, "D": d}, "N": n} for n, t, d in _LOOKUP_TABLE_ATTRS]
+        dims = o["O"][0]["TT"]["D"][1]
+        o["O"][0]["TT"]["D"][1] = dims[:-2] + dims[-1:]  # [n, 1, d] -> [n, d]
+
+
+@op("lookup_table", rewrite="_as_lookup_table")
 def _lookup_table(f):
-    w = f("w", [6, 3])
+    w = f("w", [6, 3], value=boundary()[:18].reshape(6, 3).astype("float32"))
     ids = f("ids", [4, 1], "int64", value=np.array([[0], [5], [2], [5]], "int64"))
-    outs = []
-    for pad in (-1, 5):
-        outs += results(old_ir_op("lookup_table", {"W": [w], "Ids": [ids]}, {"Out": 1},
-                                  {"padding_idx": pad}))
-    return outs, {}
+    # the stand-in's [4, 1, 3] result is reshaped to [4, 3], which lookup_table gives itself
+    return [paddle.reshape(C.embedding(ids, w, pad, False), [4, 3]) for pad in (-1, 5)], {}
 
 
 @op("lookup_table_dequant")
@@ -151,6 +173,22 @@ def _nce(f):
     return results(o, 0), {}
 
 
+@op("nce__custom_neg")
+def _nce_custom_neg(f):
+    # fixed noise classes: nothing is drawn, so the cost is deterministic
+    x = f("x", [4, 3])
+    lbl = f("label", [4, 2], "int64", value=np.array([[1, 3], [0, 4], [5, 2], [3, 3]], "int64"))
+    w, b = f("w", [6, 3]), f("b", [6, 1])
+    outs = []
+    for sampler, bias in ((0, [b]), (1, [])):
+        o = old_ir_op("nce", {"Input": [x], "Label": [lbl], "Weight": [w], "Bias": bias},
+                      {"Cost": 1, "SampleLogits": 1, "SampleLabels": 1},
+                      {"num_total_classes": 6, "num_neg_samples": 3, "sampler": sampler,
+                       "seed": 1, "is_test": True, "custom_neg_classes": [0, 2, 5]})
+        outs += results(o, 0)
+    return outs, {}
+
+
 @op("cvm")
 def _cvm(f):
     x = f("x", [3, 5], value=np.abs(arr(f.model, "x", [3, 5])) * 3)
@@ -186,8 +224,8 @@ def _depend(f):
     return [C.depend(x, [y])], {}
 
 
-@op("assert", expect="the op has no result, so save_inference_model prunes it from the saved "
-                   "program (the loaded program has no pd_op.assert)")
+# pd_op.assert has no result: saving without pruning keeps it (pruning to the fetches drops it)
+@op("assert", save_kwargs={"skip_prune_program": True})
 def _assert(f):
     x = f("x", [2, 3])
     cond = paddle.all(paddle.isfinite(x))

@@ -256,7 +256,15 @@ def _weight_quantize(f):
     o1, s1 = C.weight_quantize(w, "weight_only_int8", 80, -1)
     o2, s2 = C.weight_quantize(w, "weight_only_int4", 80, -1)
     o3, s3 = C.weight_quantize(w, "llm.int8", 80, -1)
-    return [o1, s1, o2, s2, o3, s3], {}
+    # bfloat16 weights (their scale is bfloat16), and arch 70's row-major layout
+    wb = f("wb", [64, 64], "float32", value=arr("weight_quantize", "wb", [64, 64]))
+    wb = paddle.cast(wb, "bfloat16")
+    o4, s4 = C.weight_quantize(wb, "weight_only_int8", 80, -1)
+    o5, s5 = C.weight_quantize(wb, "weight_only_int4", 86, -1)
+    o6, s6 = C.weight_quantize(w, "weight_only_int8", 70, -1)
+    o7, s7 = C.weight_quantize(w, "weight_only_int4", 70, -1)
+    return [o1, s1, o2, s2, o3, s3, o4, paddle.cast(s4, "float32"), o5,
+            paddle.cast(s5, "float32"), o6, s6, o7, s7], {}
 
 
 @op("weight_dequantize", expect="GPU-only: no CPU kernel is registered (the dtype check lists no "
