@@ -131,7 +131,9 @@ def evidence_text(text: str, limit: int = 160) -> str:
         # message; the message is the evidence, the stack names files of the machine it ran on
         kind = text.split(":", 1)[0]
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        tail = [ln for ln in lines[1:] if not ln.startswith(("File ", "In user code"))
+        # (the kernel's "[Hint: ...]" and "[operator < ... > error]" trailers name no cause)
+        tail = [ln for ln in lines[1:] if not ln.startswith(("File ", "In user code", "[Hint",
+                                                            "[operator <"))
                 and not re.match(r"^\w[\w.]*\(.*\)$", ln)]
         text = f"{kind}: {tail[-1] if tail else ''}"
     text = re.sub(r"/[\w./+-]*/(tools|tests|site-packages)/", r"\1/", text)

@@ -139,7 +139,8 @@ def main():
                 second_size(args.one, args.outdir, ver, r, B[args.one][1]["alt"])
         except Exception as e:
             import traceback
-            r = {"ok": False, "build_error": gf.err(e),
+            # the builder's own info (its `expect` above all) is kept when it fails to build
+            r = {**B[args.one][1], "ok": False, "build_error": gf.err(e),
                  "traceback": traceback.format_exc()[-3000:]}
         with open(args.result, "w") as fh:
             json.dump(r, fh)
