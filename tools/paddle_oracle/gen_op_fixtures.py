@@ -174,6 +174,9 @@ def main():
         full["models"] = {k: v for k, v in full["models"].items() if k in B}
         for m in group:
             r = gf.run_isolated(m, outdir, ver, None)
+            if "child_error" in r:
+                # the child died (a crash in Paddle): keep the builder's info, its expect above all
+                r = {**B[m][1], **r}
             full["models"][m] = r
             print(f"== {m}: ok={r.get('ok')} "
                   + json.dumps({k: v for k, v in r.items() if k.endswith("error")})[:400],
