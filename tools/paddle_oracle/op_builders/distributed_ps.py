@@ -20,26 +20,25 @@ def _push_dense(f):
     return [paddle.scale(x, 1.0)], {}
 
 
-@op("send_and_recv", expect="distributed: sends to and receives from a parameter server "
-                            "(a heter / PS communicator the CPU wheel's executor does not have)")
-def _send_and_recv(f):
+def _send_and_recv(f, recv, inplace=None):
     x = f("x", [2, 3])
     return results(old_ir_op("send_and_recv", {"X": [x]}, {"Out": 1},
                              {"message_name": "m", "mode": "forward", "send_var_name": ["x"],
-                              "recv_var_name": ["out"], "next_endpoints": [],
+                              "recv_var_name": [recv], "next_endpoints": [],
                               "previous_endpoints": [], "trainer_id": 0, "op_device": "cpu",
-                              "endpoints": ["127.0.0.1:0"]})), {}
+                              "endpoints": ["127.0.0.1:0"]}, inplace=inplace)), {}
+
+
+@op("send_and_recv", expect="distributed: sends to and receives from a parameter server "
+                            "(a heter / PS communicator the CPU wheel's executor does not have)")
+def _send_and_recv_op(f):
+    return _send_and_recv(f, "out")
 
 
 @op("send_and_recv_", expect="distributed: the in-place form of send_and_recv, which no "
                              "Python entry builds (the translator emits send_and_recv)")
-def _send_and_recv_(f):
-    x = f("x", [2, 3])
-    return results(old_ir_op("send_and_recv", {"X": [x]}, {"Out": 1},
-                             {"message_name": "m", "mode": "forward", "send_var_name": ["x"],
-                              "recv_var_name": ["x"], "next_endpoints": [],
-                              "previous_endpoints": [], "trainer_id": 0, "op_device": "cpu",
-                              "endpoints": ["127.0.0.1:0"]}, inplace={"Out": "X"})), {}
+def _send_and_recv_inplace(f):
+    return _send_and_recv(f, "x", {"Out": "X"})
 
 
 @op("faster_tokenizer", expect="needs a vocabulary map and string tensors, which a fed PIR "
