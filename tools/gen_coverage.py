@@ -104,9 +104,22 @@ def load_fixtures() -> dict[str, list[Fixture]]:
             ok = bool(log.get("ok") and log.get("loaded_out"))
             err = next((log[k] for k in ("build_error", "built_run_error", "save_error",
                                          "load_error") if log.get(k)), None)
+            if err is None and log.get("child_error"):
+                err = child_text(log["child_error"])
             out.setdefault(name.split("__")[0], []).append(
                 Fixture(name, release, ok, log.get("expect"), err))
     return out
+
+
+def child_text(text: str) -> str:
+    """A builder's child process that died (gen_fixtures.run_isolated: "exit CODE: stderr
+    tail"): the exit code, the signal, and the last line Paddle logged before it."""
+    code, _, tail = text.partition(":")
+    lines = [re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] ", "", ln).strip()
+             for ln in tail.splitlines()]
+    lines = [ln for ln in lines if ln and "ccache" not in ln and not ln.startswith("warnings.")]
+    signal = {"exit -11": " (SIGSEGV)", "exit -6": " (SIGABRT)"}.get(code, "")
+    return f"the process died, {code}{signal}" + (f", after '{lines[-1]}'" if lines else "")
 
 
 def load_survey() -> dict[str, dict]:
@@ -131,7 +144,9 @@ def evidence_text(text: str, limit: int = 160) -> str:
         # message; the message is the evidence, the stack names files of the machine it ran on
         kind = text.split(":", 1)[0]
         lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        tail = [ln for ln in lines[1:] if not ln.startswith(("File ", "In user code"))
+        # (the kernel's "[Hint: ...]" and "[operator < ... > error]" trailers name no cause)
+        tail = [ln for ln in lines[1:] if not ln.startswith(("File ", "In user code", "[Hint",
+                                                            "[operator <"))
                 and not re.match(r"^\w[\w.]*\(.*\)$", ln)]
         text = f"{kind}: {tail[-1] if tail else ''}"
     text = re.sub(r"/[\w./+-]*/(tools|tests|site-packages)/", r"\1/", text)

@@ -188,7 +188,8 @@ def main():
                 second_size(args.one, args.outdir, ver, r, B[args.one][1]["alt"])
         except Exception as e:
             import traceback
-            r = {"ok": False, "build_error": gf.err(e),
+            # the builder's own info (its `expect` above all) is kept when it fails to build
+            r = {**B[args.one][1], "ok": False, "build_error": gf.err(e),
                  "traceback": traceback.format_exc()[-3000:]}
         with open(args.result, "w") as fh:
             json.dump(r, fh)
@@ -222,6 +223,9 @@ def main():
         full["models"] = {k: v for k, v in full["models"].items() if k in B}
         for m in group:
             r = gf.run_isolated(m, outdir, ver, None)
+            if "child_error" in r:
+                # the child died (a crash in Paddle): keep the builder's info, its expect above all
+                r = {**B[m][1], **r}
             full["models"][m] = r
             print(f"== {m}: ok={r.get('ok')} "
                   + json.dumps({k: v for k, v in r.items() if k.endswith("error")})[:400],

@@ -16,13 +16,15 @@ def _dtype(value):
     return str(value.dtype).replace("paddle.", "")
 
 
-def old_ir_op(op_type, inputs, outputs, attrs=None, keep=None, assign=False):
+def old_ir_op(op_type, inputs, outputs, attrs=None, keep=None, assign=False, inplace=None):
     """Append fluid op `op_type` to the current PIR program; returns the last cloned op.
 
     inputs: {slot: [pir.Value, ...]}; outputs: {slot: count}; `keep` (op names) limits the
     translated ops that are cloned (default: every op but the feeds and fetches). With
     `assign`, every output variable is copied by an `assign` op (the translator then splits
-    vector results with builtin.split) and the copies come back, in slot order."""
+    vector results with builtin.split) and the copies come back, in slot order. `inplace`
+    ({output slot: input slot}) makes those outputs the input's variables, for which the
+    translator emits the in-place op (lod_reset -> pd_op.lod_reset_)."""
     order = []
     with paddle.pir_utils.OldIrGuard():
         old, start = paddle.static.Program(), paddle.static.Program()
@@ -35,7 +37,8 @@ def old_ir_op(op_type, inputs, outputs, attrs=None, keep=None, assign=False):
                     name = f"oldir_{slot}_{i}"
                     ins[slot].append(paddle.static.data(name, list(v.shape), _dtype(v)))
                     order.append((name, v))
-            outs = {slot: [blk.create_var(name=f"oldir_out_{slot}_{i}") for i in range(n)]
+            outs = {slot: ins[inplace[slot]] if slot in (inplace or {}) else
+                    [blk.create_var(name=f"oldir_out_{slot}_{i}") for i in range(n)]
                     for slot, n in outputs.items()}
             blk.append_op(type=op_type, inputs=ins, outputs=outs, attrs=attrs or {})
             if assign:
