@@ -49,3 +49,80 @@ def _faster_tokenizer(f):
     return results(old_ir_op("faster_tokenizer", {"Vocab": [vocab], "Text": [text]},
                              {"InputIds": 1, "SegmentIds": 1},
                              {"do_lower_case": False, "max_seq_len": 8})), {}
+
+
+# The embedding tables of BoxPS, GPUPS and the fleet parameter server (PIR 1 only): a pull
+# reads rows of a remote table, a push sends their gradients back. Their fluid ops are tried
+# through the translator; what Paddle 3.0.0 raises is the evidence.
+_PS = "distributed: reads or writes an embedding table of a parameter server ({})"
+
+
+def _pull(f, op_type, attrs, ids_slot="Ids"):
+    ids = f("ids", [4, 1], "int64", value=np.array([[0], [5], [2], [5]], "int64"))
+    w = f("w", [6, 3])
+    return results(old_ir_op(op_type, {ids_slot: [ids], "W": [w]}, {"Out": 1}, attrs)), {}
+
+
+def _push(f, op_type, attrs, inplace=None):
+    ids = f("ids", [4, 1], "int64", value=np.array([[0], [5], [2], [5]], "int64"))
+    g = f("g", [4, 3])
+    return results(old_ir_op(op_type, {"Ids": [ids], "Out@GRAD": [g]}, {"Out@GRAD": 1}, attrs,
+                             inplace=inplace)), {}
+
+
+@op("pull_box_sparse", expect=_PS.format("BoxPS"))
+def _pull_box_sparse(f):
+    return _pull(f, "pull_box_sparse", {"size": 3, "is_sparse": False, "is_distributed": False})
+
+
+@op("pull_gpups_sparse", expect=_PS.format("GPUPS"))
+def _pull_gpups_sparse(f):
+    return _pull(f, "pull_gpups_sparse", {"size": [3], "is_sparse": False,
+                                          "is_distributed": False})
+
+
+@op("pull_sparse_v2", expect=_PS.format("the fleet parameter server"))
+def _pull_sparse_v2(f):
+    return _pull(f, "pull_sparse_v2", {"EmbeddingDim": 3, "TableId": 0, "AccessorClass": "",
+                                       "CtrLabelName": "", "PaddingId": 0, "ScaleSparseGrad": True,
+                                       "InputNames": ["ids"], "is_distributed": True})
+
+
+@op("push_box_sparse", expect=_PS.format("BoxPS"))
+def _push_box_sparse(f):
+    return _push(f, "push_box_sparse", {"size": 3, "is_sparse": False, "is_distributed": False})
+
+
+@op("push_box_sparse_", expect=_PS.format("BoxPS") + "; the in-place form")
+def _push_box_sparse_inplace(f):
+    return _push(f, "push_box_sparse", {"size": 3, "is_sparse": False, "is_distributed": False},
+                 inplace={"Out@GRAD": "Out@GRAD"})
+
+
+@op("push_gpups_sparse", expect=_PS.format("GPUPS"))
+def _push_gpups_sparse(f):
+    return _push(f, "push_gpups_sparse", {"size": [3], "is_sparse": False,
+                                          "is_distributed": False})
+
+
+@op("push_gpups_sparse_", expect=_PS.format("GPUPS") + "; the in-place form")
+def _push_gpups_sparse_inplace(f):
+    return _push(f, "push_gpups_sparse", {"size": [3], "is_sparse": False,
+                                          "is_distributed": False},
+                 inplace={"Out@GRAD": "Out@GRAD"})
+
+
+@op("push_sparse_v2", expect=_PS.format("the fleet parameter server"))
+def _push_sparse_v2(f):
+    return _push(f, "push_sparse_v2", {"EmbeddingDim": 3, "TableId": 0, "AccessorClass": "",
+                                       "CtrLabelName": "", "PaddingId": 0,
+                                       "ScaleSparseGrad": True, "InputNames": ["ids"],
+                                       "is_distributed": True})
+
+
+@op("push_sparse_v2_", expect=_PS.format("the fleet parameter server") + "; the in-place form")
+def _push_sparse_v2_inplace(f):
+    return _push(f, "push_sparse_v2", {"EmbeddingDim": 3, "TableId": 0, "AccessorClass": "",
+                                       "CtrLabelName": "", "PaddingId": 0,
+                                       "ScaleSparseGrad": True, "InputNames": ["ids"],
+                                       "is_distributed": True}, inplace={"Out@GRAD": "Out@GRAD"})

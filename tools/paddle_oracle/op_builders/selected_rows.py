@@ -99,3 +99,11 @@ def _lookup_table_sr(f):
     w = _sr(f, "w", [6, 3])
     ids = f("ids", [4, 1], "int64", value=np.array([[0], [5], [2], [5]], "int64"))
     return [C.lookup_table(w, ids, False, False, -1)], {}
+
+
+@op("sparse_weight_embedding", expect=_FEED)
+def _sparse_weight_embedding(f):
+    # embedding of a SelectedRows weight: the PIR builder emits the op's sparse-weight form
+    w = _sr(f, "w", [6, 3])
+    ids = f("ids", [4], "int64", value=np.array([0, 5, 2, 5], "int64"))
+    return [P.embedding(ids, w, -1, False)], {}
