@@ -85,14 +85,31 @@ def abs_coo_sp(x):
 
 @REGISTRY.register("pd_op.add_coo_coo_sp", since=1)
 def add_coo_coo_sp(x, y):
-    """ElementWiseCooKernelImpl with AddFunctor: equal indices add the values directly;
-    otherwise a merge walk over both flattened index lists (sorted input assumed, as Paddle
-    does), a missing side adding a zero row (so -0 + 0 gives +0 as in Paddle)."""
+    """AddFunctor: equal indices add the values directly (Paddle's shortcut), else the merge."""
     x, y = _coo_of(x, "add_coo_coo_sp"), _coo_of(y, "add_coo_coo_sp")
-    if x.shape != y.shape:
-        raise ValueError(f"add_coo_coo_sp: shapes differ, {list(x.shape)} and {list(y.shape)}")
     if x.indices.shape == y.indices.shape and torch.equal(x.indices, y.indices):
         return SparseCoo(x.indices, x.values + y.values, x.shape)
+    return _merge("add_coo_coo_sp", x, y, torch.add)
+
+
+@REGISTRY.register("pd_op.subtract_coo_coo_sp", since=1)
+def subtract_coo_coo_sp(x, y):
+    return _merge("subtract_coo_coo_sp", _coo_of(x, "subtract_coo_coo_sp"),
+                  _coo_of(y, "subtract_coo_coo_sp"), torch.sub)
+
+
+@REGISTRY.register("pd_op.multiply_coo_coo_sp", since=1)
+def multiply_coo_coo_sp(x, y):
+    return _merge("multiply_coo_coo_sp", _coo_of(x, "multiply_coo_coo_sp"),
+                  _coo_of(y, "multiply_coo_coo_sp"), torch.mul)
+
+
+def _merge(name: str, x: SparseCoo, y: SparseCoo, fn):
+    """ElementWiseCooKernelImpl's Merge: a walk over both flattened index lists (sorted input
+    assumed, as Paddle does), a side without the entry giving a zero row to `fn` (so -0 + 0
+    gives +0 as in Paddle); every visited position is stored, a zero result included."""
+    if x.shape != y.shape:
+        raise ValueError(f"{name}: shapes differ, {list(x.shape)} and {list(y.shape)}")
     a, b = x.flat_indices(), y.flat_indices()
     b_row = {f: i for i, f in enumerate(b)}  # b_values[b_index[i]]: the last one wins
     out, ia, ib = [], [], []
@@ -106,7 +123,7 @@ def add_coo_coo_sp(x, y):
             out.append(a[i]); ia.append(i); ib.append(b_row[b[j]]); i += 1; j += 1
     zero = torch.zeros((1, *x.values.shape[1:]), dtype=x.values.dtype)
     xv, yv = torch.cat([x.values, zero]), torch.cat([y.values, zero])  # row -1 is the zero row
-    values = xv[torch.tensor(ia, dtype=torch.int64)] + yv[torch.tensor(ib, dtype=torch.int64)]
+    values = fn(xv[torch.tensor(ia, dtype=torch.int64)], yv[torch.tensor(ib, dtype=torch.int64)])
     flat = torch.tensor(out, dtype=torch.int64)
     coords = []
     for d in reversed(range(x.sparse_dim)):
