@@ -61,3 +61,11 @@ def test_non_default_fields_print_and_parse():
 def test_bad_sparse_fields_are_clear_errors(bad):
     with pytest.raises(TypeSyntaxError, match="bad"):
         decode_tensor_like(bad)
+
+
+def test_malformed_sparse_coo_json_is_a_clear_error():
+    text = (GEN / "3.3.1" / "sparse_coo.3.3.1.json").read_text()
+    bad = text.replace('"1.t_sparse_coo_tensor","D":[{"#":"0.t_f32"},[4,3],[]', '"1.t_sparse_coo_tensor","D":[{"#":"0.t_f32"},[4,3],["x"]', 1)
+    assert bad != text
+    with pytest.raises(pirc.errors.PircError if hasattr(pirc, "errors") else Exception, match="int64s"):
+        pirc.parse(bad, format="json")
