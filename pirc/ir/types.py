@@ -65,6 +65,8 @@ ELEMENT_TYPES: dict[str, Attribute] = {
 ELEMENT_TYPE_NAMES: dict[Attribute, str] = {t: n for n, t in ELEMENT_TYPES.items()}
 
 DEFAULT_LAYOUT = "NCHW"
+# The layout Paddle writes for a sparse tensor's unset indices / values types.
+SPARSE_PART_LAYOUT = "Undefined(AnyLayout)"
 
 
 def _ints(values) -> ArrayAttr:
@@ -131,6 +133,41 @@ class SelectedRowsType(_LodTensorLike, ParametrizedAttribute, TypeAttribute):
     layout: StringAttr
     lod: ArrayAttr[ArrayAttr[IntAttr]]
     offset: IntAttr
+
+
+@irdl_attr_definition
+class SparseCooTensorType(_TensorLike, ParametrizedAttribute, TypeAttribute):
+    """Paddle's SparseCooTensorType (JSON `1.t_sparse_coo_tensor`).
+
+    Fields in the order of Paddle's JSON: dtype, dims, non-zero dims, layout and the dense
+    types of its indices and values.  Paddle's text shows only dims and dtype
+    (`pd_op.sparsecootensor<4x3xf32>`); its InferMeta leaves the indices / values types
+    unset (0-d, `Undefined(AnyLayout)`, the tensor's dtype), which pirc takes as the default.
+    """
+
+    name = "pir.sparse_coo_tensor"
+    dtype: Attribute
+    dims: ArrayAttr[IntAttr]
+    non_zero_dims: ArrayAttr[IntAttr]
+    layout: StringAttr
+    indices: Attribute
+    values: Attribute
+
+    @staticmethod
+    def default_part(dtype: Attribute) -> "DenseTensorType":
+        return DenseTensorType.make(dtype, (), SPARSE_PART_LAYOUT)
+
+    @staticmethod
+    def make(dtype: Attribute, dims, non_zero_dims=(), layout: str = DEFAULT_LAYOUT,
+             indices=None, values=None):
+        return SparseCooTensorType(
+            dtype, _ints(dims), _ints(non_zero_dims), StringAttr(layout),
+            indices or SparseCooTensorType.default_part(dtype),
+            values or SparseCooTensorType.default_part(dtype))
+
+    @property
+    def non_zero_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.non_zero_dims.data)
 
 
 @irdl_attr_definition

@@ -104,14 +104,15 @@ T_VECTOR = "0.t_vec"  # D = [type, ...]
 T_DENSE_TENSOR = "0.t_dtensor"  # D = [element, dims, layout, lod, offset]
 T_SELECTED_ROWS = "1.t_selected_rows"  # D = same five fields
 T_DENSE_TENSOR_ARRAY = "1.t_dense_tensor_array"  # D = [element, dims, layout]
+# D = [element, dims, non-zero dims, layout, indices type, values type]
+T_SPARSE_COO = "1.t_sparse_coo_tensor"
 
-CONTAINER_TYPE_CODES = (T_VECTOR, T_DENSE_TENSOR, T_SELECTED_ROWS, T_DENSE_TENSOR_ARRAY)
+CONTAINER_TYPE_CODES = (T_VECTOR, T_DENSE_TENSOR, T_SELECTED_ROWS, T_DENSE_TENSOR_ARRAY, T_SPARSE_COO)
 TYPE_CODES = tuple(ELEMENT_TYPE_CODES) + CONTAINER_TYPE_CODES + (NULL,)
 
 # Kinds Paddle can write that pirc has no IR for yet: refused with a message
 # naming them (dist kinds are every `4.*` code).
 UNSUPPORTED_TYPE_CODES: dict[str, str] = {
-    "1.t_sparse_coo_tensor": "sparse COO tensors",
     "1.t_sparse_csr_tensor": "sparse CSR tensors",
     "2.t_stack": "cf stack types",
     "2.t_inlet": "cf stack types",

@@ -19,7 +19,9 @@ from ..ir.types import (
     NULL_TYPE,
     DenseTensorArrayType,
     DenseTensorType,
+    SPARSE_PART_LAYOUT,
     SelectedRowsType,
+    SparseCooTensorType,
     VectorType,
 )
 from . import codes as C
@@ -53,6 +55,8 @@ def _memoised(memo: dict, key, decode, obj, where: str, depth: int, bounds):
 # A tensor type's layout (NCHW, NHWC, ANY, ...; empty seen in fuzzed files that round-trip):
 # the text forms spell it bare inside `tensor<...>`, so no character that ends that spelling.
 _LAYOUT_NAME = re.compile(r'[^\s{}()<>,\[\]:"]*')
+# The one layout name with brackets: phi's UNDEFINED, which Paddle writes for the unset
+# indices / values types of a sparse tensor.
 # A DataLayout attribute: the text forms spell it as a bare identifier (pir.lark's IDENT).
 _LAYOUT_ATTR = re.compile(r"(?!(?:true|false|inf|nan)$)[A-Za-z_][A-Za-z0-9_()]*")  # not a keyword
 _INT64 = range(_INT64_RANGE[0], _INT64_RANGE[1] + 1)  # dims, lod, offset: int64_t
@@ -187,6 +191,8 @@ class ValueDecoder:
             if type(d) is not list:
                 raise SchemaViolation(f"expected a list of types, got {show(d)}", here)
             return VectorType.make(self.type(x, f"{here}[{i}]") for i, x in enumerate(d))
+        if code == C.T_SPARSE_COO:
+            return self.sparse_coo(d, here)
         n = 3 if code == C.T_DENSE_TENSOR_ARRAY else 5
         if type(d) is not list or len(d) != n:
             shape = ("[element type, dims, layout]" if n == 3
@@ -199,7 +205,7 @@ class ValueDecoder:
         for i, x in enumerate(dims):
             if x not in _INT64:  # Paddle's dims are int64_t (and the text reader says so too)
                 raise SchemaViolation(f"a dimension is an int64, got {x}", f"{here}[1][{i}]")
-        if type(layout) is not str or not _LAYOUT_NAME.fullmatch(layout):
+        if type(layout) is not str or not (_LAYOUT_NAME.fullmatch(layout) or layout == SPARSE_PART_LAYOUT):
             raise SchemaViolation(f"a tensor layout is a name (NCHW, NHWC, ...) without brackets, "
                                   f"commas, quotes or blanks, got {show(layout)}", f"{here}[2]")
         if n == 3:
@@ -214,6 +220,23 @@ class ValueDecoder:
             raise SchemaViolation(f"an offset is an int64 integer, got {show(offset)}", f"{here}[4]")
         cls = DenseTensorType if code == C.T_DENSE_TENSOR else SelectedRowsType
         return cls.make(elt, dims, layout, lod, offset)
+
+    def sparse_coo(self, d, here: str):
+        """[element, dims, non-zero dims, layout, indices type, values type]."""
+        if type(d) is not list or len(d) != 6:
+            raise SchemaViolation(f"{C.T_SPARSE_COO} data is [element type, dims, non-zero dims, "
+                                  f"layout, indices type, values type], got {show(d)}", here)
+        elt = self.type(d[0], f"{here}[0]")
+        for i in (1, 2):
+            if type(d[i]) is not list or not all(is_int(x) and x in _INT64 for x in d[i]):
+                raise SchemaViolation(f"dims are a list of int64s, got {show(d[i])}", f"{here}[{i}]")
+        if type(d[3]) is not str or not (_LAYOUT_NAME.fullmatch(d[3]) or d[3] == SPARSE_PART_LAYOUT):
+            raise SchemaViolation(f"a tensor layout is a name, got {show(d[3])}", f"{here}[3]")
+        parts = [self.type(d[i], f"{here}[{i}]") for i in (4, 5)]
+        for i, t in zip((4, 5), parts):
+            if type(t) is not DenseTensorType:
+                raise SchemaViolation(f"a sparse tensor's part is a {C.T_DENSE_TENSOR}", f"{here}[{i}]")
+        return SparseCooTensorType.make(elt, d[1], d[2], d[3], *parts)
 
     @staticmethod
     def unknown_kind(code, what: str, known, unsupported: dict) -> str:

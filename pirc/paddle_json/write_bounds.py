@@ -13,7 +13,8 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 
 from .. import limits
 from ..ir import attrs as A
-from ..ir.types import DenseTensorArrayType, DenseTensorType, SelectedRowsType, VectorType
+from ..ir.types import (DenseTensorArrayType, DenseTensorType, SelectedRowsType, SparseCooTensorType,
+                        VectorType)
 from .bounds import TooDeep, check_value, json_depth, string_over
 
 _TENSORS = (DenseTensorType, SelectedRowsType)
@@ -58,6 +59,9 @@ def _own_depth(node, children, memo: dict, extra: int) -> int:
     if type(node) in _TENSORS or type(node) is DenseTensorArrayType:
         # {"D":[dtype, [dims], "layout", [[lod]], offset]}
         return 2 + max(memo[id(children[0])], extra)
+    if type(node) is SparseCooTensorType:
+        # {"D":[dtype, [dims], [nz dims], "layout", indices, values]}
+        return 2 + max([memo[id(c)] for c in children] + [extra])
     return extra
 
 
@@ -78,6 +82,9 @@ def _children(node, max_string: int) -> tuple[tuple, int]:
     if cls is DenseTensorArrayType:
         _check_json([list(node.shape), node.layout.data])
         return (node.dtype,), 1
+    if cls is SparseCooTensorType:
+        _check_json([list(node.shape), list(node.non_zero_shape), node.layout.data])
+        return (node.dtype, node.indices, node.values), 1
     if cls is StringAttr:
         if string_over(node.data, max_string):
             raise TooDeep(limits.MAX_STRING_ATTR.message(len(node.data)))

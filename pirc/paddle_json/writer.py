@@ -46,6 +46,7 @@ from ..ir.types import (
     DenseTensorType,
     NullType,
     SelectedRowsType,
+    SparseCooTensorType,
     VectorType,
 )
 from . import codes as C
@@ -556,6 +557,11 @@ class _Writer:
             return ('{"#":"' + code + '","D":[' + self.type(t.dtype) + ",["
                     + ",".join(map(str, t.shape)) + "]," + _dumps(t.layout.data) + "," + lod
                     + "," + str(t.offset.data) + "]}")
+        if cls is SparseCooTensorType:
+            return ('{"#":"' + C.T_SPARSE_COO + '","D":[' + self.type(t.dtype) + ",["
+                    + ",".join(map(str, t.shape)) + "],[" + ",".join(map(str, t.non_zero_shape))
+                    + "]," + _dumps(t.layout.data) + "," + self.type(t.indices) + ","
+                    + self.type(t.values) + "]}")
         if cls is DenseTensorArrayType:
             return ('{"#":"' + C.T_DENSE_TENSOR_ARRAY + '","D":[' + self.type(t.dtype) + ",["
                     + ",".join(map(str, t.shape)) + "]," + _dumps(t.layout.data) + "]}")

@@ -21,6 +21,7 @@ from ..ir.types import (
     DenseTensorType,
     NullType,
     SelectedRowsType,
+    SparseCooTensorType,
     VectorType,
 )
 
@@ -32,7 +33,13 @@ TENSOR_PREFIXES = ("tensor<", "builtin.tensor<", "pd_op.tensor<")
 # its JSON stores (pirc's canonical text adds them: `pd_op.tensor_array<2x3xf32>`).
 SELECTED_ROWS_NAME = "pd_op.selectedrows"
 TENSOR_ARRAY_NAME = "pd_op.tensor_array"
+# Paddle prints a COO tensor as `pd_op.sparsecootensor<4x3xf32>`; pirc's canonical text adds
+# the fields Paddle's JSON holds when they are not the defaults: `nnz_dims:[2]`, `layout:X`,
+# `indices:[ELT,[DIMS],LAYOUT,[[LOD]],OFFSET]` and `values:[...]` (no `<>`, so the lexer's
+# one-token type stays flat).
+SPARSE_COO_NAME = "pd_op.sparsecootensor"
 _OTHER_NAMES = {
+    "sparsecootensor": SPARSE_COO_NAME, "sparse_coo_tensor": SPARSE_COO_NAME,
     "selected_rows": SELECTED_ROWS_NAME, "selectedrows": SELECTED_ROWS_NAME,
     "tensor_array": TENSOR_ARRAY_NAME,
 }
@@ -98,9 +105,12 @@ def _decode(text: str):
     dims = [_int64(d, f"dimension '{d}' in {text} (an integer, -1 for dynamic)", open_at + 1)
             for d in parts[:-1]]
     layout, lod, offset = DEFAULT_LAYOUT, (), 0
+    sparse = {}
     for extra in extras:
         key, _, value = extra.partition(":")
-        if key == "layout":
+        if key in ("nnz_dims", "indices", "values") and _OTHER_NAMES.get(kind) == SPARSE_COO_NAME:
+            sparse[key] = _sparse_field(key, value, text, open_at + 1)
+        elif key == "layout":
             layout = value
         elif key == "lod":
             lod = _lod(value, text, open_at + 1)
@@ -116,7 +126,35 @@ def _decode(text: str):
         return SelectedRowsType.make(element, dims, layout, lod, offset)
     if kind == TENSOR_ARRAY_NAME:
         return DenseTensorArrayType.make(element, dims, layout)
+    if kind == SPARSE_COO_NAME:
+        return SparseCooTensorType.make(element, dims, sparse.get("nnz_dims", ()), layout,
+                                        sparse.get("indices"), sparse.get("values"))
     raise TypeSyntaxError(f"unsupported type {text}")
+
+
+def _sparse_field(key: str, value: str, text: str, offset: int):
+    """`nnz_dims:[2]`, or a part's dense type `indices:["i64",[2,3],"NCHW",[],0]`."""
+    try:
+        v = json.loads(value)
+    except ValueError:
+        v = None
+    if key == "nnz_dims":
+        if type(v) is not list or any(type(x) is not int or x not in _INT64 for x in v):
+            raise TypeSyntaxError(f"bad nnz_dims '{value}' in {text} (expected [int, ...])", offset)
+        return tuple(v)
+    ok = (type(v) is list and len(v) == 5 and v[0] in ELEMENT_TYPES and type(v[1]) is list
+          and all(type(x) is int and x in _INT64 for x in v[1]) and type(v[2]) is str
+          and "<" not in v[2] and ">" not in v[2] and type(v[4]) is int and v[4] in _INT64)
+    if not ok:
+        raise TypeSyntaxError(f"bad {key} '{value}' in {text} (expected "
+                              "[element, [dims], layout, [[lod]], offset])", offset)
+    return DenseTensorType.make(ELEMENT_TYPES[v[0]], v[1], v[2], _lod(json.dumps(v[3]), text, offset),
+                                v[4])
+
+
+def _sparse_part_text(t) -> str:
+    return json.dumps([ELEMENT_TYPE_NAMES[t.dtype], list(t.shape), t.layout_name,
+                       [list(level) for level in t.lod_levels], t.offset.data], separators=(",", ":"))
 
 
 def _split_top(body: str) -> list[str]:
@@ -173,6 +211,18 @@ def _type_text(t, lossless: bool) -> str:
         s = f"{TENSOR_ARRAY_NAME}<{dims}{type_text(t.dtype, lossless)}"
         if lossless and not t.has_default_layout():
             s += f",layout:{t.layout_name}"
+        return s + ">"
+    if cls is SparseCooTensorType:
+        s = f"{SPARSE_COO_NAME}<{_shape_prefix(t.shape)}{type_text(t.dtype, lossless)}"
+        if lossless:
+            if t.non_zero_dims.data:
+                s += ",nnz_dims:" + json.dumps(list(t.non_zero_shape), separators=(",", ":"))
+            if not t.has_default_layout():
+                s += f",layout:{t.layout_name}"
+            default = SparseCooTensorType.default_part(t.dtype)
+            for key, part in (("indices", t.indices), ("values", t.values)):
+                if part != default:
+                    s += f",{key}:" + _sparse_part_text(part)
         return s + ">"
     if cls is VectorType:
         return "vec[" + ",".join(type_text(e, lossless) for e in t.types) + "]"

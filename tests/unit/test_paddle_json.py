@@ -485,7 +485,7 @@ def test_unknown_attribute_kind_names_path_and_known_kinds():
 
 
 @pytest.mark.parametrize("tt, words", [
-    ({"#": "1.t_sparse_coo_tensor", "D": []}, "sparse COO tensors"),
+    ({"#": "1.t_sparse_csr_tensor", "D": []}, "sparse CSR tensors"),
     ({"#": "4.t_dist_dense_tensor", "D": []}, "dist dialect"),
     ({"#": "0.t_f128"}, 'unknown type kind "0.t_f128"'),
 ])

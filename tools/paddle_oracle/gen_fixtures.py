@@ -245,6 +245,22 @@ def m_selected_rows(model):
     return [("x", xa)], [t * 2.0], {"run": False}
 
 
+def m_sparse_coo(model):
+    """Sparse COO values between dense feeds and fetches (tests/unit/test_sparse_types.py):
+    the types print as `pd_op.sparsecootensor<4x3xf32>` and save as `1.t_sparse_coo_tensor`.
+    (CSR is absent: Paddle's dense_to_csr_sp InferMeta segfaults in static mode.)"""
+    xa = rng_for(model + "/x").standard_normal((4, 3)).astype("float32")
+    xa[xa < 0.3] = 0.0  # some zeros, so the COO form is really sparse
+    x = data("x", xa)
+    s = paddle._C_ops.sparse_to_sparse_coo(x, 2)
+    a = paddle._C_ops.sparse_abs(s)
+    b = paddle._C_ops.sparse_add(a, s)
+    out = paddle._C_ops.sparse_to_dense(b)
+    vals = paddle._C_ops.sparse_values(b)
+    idx = paddle._C_ops.sparse_indices(b)
+    return [("x", xa)], [out, vals, idx], {}
+
+
 def m_control_flow(model):
     xa = rng_for(model + "/x").standard_normal((2, 3)).astype("float32")
     x = data("x", xa)
@@ -266,7 +282,7 @@ def m_control_flow(model):
 
 
 MODELS_3X = ["vecops", "floats", "nan_attr", "nan_f32", "halfs", "complex", "tensor_array",
-             "pylayer", "optional", "selected_rows", "control_flow"]
+             "pylayer", "optional", "selected_rows", "sparse_coo", "control_flow"]
 MODELS_26 = ["control_flow", "vecops", "floats"]
 
 

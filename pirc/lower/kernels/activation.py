@@ -55,7 +55,28 @@ def hardtanh(x, *, t_min=0.0, t_max=24.0):
 # kernel computes in x's type either way, so one entry serves both.
 @REGISTRY.register("pd_op.leaky_relu", since=1)
 def leaky_relu(x, *, negative_slope=0.02):
-    return F.leaky_relu(x, negative_slope)
+    # Paddle's LeakyReluFunctor: max(x, alpha * x) for alpha < 1, else min(x, alpha * x), with
+    # alpha cast to x's dtype; Eigen keeps x on a tie or a NaN product, so a negative slope
+    # keeps a zero's sign and a zero slope keeps -inf (torch's `x > 0 ? x : alpha * x` does not).
+    # The autograd Function keeps Paddle's gradient (x > 0 ? dy : alpha * dy), which the
+    # torch.where's tie rule would not give at 0.
+    if not x.is_floating_point():
+        return F.leaky_relu(x, negative_slope)
+    return _PaddleLeakyRelu.apply(x, negative_slope)
+
+
+class _PaddleLeakyRelu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, slope):
+        ctx.save_for_backward(x)
+        ctx.slope = slope
+        ax = x * torch.tensor(slope, dtype=x.dtype)
+        return torch.where(ax > x if slope < 1 else ax < x, ax, x)
+
+    @staticmethod
+    def backward(ctx, dy):
+        (x,) = ctx.saved_tensors
+        return torch.where(x > 0, dy, dy * torch.tensor(ctx.slope, dtype=dy.dtype)), None
 
 
 @REGISTRY.register("pd_op.logit", since=1)
