@@ -8,6 +8,8 @@ stored entries stay as they are, explicit zeros included (relu of a stored -1 is
 
 from __future__ import annotations
 
+import torch
+
 from ...runtime.registry import REGISTRY
 from .sparse_coo import SparseCoo, _coo_of
 
@@ -33,3 +35,14 @@ for _op in ("sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh", "sqr
             "log1p", "relu", "expm1", "relu6"):
     _on_values(f"pd_op.{_op}_coo_sp", f"pd_op.{_op}", {})
 _on_values("pd_op.leaky_relu_coo_sp", "pd_op.leaky_relu", {"alpha": "negative_slope"})
+_on_values("pd_op.scale_coo_sp", "pd_op.scale",
+           {"scale": "scale", "bias": "bias", "bias_after_scale": "bias_after_scale"})
+_on_values("pd_op.isnan_coo_sp", "pd_op.isnan", {})
+
+
+@REGISTRY.register("pd_op.divide_scalar_coo_sp", since=1)
+def divide_scalar_coo_sp(x, *, scalar):
+    # DivScalarCooKernel: values / static_cast<T>(scalar), in the values' dtype (not the
+    # dense divide's broadcasting kernel, which takes a tensor)
+    x = _coo_of(x, "pd_op.divide_scalar_coo_sp")
+    return SparseCoo(x.indices, x.values / torch.tensor(scalar, dtype=x.values.dtype), x.shape)

@@ -34,3 +34,7 @@ for _name, _fn in (
     _coo_unary(f"{_name}_coo_sp", _fn)
 _coo_unary("acos_coo_sp", C.sparse_acos, _NO_DTYPE)
 _coo_unary("acosh_coo_sp", C.sparse_acosh, _NO_DTYPE)
+for _name, _fn in (("scale", lambda x: C.sparse_scale(x, 2.5, -0.5, True)),
+                   ("divide_scalar", lambda x: C.sparse_divide_scalar(x, 3.0)),
+                   ("isnan", C.sparse_isnan)):
+    _coo_unary(f"{_name}_coo_sp", _fn)
