@@ -76,7 +76,9 @@ def compare_arrays(got, want, atol: float, rtol: float) -> ArrayDiff:
         diff = np.where(same, 0.0, np.abs(g - w))
         diff = np.where(np.isnan(diff), np.inf, diff)
         rel = np.where(same, 0.0, diff / np.maximum(np.abs(w), np.finfo(np.float64).tiny))
-        bad = diff > atol + rtol * np.abs(w)
+        # an infinite expected value would make rtol * |w| infinite and accept anything:
+        # infinities (and NaN against an infinity) must match exactly
+        bad = (diff > atol + rtol * np.abs(w)) | (~same & (np.isinf(w) | np.isinf(g)))
     return ArrayDiff(float(diff.max()), float(rel.max()), float(bad.mean()))
 
 

@@ -260,10 +260,10 @@ def lstsq_v1(x, y, rcond, *, driver="gels"):
     return sol, resid, rank, sv
 
 
-# Since when Paddle leaves the residuals empty for a rank-deficient x is not known: the
-# fixtures show 3.0.0 and 3.3.1; 3.1 and 3.2 are taken to behave as 3.3.1.
+# Paddle leaves the residuals empty for a rank-deficient x from 3.1 on: the fixture lstsq
+# of 3.1.1 fails the 3.0.0 kernel and holds with this one (as 3.2.2's and 3.3.1's).
 @REGISTRY.register("pd_op.lstsq", since=2, flags=Behaviour(
-    notes="no residuals for a rank-deficient x (Paddle 3.3.1; 3.1/3.2 assumed)"))
+    notes="no residuals for a rank-deficient x (Paddle 3.1+)"))
 def lstsq(x, y, rcond, *, driver="gels"):
     """(solution [.., n, k], residuals, rank, singular values) of min ||x s - y||, as
     phi's LstsqKernel and torch both take them from LAPACK: residuals (squared column norms

@@ -122,8 +122,7 @@ def _put_along_axis(rounding):
     return put_along_axis
 
 
-# An integer mean: Paddle 3.0.0 truncates toward zero (-7 / 3 is -2), 3.3.1 rounds toward -inf
-# (-3); fixtures put_along_axis in both. Paddle 3.1 / 3.2 (versions 2, 3) were not run: they
-# are given 3.3.1's rule.
-REGISTRY.register("pd_op.put_along_axis", since=1, until=2)(_put_along_axis("trunc"))
-REGISTRY.register("pd_op.put_along_axis", since=2)(_put_along_axis("floor"))
+# An integer mean: Paddle 3.0.0, 3.1.1 and 3.2.2 truncate toward zero (-7 / 3 is -2), 3.3.1
+# rounds toward -inf (-3); fixture put_along_axis in all four releases.
+REGISTRY.register("pd_op.put_along_axis", since=1, until=4)(_put_along_axis("trunc"))
+REGISTRY.register("pd_op.put_along_axis", since=4)(_put_along_axis("floor"))

@@ -52,10 +52,10 @@ def _unique_std_set(flat, dtype):
             as_tensor(counts, dtype))
 
 
-@REGISTRY.register("pd_op.unique", since=1, until=2)
+@REGISTRY.register("pd_op.unique", since=1, until=3)
 def unique_v1(x, *, return_index=False, return_inverse=False, return_counts=False, axis=(),
               dtype=torch.int64, is_sorted=False):
-    """Paddle 3.0.0: as the newer kernel, except that the flattened unique is a std::set, so
+    """Paddle 3.0.0 and 3.1.1: as the newer kernel, except that the flattened unique is a std::set, so
     NaNs swallow the values inserted after them (_unique_std_set)."""
     if not int_list(axis) and x.is_floating_point() and bool(torch.isnan(x).any()):
         return _unique_std_set(x.reshape(-1), dtype or torch.int64)
@@ -63,13 +63,13 @@ def unique_v1(x, *, return_index=False, return_inverse=False, return_counts=Fals
                   return_counts=return_counts, axis=axis, dtype=dtype, is_sorted=is_sorted)
 
 
-@REGISTRY.register("pd_op.unique", since=2)
+@REGISTRY.register("pd_op.unique", since=3)
 def unique(x, *, return_index=False, return_inverse=False, return_counts=False, axis=(),
            dtype=torch.int64, is_sorted=False):
     """Sorted unique values (of the flattened x, or slices along one axis); `indices` is
     each value's first position, `inverse` each element's group, `counts` each group's size,
-    all in `dtype`.  Each NaN is a value of its own, sorted last (Paddle 3.3.1; from which
-    release between 3.0.0 and 3.3.1 is not pinned down: no 3.1 / 3.2 fixture)."""
+    all in `dtype`.  Each NaN is a value of its own, sorted last (Paddle 3.2.2 and 3.3.1; the
+    fixture unique in all four releases pins the change to 3.2)."""
     dtype = dtype or torch.int64
     axes = int_list(axis)
     if not axes:

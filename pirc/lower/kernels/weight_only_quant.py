@@ -15,9 +15,9 @@ arch:
 
 Version split: Paddle 3.0 (PIR 1) rounds the float scale to float16 TOWARD ZERO (its
 software float -> float16 conversion shifts the mantissa), Paddle 3.3 (PIR 4) to nearest; the
-quantised values follow from the stored scale. The fixtures of both wheels show it (the int8
-scales differ in the last bit). Which of 3.1 / 3.2 (PIR 2 / 3) first rounds to nearest is
-not observed here (no wheel of either): the change is placed at PIR 3.
+quantised values follow from the stored scale. The fixtures show it (the int8 scales differ in
+the last bit), and those of 3.1.1 (toward zero) and 3.2.2 (to nearest) place the change at
+PIR 3.
 """
 
 from __future__ import annotations
