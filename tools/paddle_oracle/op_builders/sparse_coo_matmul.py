@@ -16,6 +16,9 @@ each recorded by the generator as the builder's exception:
   (SIGSEGV in DenseToCsrSpOp::InferMeta, as in sparse_csr.py); past that, their CPU kernels
   are stubs too (matmul_kernel.cc MaskedMatmulCsrKernel throws Unimplemented,
   fused_attention_kernel.cc's FusedAttentionCsrKernel throws and is not even registered).
+Both wheels' kernel registry agrees (paddle.base.core._get_registered_phi_kernels("all")):
+addmm_coo_dense, mv_coo and masked_matmul_csr have CPU float32 / float64 entries (the stubs);
+matmul_coo_coo, matmul_coo_dense, addmm_coo_coo and fused_attention_csr have none.
 The builders are still ordinary programs (the inputs a GPU fixture would use), so a wheel
 that gains these kernels makes them run.
 """
