@@ -7,6 +7,8 @@ before Paddle 3.1) the kernel spells Paddle's rule out.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
@@ -185,12 +187,31 @@ def elementwise_pow_v1(x, y):
     return float_pow(x, y) if _is_float(x) else _int_pow(x, y)
 
 
-@REGISTRY.register("pd_op.elementwise_pow", since=2, flags=Behaviour(
+@REGISTRY.register("pd_op.elementwise_pow", since=2, until=4, flags=Behaviour(
     notes="integer 0 ** negative is 0 (Paddle PR 73274, aligned with torch)"))
-def elementwise_pow(x, y):
+def elementwise_pow_v2(x, y):
     if _is_float(x):
         return float_pow(x, y)
     return torch.where((x == 0) & (y < 0), torch.zeros_like(x), _int_pow(x, y))
+
+
+# Paddle 3.3.1's double pow overflows early: DBL_MAX ** 1 and 2 ** 1023.9999999 are +inf.
+# Bisected on the 3.3.1 wheel over y for x = 2, then checked at x = 3, 10, 0.1 and DBL_MAX:
+# a result overflows exactly when y * log2|x| reaches this threshold (1024 - 2.5e-6), which
+# 3.2.2 (threshold 1024) and float32 (128) do not show.
+_F64_POW_OVERFLOW_LOG2 = 1023.9999974841901
+
+
+@REGISTRY.register("pd_op.elementwise_pow", since=4, flags=Behaviour(
+    notes="float64 overflows at y * log2|x| >= 1024 - 2.5e-6 (Paddle 3.3)"))
+def elementwise_pow(x, y):
+    out = elementwise_pow_v2(x, y)
+    if out.dtype != torch.float64:
+        return out
+    with torch.no_grad():
+        t = torch.as_tensor(y, dtype=torch.float64) * torch.log2(torch.abs(x))
+    early = torch.isfinite(out) & (t >= _F64_POW_OVERFLOW_LOG2)
+    return torch.where(early, torch.copysign(torch.full_like(out, math.inf), out), out)
 
 
 @REGISTRY.register("pd_op.lerp", since=1)
@@ -323,20 +344,45 @@ def float_pow(x, y):
     torch special-cases small exponents (x*x*x for 3), which rounds differently; powf's
     result is the double-precision power rounded to float, bit for bit on the checked cases.
     """
-    if isinstance(y, (int, float)) and y == -0.5:
-        # torch turns a -0.5 exponent into rsqrt: rsqrt(-0) = -inf, rsqrt(-inf) = NaN where
-        # pow gives +inf and 0 (checked on the 3.3.1 wheel); a tensor exponent keeps pow
+    if isinstance(y, (int, float)) and y in (0.5, -0.5):
+        # torch turns a +-0.5 exponent into sqrt / rsqrt: sqrt(-inf) = NaN, sqrt(-0) = -0,
+        # rsqrt(-0) = -inf, rsqrt(-inf) = NaN where pow gives +inf, +0, +inf and 0 (checked
+        # on the 3.3.1 wheel); a tensor exponent keeps pow
         y = torch.tensor(y, dtype=torch.float64)
     if x.dtype in (torch.float32, torch.float16, torch.bfloat16):
         return torch.pow(x.to(torch.float64), y).to(x.dtype)
     return torch.pow(x, y)
 
 
+# Eigen's packet width in Paddle's CPU wheels (built for AVX): 8 floats, 4 doubles; probed on
+# the 3.0.0 and 3.3.1 wheels with all -inf inputs of several lengths (pow(-inf, 3) is +inf
+# exactly on the first floor(n / width) * width elements).
+_EIGEN_PACKET = {torch.float32: 8, torch.float64: 4}
+
+
+def eigen_pow(x, y: float):
+    """phi's PowFunctor: Eigen's x.pow(factor) on the flattened tensor, which evaluates whole
+    packets with generic_pow and the remaining tail elements with std::pow.  generic_pow
+    differs from C's pow only at a zero or infinite base, where it drops the sign an odd
+    integer exponent keeps: |x| = 0 with y < 0 and |x| = inf with y > 0 give +inf, |x| = 0
+    with y > 0 and |x| = inf with y < 0 give +0."""
+    out = float_pow(x, y)
+    width = _EIGEN_PACKET.get(x.dtype)
+    if width is None or y == 0 or y == 1 or y != y:
+        return out
+    flat = torch.arange(x.numel()).reshape(x.shape)
+    packet = flat < (x.numel() // width) * width
+    ax = torch.abs(x)
+    big, small = (ax == math.inf, ax == 0) if y > 0 else (ax == 0, ax == math.inf)
+    out = torch.where(packet & big, torch.full_like(out, math.inf), out)
+    return torch.where(packet & small, torch.zeros_like(out), out)
+
+
 @REGISTRY.register("pd_op.pow", since=1)
 def pow_(x, *, y=1.0):
     if not x.is_floating_point():
         return torch.pow(x, int(y))  # Paddle casts the exponent to x's type
-    return float_pow(x, y)
+    return eigen_pow(x, float(y))
 
 
 @REGISTRY.register("pd_op.clip", since=1)
