@@ -82,6 +82,17 @@ def _conv3d_sp_boundary(f):
             + _parts(_conv(sx, w, [0, 0, 0], [1, 1, 1], [1, 1, 1], True))), {}
 
 
+@op("conv3d_sp__wide")
+def _conv3d_sp_wide(f):
+    # more channels: a GEMM of K = 16 per kernel offset (reduction order inside the GEMM)
+    shape = [1, 4, 5, 5, 16]
+    x = f("x", shape, value=_coo_input("conv3d_sp__wide", shape=shape))
+    w = f("w", [3, 3, 3, 16, 8])
+    sx = C.sparse_to_sparse_coo(x, 4)
+    return (_parts(_conv(sx, w, [1, 1, 1], [1, 1, 1], [1, 1, 1], False))
+            + _parts(_conv(sx, w, [0, 0, 0], [1, 1, 1], [1, 1, 1], True))), {}
+
+
 @op("conv3d_sp__subm_even")
 def _conv3d_sp_subm_even(f):
     # an even kernel under subm: padding kernel/2 makes the output one larger than the input
@@ -188,13 +199,21 @@ def _bn(f, i, sx, layout, momentum, epsilon, use_global_stats, channels=3):
 def _batch_norm_sp(f):
     x = f("x", SHAPE, value=_coo_input("batch_norm_sp_"))
     xb = f("xb", SHAPE, value=_coo_input("batch_norm_sp_", "xb", boundary=True))
+    x9 = f("x9", SHAPE[:4] + [9], value=_coo_input("batch_norm_sp_", "x9", SHAPE[:4] + [9]))
+    x16 = f("x16", SHAPE[:4] + [16],
+            value=_coo_input("batch_norm_sp_", "x16", SHAPE[:4] + [16]))
     sx, sxb = C.sparse_to_sparse_coo(x, 4), C.sparse_to_sparse_coo(xb, 4)
+    sx9, sx16 = C.sparse_to_sparse_coo(x9, 4), C.sparse_to_sparse_coo(x16, 4)
     return (_bn(f, 0, sx, "NHWC", 0.9, 1e-5, False)     # batch statistics of the values
             + _bn(f, 1, sx, "NHWC", 0.8, 1e-3, False)
             + _bn(f, 2, sx, "NHWC", 0.9, 1e-5, True)    # the running statistics
             + _bn(f, 3, sx, "NHWC", 0.9, 1e-3, True)
             + _bn(f, 4, sxb, "NHWC", 0.9, 1e-5, True)
-            + _bn(f, 5, sxb, "NHWC", 0.9, 1e-5, False)), {}
+            + _bn(f, 5, sxb, "NHWC", 0.9, 1e-5, False)
+            # 9 and 16 channels: Eigen runs the per-channel sqrt on full packets of 8
+            + _bn(f, 6, sx9, "NHWC", 0.9, 1e-5, True, 9)
+            + _bn(f, 7, sx9, "NHWC", 0.9, 1e-5, False, 9)
+            + _bn(f, 8, sx16, "NHWC", 0.9, 1e-5, False, 16)), {}
 
 
 _SYNC = ("GPU / distributed only: sync_batch_norm_coo has no CPU kernel, so Paddle's PIR builder "
