@@ -69,3 +69,20 @@ def test_malformed_sparse_coo_json_is_a_clear_error():
     assert bad != text
     with pytest.raises(pirc.errors.PircError if hasattr(pirc, "errors") else Exception, match="int64s"):
         pirc.parse(bad, format="json")
+
+
+def test_a_part_layout_with_parentheses_parses_back_in_a_signature():
+    # found by the fuzz smoke (json, seed 9, input 815): a COO type whose indices part is
+    # printed (dtype f32) spells the layout "Undefined(AnyLayout)", and the op-line lexer cut
+    # the signature at its "("
+    coo = 'pd_op.sparsecootensor<4x3xf64,indices:["f32",[],"Undefined(AnyLayout)",[],0]>'
+    text = ("pir.version 4\npir.graph_tags []\n{\n"
+            '    (%0) = "pd_op.data" () {dtype:(pd_op.DataType)float64,name:"x",'
+            "place:Place(undefined:0),shape:(pd_op.IntArray)[4,3],stop_gradient:[true]} : () -> "
+            "tensor<4x3xf64>\n"
+            '    (%1) = "pd_op.dense_to_coo_sp" (%0) {sparse_dim:(Int64)1,stop_gradient:[true]} : '
+            f"(tensor<4x3xf64>) -> {coo}\n"
+            '    (%2) = "pd_op.abs_coo_sp" (%1) {stop_gradient:[true]} : '
+            f"({coo}) -> {coo}\n}}\n")
+    program = pirc.parse(text)
+    assert pirc.to_text(program) == text

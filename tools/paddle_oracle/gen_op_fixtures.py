@@ -8,6 +8,13 @@ Run with the python of a scratch venv that has paddlepaddle (never pirc's enviro
     /tmp/pd331/bin/python tools/paddle_oracle/gen_op_fixtures.py --out tests/fixtures/ops
     /tmp/pd300/bin/python tools/paddle_oracle/gen_op_fixtures.py --out tests/fixtures/ops
 
+and, with Paddle 3.1.1 and 3.2.2, only the builders of ops whose kernel pirc splits by PIR
+version (pirc/runtime/op_versions.json), which place each split between releases
+(tests/unit/test_version_splits.py):
+
+    /tmp/pd311/bin/python tools/paddle_oracle/gen_op_fixtures.py --out tests/fixtures/ops --version-splits
+    /tmp/pd322/bin/python tools/paddle_oracle/gen_op_fixtures.py --out tests/fixtures/ops --version-splits
+
 Writes OUT/VER/NAME.VER.{pir.txt,json,pdiparams?,loaded.pir.txt,io.npz} and gen_log.VER.json
 exactly as gen_fixtures.py does (same weights, same child process per model, io.npz with
 in__<feed> and out__<i> = outputs of the LOADED program; compressed, and built_out__<i>
@@ -166,6 +173,9 @@ def main():
     ap.add_argument("--models", nargs="*")
     ap.add_argument("--family", nargs="*",
                     help="only the builders of these op_builders modules (e.g. unary)")
+    ap.add_argument("--version-splits", action="store_true",
+                    help="only the builders of ops with more than one kernel by PIR version, "
+                         "or one from a later version (pirc/runtime/op_versions.json)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--outdir", help=argparse.SUPPRESS)
     ap.add_argument("--result", help=argparse.SUPPRESS)
@@ -198,8 +208,10 @@ def main():
         ap.error("--out is required")
     outdir = os.path.join(args.out, ver)
     os.makedirs(outdir, exist_ok=True)
+    split = split_ops() if args.version_splits else None
     models = [m for m in B if (not args.models or m in args.models)
-              and (not args.family or family_of(m) in args.family)]
+              and (not args.family or family_of(m) in args.family)
+              and (split is None or "pd_op." + m.split("__")[0] in split)]
     unknown = sorted(set(args.models or ()) - set(B))
     if unknown:
         ap.error(f"no builder named {', '.join(unknown)}")
@@ -235,6 +247,16 @@ def main():
             json.dump(full, fh, indent=1)
             fh.write("\n")
         os.replace(logpath + ".tmp", logpath)
+
+
+def split_ops():
+    """The forward ops whose pirc kernel changes with the PIR version (or starts after 1)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "pirc",
+                        "runtime", "op_versions.json")
+    with open(path) as fh:
+        ops = json.load(fh)["ops"]
+    return {name for name, ranges in ops.items() if "_grad" not in name
+            and (len(ranges) > 1 or ranges[0][0] > 1)}
 
 
 def family_of(model):
