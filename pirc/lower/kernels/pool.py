@@ -1,14 +1,16 @@
 """Pooling: pool2d, pool3d and lp_pool2d, with Paddle's window rules.
 
 Paddle's CPU pooling (phi funcs::Pool2dFunctor) visits, for each output, the input cells of
-its window that lie inside the input (padding never enters a max), sums them in row-major
-order, and divides by the number of those cells (exclusive, adaptive) or by the number of
-window cells inside input plus padding.  ceil_mode adds a last window that may hang past the
-padding.  torch's max_pool / avg_pool compute the same numbers where their output size and
-padding rules agree with Paddle's (`_torch_pool` says when) and run those cases; the others
-(torch drops a ceil_mode window Paddle keeps, asymmetric padding of an average, half types)
-build the windows here from explicit padding and unfolding and accumulate the sum cell by
-cell in Paddle's order.
+its window that lie inside the input (padding never enters a max) in row-major order.  A max
+is the fold `y = y > x ? y : x` from -FLT_MAX (`_max_fold`: a NaN is forgotten by the next
+cell, where torch's pooling keeps it; `max_pool_nan_fold` refolds those windows).  An
+average sums the cells in that order and divides by the number of those cells (exclusive,
+adaptive) or by the number of window cells inside input plus padding.  ceil_mode adds a last
+window that may hang past the padding.  torch's max_pool / avg_pool compute the same numbers
+where their output size and padding rules agree with Paddle's (`_torch_pool` says when) and
+run those cases; the others (torch drops a ceil_mode window Paddle keeps, asymmetric padding
+of an average, half types) build the windows here from explicit padding and unfolding and
+accumulate the sum cell by cell in Paddle's order.
 """
 
 from __future__ import annotations
@@ -51,6 +53,92 @@ def _windows(x, kernel, strides, pads, outs, fill):
     # unfold may leave more windows than Paddle's output when padding exceeds what is needed
     index = [slice(None), slice(None)] + [slice(0, o) for o in outs]
     return x[tuple(index)]
+
+
+# phi MaxPool<T>::initial(): static_cast<T>(-FLT_MAX), for double too (-inf in float16)
+_FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def _max_fold(flat, valid):
+    """Paddle's max of each window: phi funcs::MaxPool (pooling.h) starts from
+    static_cast<T>(-FLT_MAX) and folds the window's cells in row-major order with
+    `y = y > x ? y : x`, padding skipped.  A NaN cell makes y NaN and the next cell replaces
+    it (NaN > x is false), so the result is the max of the cells after the window's last NaN,
+    NaN when no cell follows it, and max(-FLT_MAX, max of the cells) in a window without NaN
+    (a window of -inf gives -FLT_MAX; in float64 so does one of values below -FLT_MAX).
+
+    flat: [..., cells] with padding cells -inf; valid: bool, broadcastable, False at padding.
+    Each value is gathered from the one cell it came from (for -FLT_MAX, a max cell whose
+    value it replaces), so autograd sends pool2d_grad to that cell alone.
+    """
+    nan = torch.isnan(flat)
+    after = nan.flip(-1).cumsum(-1).flip(-1) == 0  # no NaN at or after this cell
+    key = torch.where(after, flat, -math.inf)
+    index = key.argmax(-1, keepdim=True)  # the first max after the last NaN
+    has_nan = nan.any(-1, keepdim=True)
+    cells = flat.shape[-1]
+    last_nan = (cells - 1) - nan.flip(-1).to(torch.uint8).argmax(-1, keepdim=True)
+    nothing_after = has_nan & ~(after & valid).any(-1, keepdim=True)
+    index = torch.where(nothing_after, last_nan, index)
+    # (a window whose max after its last NaN is -inf may pick a cell before it: -inf too)
+    value = torch.where(after | (nan & nothing_after), flat, -math.inf).gather(-1, index)
+    floor = torch.full((), -_FLT_MAX, dtype=flat.dtype, device=flat.device)
+    value = torch.where(has_nan, value, torch.maximum(value, floor))
+    return value.squeeze(-1)
+
+
+def max_pool_nan_fold(x, fast, kernel, strides, pads, outs):
+    """torch's max pool `fast` made Paddle's (`_max_fold`): torch takes a window with a NaN
+    as NaN, Paddle the max of the cells after its last NaN; and Paddle's max starts from
+    -FLT_MAX.  x: the N, C, spatial... input; pads: Paddle's (before, after) pairs."""
+    bounds = [_regular_bounds(x.shape[2 + i], kernel[i], strides[i], pads[i][0], outs[i])
+              for i in range(len(kernel))]
+    return _refold(x, fast, bounds)
+
+
+def _regular_bounds(size, k, stride, pad, out):
+    """Each output's window [start, end) along one dim, padding cut off (Paddle skips it)."""
+    return [(max(o * stride - pad, 0), min(o * stride - pad + k, size)) for o in range(out)]
+
+
+def _refold(x, fast, bounds):
+    """`fast` with the windows torch made NaN refolded by `_max_fold`, their cells gathered
+    from x (bounds: per spatial dim, each output's [start, end)); the other windows raised to
+    -FLT_MAX."""
+    from ..control_flow import _tracing
+
+    # Run on data, a sum that is neither NaN nor -inf says no window is NaN or -inf: a
+    # float32 fast is Paddle's as it is (one pass; a sum made NaN or -inf otherwise, by
+    # +inf and -inf or by overflow, only takes the exact path below); float64 also needs
+    # no value below -FLT_MAX.  Traced, all of it is in the graph.
+    if not _tracing(fast):
+        total = fast.sum()
+        plain = ~(torch.isnan(total) | (total == -math.inf))
+        if fast.dtype != torch.float32 and fast.numel():
+            plain = plain & (fast.amin() >= -_FLT_MAX)
+        if bool(plain):
+            return fast
+    floor = torch.full((), -_FLT_MAX, dtype=fast.dtype, device=fast.device)
+    out = torch.maximum(fast, floor)  # NaN stays NaN
+    at = torch.nonzero(torch.isnan(fast), as_tuple=True)  # (n, c, *out position) of each
+    spatial = len(bounds)
+    grid = [-1] + [1] * spatial  # [K, k0, k1, ...] by broadcasting
+    flat_index = (at[0] * x.shape[1] + at[1]).reshape(grid)
+    valid = torch.ones((), dtype=torch.bool, device=x.device)
+    for i, dim in enumerate(bounds):
+        k = max([e - b for b, e in dim] + [1])
+        # the window's cells along dim i in order, the last repeated past its end
+        table = torch.tensor([[min(b + j, max(e - 1, 0)) for j in range(k)] for b, e in dim],
+                             dtype=torch.int64, device=x.device)
+        inside = torch.tensor([[j < e - b for j in range(k)] for b, e in dim],
+                              device=x.device)
+        shape = [-1] + [k if j == i else 1 for j in range(spatial)]
+        valid = valid & inside[at[2 + i]].reshape(shape)
+        flat_index = flat_index * x.shape[2 + i] + table[at[2 + i]].reshape(shape)
+    cells = math.prod(flat_index.shape[1:])
+    flat_index, valid = flat_index.reshape(-1, cells), valid.reshape(-1, cells)
+    window = torch.where(valid, x.reshape(-1)[flat_index], -math.inf)
+    return out.index_put_(at, _max_fold(window, valid))
 
 
 def _window_sum(win, spatial):
@@ -142,25 +230,41 @@ def pool(x, kernel_size, strides, paddings, ceil_mode, exclusive, data_format, p
     if len(kernel) == 1:
         kernel = kernel * spatial
     strides = [int(s) for s in strides]
-    if global_pooling:
-        kernel, pads, strides = sizes, [(0, 0)] * spatial, [1] * spatial
+    if global_pooling:  # the whole map (and with adaptive, an output of the map's size)
+        kernel, pads = sizes, [(0, 0)] * spatial
+        strides = strides if adaptive else [1] * spatial
+    if adaptive and pooling_type == "max":
+        # phi PoolRawKernel calls the max functor with adaptive=false: the output has the
+        # adaptive size (kernel_size), but each window is kernel_size cells from
+        # out * stride, padding zeroed (UpdatePadding), cut at the input's end, -FLT_MAX
+        # where nothing is left (checked against Paddle 3.0.0 and 3.3.1).
+        # F.adaptive_max_pool* build max_pool*_with_index instead.
+        pads = [(0, 0)] * spatial
     elif adaptive:
         out = _adaptive(x, kernel, pooling_type)
         return out.permute(0, *range(2, out.dim()), 1) if channels_last else out
-    else:
+    elif not global_pooling:
         pads = padding.resolve(paddings, padding_algorithm, sizes, kernel, strides)
-    outs = [_out_size(sizes[i], kernel[i], pads[i][0], pads[i][1], strides[i], ceil_mode)
-            for i in range(spatial)]
-    fast = _torch_pool(x, kernel, strides, pads, outs, ceil_mode, exclusive, pooling_type)
+    if adaptive:
+        outs = list(kernel)
+        fast = None
+    else:
+        outs = [_out_size(sizes[i], kernel[i], pads[i][0], pads[i][1], strides[i], ceil_mode)
+                for i in range(spatial)]
+        fast = _torch_pool(x, kernel, strides, pads, outs, ceil_mode, exclusive, pooling_type)
+    if fast is not None and pooling_type == "max":
+        fast = max_pool_nan_fold(x, fast, kernel, strides, pads, outs)
     if fast is not None:
         return fast.permute(0, *range(2, fast.dim()), 1) if channels_last else fast
     if pooling_type == "max":
         win = _windows(x, kernel, strides, pads, outs, -math.inf)
-        # The first maximum of each window in row-major order, picked rather than reduced:
-        # the same value as amax, and autograd (pool2d_grad) then sends the gradient to that
-        # one cell as Paddle's MaxPool grad does, where amax would split it between ties.
-        flat = win.reshape(*win.shape[:-spatial], -1)
-        out = flat.gather(-1, flat.argmax(-1, keepdim=True)).squeeze(-1)
+        ones = torch.ones([1, 1, *sizes], dtype=x.dtype, device=x.device)
+        valid = _windows(ones, kernel, strides, pads, outs, 0.0) > 0
+        # One cell of each window picked rather than reduced (_max_fold): autograd
+        # (pool2d_grad) then sends the gradient to that cell as Paddle's MaxPool grad does,
+        # where amax would split it between ties.
+        out = _max_fold(win.reshape(*win.shape[:-spatial], -1),
+                        valid.reshape(*valid.shape[:-spatial], -1))
     else:
         win = _windows(x, kernel, strides, pads, outs, 0.0)
         total = _window_sum(win, spatial)
@@ -235,6 +339,7 @@ def _pool2d_call(site):
     ceil_mode = p["ceil_mode"]
     outs = [_out_size(sizes[i], kernel[i], pads[i][0], pads[i][1], strides[i], ceil_mode)
             for i in range(2)]
+    paddle_pads = pads
     if not all(b == a and 2 * b <= k for (b, a), k in zip(pads, kernel)):
         if p["pooling_type"] != "max":
             return None
@@ -247,6 +352,7 @@ def _pool2d_call(site):
         return None
     torch_pads = [b for b, _ in pads]
     if p["pooling_type"] == "max":
-        return site.call(max_pool2d_nchw, x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
+        fast = site.call(max_pool2d_nchw, x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
+        return site.call(max_pool_nan_fold, p["x"], fast, kernel, strides, paddle_pads, outs)
     return site.call(F.avg_pool2d, x, kernel, strides, torch_pads, ceil_mode=ceil_mode,
                      count_include_pad=not p["exclusive"])

@@ -147,10 +147,20 @@ def nansum(x, *, axis=(), dtype=None, keepdim=False):
 
 @REGISTRY.register("pd_op.logsumexp", since=1)
 def logsumexp(x, *, axis=(), keepdim=False, reduce_all=False):
+    """phi LogsumexpFunctor (impl/logsumexp_kernel_impl.h): max + log(sum(exp(x - max))),
+    nothing special at infinities.  A reduced max of +-inf makes x - max NaN (inf - inf), so
+    such a result is NaN where torch.logsumexp (which takes an infinite max as 0) gives +-inf;
+    a 0-d x is x + log(exp(0)): -0 gives +0 and +-inf NaN.  Otherwise torch's own ops."""
     dims = list(range(x.dim())) if reduce_all else _dims(x, axis)
+    if x.numel() == 0:
+        return torch.logsumexp(x, dims, keepdim=keepdim)  # -inf: 3.3.1's Full(-INFINITY)
+    flat = x.reshape(1) if x.dim() == 0 else x
+    dims = dims if x.dim() else [0]
+    peak = torch.amax(flat, dims, keepdim=True)
+    out = torch.log(torch.sum(torch.exp(flat - peak), dims, keepdim=True)) + peak
     if x.dim() == 0:
-        return x.clone()
-    return torch.logsumexp(x, dims, keepdim=keepdim)
+        return out.reshape(())
+    return out if keepdim else out.squeeze(dims)
 
 
 @REGISTRY.register("pd_op.reduce_as", since=1)
