@@ -14,6 +14,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from .eigen_packets import eigen_packet_lanes
+from .eigen_generic_pow import generic_pow
 from .operands import int_list
 from .sparse_coo import SparseCoo, _coo_of, _merge
 
@@ -113,21 +114,20 @@ def _exp(x: torch.Tensor) -> torch.Tensor:
 
 @REGISTRY.register("pd_op.pow_coo_sp", since=1)
 def pow_coo_sp(x, *, factor):
-    """PowCooKernel: phi's PowKernel on the values, i.e. Eigen's `x.pow(factor)`.  Eigen
-    evaluates full packets (8 float32 / 4 float64, eigen_packets.py) with its generic_pow and
-    the scalar tail with std::pow.  generic_pow settles the special cases first, not as C's
-    pow does: x^1 = x; 1^y, x^0 and (-1)^(even or +-inf) = 1 (NaN^0 too); a negative finite x
-    with a non-integer y = NaN; (+-0)^(y<0) and (+-inf)^(y>0) = +inf, (+-0)^(y>0) and
-    (+-inf)^(y<0) = +0 (no sign: (-inf)^3 = +inf, (-0)^-1 = +inf); otherwise |x|^y, negated
-    for a negative x and odd y as 0 - r (AVX's pnegate), so an underflow stays +0."""
+    """PowCooKernel: phi's PowKernel on the values, i.e. Eigen's `x.pow(T(factor))` with the
+    float attribute cast to the values' type.  Eigen evaluates full packets (8 float32 / 4
+    float64, eigen_packets.py) with its generic_pow (eigen_generic_pow.py), whose special
+    cases are not C's ((-inf)^3 = +inf, (-0)^-1 = +inf, NaN^0 = 1, a negative underflow gives
+    +0) and whose rounding is its own, and the scalar tail with std::pow."""
     x = _coo_of(x, "pow_coo_sp")
     v = x.values
     if not v.is_floating_point():
         return SparseCoo(x.indices, _dense("pd_op.pow")(v, y=factor), x.shape)
-    scalar = _std_pow(v, factor)  # std::pow in the tail
-    y = float(factor) if v.dtype == torch.float64 else float(torch.tensor(factor, dtype=v.dtype))
-    packet = _eigen_generic_pow(v, y)
-    return SparseCoo(x.indices, torch.where(eigen_packet_lanes(v), packet, scalar), x.shape)
+    y = float(torch.tensor(float(factor), dtype=torch.float32))  # the attribute is a float
+    if v.dtype not in (torch.float32, torch.float64):
+        return SparseCoo(x.indices, _std_pow(v, y), x.shape)
+    out = torch.where(eigen_packet_lanes(v), generic_pow(v, y), _std_pow(v, y))
+    return SparseCoo(x.indices, out, x.shape)
 
 
 def _std_pow(x: torch.Tensor, y: float) -> torch.Tensor:
@@ -135,35 +135,6 @@ def _std_pow(x: torch.Tensor, y: float) -> torch.Tensor:
     tensor: with a Python number torch takes 0.5 as sqrt and -0.5 as rsqrt, and
     sqrt(-inf) = NaN where pow(-inf, 0.5) = +inf."""
     return torch.pow(x.to(torch.float64), torch.tensor(y, dtype=torch.float64)).to(x.dtype)
-
-
-def _eigen_generic_pow(x: torch.Tensor, y: float) -> torch.Tensor:
-    """Eigen's generic_pow (GenericPacketMathFunctions.h, the version Paddle builds) for a
-    scalar exponent y; |x|^y itself as the correctly rounded power."""
-    inf = float("inf")
-    max_exponent = 1024 if x.dtype == torch.float64 else 128  # numeric_limits::max_exponent
-    huge = (max_exponent * 0.6931471805599453) / torch.finfo(x.dtype).eps
-    ax = torch.abs(x)
-    x_zero, x_neg, ax_inf = x == 0, x < 0, ax == inf
-    ax_one, ax_gt_one, ax_lt_one = ax == 1, ax > 1, ax < 1
-    x_one, x_neg_one = ax_one & ~x_neg, ax_one & x_neg
-    y_int = float(torch.floor(torch.tensor(y, dtype=x.dtype))) == y
-    y_even = float(torch.round(torch.tensor(y * 0.5, dtype=x.dtype))) == y * 0.5
-    y_pos, y_neg, y_inf, y_huge = y > 0, y < 0, abs(y) == inf, abs(y) >= huge
-    invalid_neg = x_neg & ~ax_inf & (not y_int) & (not y_inf)
-    pow_one = x_one | (y == 0) | (x_neg_one & (y_inf | (y_even & ~invalid_neg)))
-    pow_nan = invalid_neg | torch.isnan(x) | (y != y)
-    pow_zero = (x_zero & y_pos) | (ax_inf & y_neg) | (ax_lt_one & y_huge & y_pos) \
-        | (ax_gt_one & y_huge & y_neg)
-    pow_inf = (x_zero & y_neg) | (ax_inf & y_pos) | (ax_lt_one & y_huge & y_neg) \
-        | (ax_gt_one & y_huge & y_pos)
-    pow_abs = _std_pow(ax, y)
-    general = torch.where(x_neg & (not y_even), 0 - pow_abs, pow_abs)
-    out = torch.where(pow_zero, torch.zeros_like(x), general)
-    out = torch.where(pow_inf, torch.full_like(x, inf), out)
-    out = torch.where(pow_nan, torch.full_like(x, float("nan")), out)
-    out = torch.where(pow_one, torch.ones_like(x), out)
-    return x.clone() if y == 1 else out
 
 
 @REGISTRY.register("pd_op.divide_coo_coo_sp", since=1)

@@ -81,7 +81,8 @@ def _sum_boundary(f):
     # NaN, +-inf and the extremes summed along the sparse axis (columns of a 3 x 7 grid)
     x = f("x", None, value=boundary()[:21].reshape(3, 7))
     s = C.sparse_to_sparse_coo(x, 2)
-    return _parts(C.sparse_sum(s, [0], UNDEF, False)) + _parts(C.sparse_sum(s, [1], UNDEF, True)), {}
+    return (_parts(C.sparse_sum(s, [0], UNDEF, False))
+            + _parts(C.sparse_sum(s, [1], UNDEF, True))), {}
 
 
 # --- softmax -----------------------------------------------------------------------------------
@@ -168,7 +169,8 @@ def _divide_boundary(f):
 @op("add_coo_dense_sp")
 def _add_dense(f):
     # a bias over the dense last dim (values [nnz, 4] + [4]), as Paddle supports it
-    x3, bias = f("x3", None, value=_X3), f("bias", None, value=np.array([0.5, -1, 0, np.inf], "float32"))
+    x3 = f("x3", None, value=_X3)
+    bias = f("bias", None, value=np.array([0.5, -1, 0, np.inf], "float32"))
     out = C.sparse_add(C.sparse_to_sparse_coo(x3, 2), bias)
     # sparse_dim = ndim: values [nnz] + [last dim] broadcast only when nnz == last dim
     v = np.array([[0, 1, 0], [2, 0, 3]], "float32")
