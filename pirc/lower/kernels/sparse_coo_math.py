@@ -10,6 +10,8 @@ runs a dense kernel on the values tensor, pirc's dense kernel of that op runs.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from ...runtime.registry import REGISTRY
@@ -106,9 +108,15 @@ def softmax_coo_sp(x, *, axis=-1):
 
 
 def _exp(x: torch.Tensor) -> torch.Tensor:
-    # std::exp(float) is glibc's expf (rounded from a double-precision evaluation)
+    """std::exp, element by element.  float32: glibc's expf evaluates in double and rounds,
+    as the double exp rounded to float does.  float64: torch's vectorised exp is 1 ulp from
+    libm's on some values, so libm's own (math.exp) is called; x - max is <= 0 or NaN, so
+    nothing overflows."""
     if x.dtype == torch.float32:
         return torch.exp(x.to(torch.float64)).to(torch.float32)
+    if x.dtype == torch.float64:
+        return torch.tensor([math.exp(t) for t in x.reshape(-1).tolist()],
+                            dtype=torch.float64).reshape(x.shape)
     return torch.exp(x)
 
 

@@ -177,3 +177,59 @@ def _add_dense(f):
     x2, y2 = f("x2", None, value=v), f("y2", None, value=np.array([10, -20, 0.5], "float32"))
     out2 = C.sparse_add(C.sparse_to_sparse_coo(x2, 2), y2)
     return _parts(out) + _parts(out2), {}
+
+
+# --- wider inputs ------------------------------------------------------------------------------
+
+def _half_sparse(shape, dtype, seed):
+    r = np.random.default_rng(seed)
+    a = r.standard_normal(shape) * 10
+    a[r.random(shape) < 0.5] = 0
+    return a.astype(dtype)
+
+
+@op("softmax_coo_sp__random")
+def _softmax_random(f):
+    # pools of up to 37 entries in stored order (sparse axes: the exp / sum / scale walk)
+    outs = []
+    for dt in ("float32", "float64"):
+        x = f(f"x_{dt}", None, value=_half_sparse((40, 37), dt, 1))
+        y = f(f"y_{dt}", None, value=_half_sparse((6, 7, 9), dt, 2))
+        outs += _parts(C.sparse_softmax(C.sparse_to_sparse_coo(x, 2), -1))[1:2]
+        outs += _parts(C.sparse_softmax(C.sparse_to_sparse_coo(x, 2), 0))[1:2]
+        outs += _parts(C.sparse_softmax(C.sparse_to_sparse_coo(y, 3), 1))[1:2]
+    return outs, {}
+
+
+@op("softmax_coo_sp__dense_wide")
+def _softmax_dense_wide(f):
+    # a dense last dim of 9: phi's dense softmax on the values [nnz, 9]
+    outs = []
+    for dt in ("float32", "float64"):
+        y = f(f"y_{dt}", None, value=_half_sparse((6, 7, 9), dt, 2))
+        outs += _parts(C.sparse_softmax(C.sparse_to_sparse_coo(y, 2), -1))[1:2]
+    return outs, {}
+
+
+@op("sum_coo_sp__random")
+def _sum_random(f):
+    # groups of up to 40 entries summed in stored order (sparse axes)
+    outs = []
+    for dt in ("float32", "float64"):
+        x = f(f"x_{dt}", None, value=_half_sparse((40, 37), dt, 3))
+        y = f(f"y_{dt}", None, value=_half_sparse((6, 7, 9), dt, 4))
+        outs += _parts(C.sparse_sum(C.sparse_to_sparse_coo(x, 2), [0], UNDEF, False))[1:]
+        outs += _parts(C.sparse_sum(C.sparse_to_sparse_coo(y, 3), [1], UNDEF, True))[1:]
+    return outs, {}
+
+
+@op("sum_coo_sp__dense_wide")
+def _sum_dense_wide(f):
+    # a dense dim of 9 reduced, and every axis: phi's dense sum (Eigen) on the values
+    outs = []
+    for dt in ("float32", "float64"):
+        y = f(f"y_{dt}", None, value=_half_sparse((6, 7, 9), dt, 4))
+        s = C.sparse_to_sparse_coo(y, 2)
+        outs += _parts(C.sparse_sum(s, [2], UNDEF, False))[1:2]
+        outs += _parts(C.sparse_sum(s, [], UNDEF, False))[1:2]
+    return outs, {}
