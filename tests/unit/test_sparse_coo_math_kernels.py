@@ -103,3 +103,19 @@ def test_add_dense_takes_only_a_bias_over_the_last_dim():
 def test_dense_operand_is_refused():
     with pytest.raises(TypeError, match="softmax_coo_sp takes a sparse COO tensor, got Tensor"):
         softmax_coo_sp(torch.ones(2, 2))
+
+
+def test_integer_divide_program_fails_where_paddle_fails():
+    # the saved 3.3.1 program Paddle could not run (gen_log: Integer division by zero)
+    import os
+
+    import numpy as np
+
+    import pirc
+    from pirc.lower.failures import KernelFailure
+
+    root = os.path.join(os.path.dirname(__file__), "..", "fixtures", "ops", "3.3.1")
+    stem = os.path.join(root, "divide_coo_coo_sp__int64_absent.3.3.1")
+    io = np.load(stem + ".io.npz")
+    with pytest.raises(KernelFailure, match="divide_coo_coo_sp: integer division by zero"):
+        pirc.run(pirc.load(stem + ".json"), {k[4:]: io[k] for k in io.files if k.startswith("in__")})

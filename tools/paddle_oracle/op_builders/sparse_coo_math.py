@@ -233,3 +233,32 @@ def _sum_dense_wide(f):
         outs += _parts(C.sparse_sum(s, [2], UNDEF, False))[1:2]
         outs += _parts(C.sparse_sum(s, [], UNDEF, False))[1:2]
     return outs, {}
+
+
+# --- integers ----------------------------------------------------------------------------------
+
+@op("sum_coo_sp__int16")
+def _sum_int16(f):
+    # summed in the values' type: 30000 + 30000 + 7 wraps to -5529 in int16
+    h = f("h", None, value=np.array([30000, 30000, 7, 0, -3], "int16"))
+    return _parts(C.sparse_sum(C.sparse_to_sparse_coo(h, 1), [0], UNDEF, False)), {}
+
+
+_IX = np.array([[7, -7, 0], [5, 0, 9]], "int64")
+
+
+@op("divide_coo_coo_sp__int64")
+def _divide_int64(f):
+    # every position stored in y: C++'s truncating integer division (7 / -2 = -3)
+    x = f("x", None, value=_IX)
+    y = f("y", None, value=np.array([[2, -2, 3], [-2, 1, 4]], "int64"))
+    return _parts(C.sparse_divide(C.sparse_to_sparse_coo(x, 2), C.sparse_to_sparse_coo(y, 2))), {}
+
+
+@op("divide_coo_coo_sp__int64_absent",
+    expect="a position y has no entry divides by an integer 0: DivideFunctor raises 'Integer "
+           "division by zero encountered in (floor) divide' (3.0.0; '(floor/trunc)' in 3.3.1)")
+def _divide_int64_absent(f):
+    x = f("x", None, value=_IX)
+    y = f("y", None, value=np.array([[2, 0, 3], [-2, 1, 0]], "int64"))
+    return _parts(C.sparse_divide(C.sparse_to_sparse_coo(x, 2), C.sparse_to_sparse_coo(y, 2))), {}
