@@ -187,4 +187,6 @@ def add_coo_dense_sp(x, y):
         got = "a sparse tensor" if isinstance(y, SparseCoo) else f"shape {list(y.shape)}"
         raise ValueError(f"add_coo_dense_sp: Paddle adds only a 1-D dense y of x's last dim "
                          f"({x.shape[-1]}), got {got}")
+    if x.values.numel() == 0:  # no entries: Paddle's add returns the empty values as they are
+        return SparseCoo(x.indices, x.values.clone(), x.shape)
     return SparseCoo(x.indices, _dense("pd_op.add")(x.values, y), x.shape)

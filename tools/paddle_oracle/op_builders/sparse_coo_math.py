@@ -262,3 +262,22 @@ def _divide_int64_absent(f):
     x = f("x", None, value=_IX)
     y = f("y", None, value=np.array([[2, 0, 3], [-2, 1, 0]], "int64"))
     return _parts(C.sparse_divide(C.sparse_to_sparse_coo(x, 2), C.sparse_to_sparse_coo(y, 2))), {}
+
+
+# --- no entries --------------------------------------------------------------------------------
+
+def _empty(name, fn):
+    @op(name)
+    def _build(f):
+        s = C.sparse_to_sparse_coo(f("x", None, value=np.zeros((3, 4), "float32")), 2)
+        return _parts(fn(s, lambda: f("y", None, value=np.ones(4, "float32")))), {}
+    return _build
+
+
+_empty("sum_coo_sp__empty", lambda s, y: C.sparse_sum(s, [1], UNDEF, False))
+_empty("sum_coo_sp__empty_keepdim", lambda s, y: C.sparse_sum(s, [0], UNDEF, True))
+_empty("sum_coo_sp__empty_all", lambda s, y: C.sparse_sum(s, [], UNDEF, False))
+_empty("softmax_coo_sp__empty", lambda s, y: C.sparse_softmax(s, -1))
+_empty("pow_coo_sp__empty", lambda s, y: C.sparse_pow(s, 3.0))
+_empty("divide_coo_coo_sp__empty", lambda s, y: C.sparse_divide(s, s))  # 0 / 0 everywhere
+_empty("add_coo_dense_sp__empty", lambda s, y: C.sparse_add(s, y()))
