@@ -2,8 +2,10 @@
 variants), softmax_coo_sp (over the last axis of 2-D and 3-D COO tensors, sparse and dense
 last dims), pow_coo_sp (the boundary values, in full Eigen packets and in the scalar tail),
 divide_coo_coo_sp (the merge over every position) and add_coo_dense_sp (a dense bias over the
-last dim).  Each fetches the dense result and the stored values and indices of the sparse one,
-so the entries' order and count are compared too."""
+last dim); then wider random inputs (__random: the kernels' own walks over sparse axes,
+__dense_wide: the dense kernels on the values), integers and a COO without entries.  Each
+fetches the dense result and the stored values and indices of the sparse one, so the entries'
+order and count are compared too."""
 import numpy as np
 import paddle
 
@@ -17,7 +19,7 @@ def _parts(s):
     return [C.sparse_to_dense(s), C.sparse_values(s), C.sparse_indices(s)]
 
 
-# 3 x 4 with an empty row (row 1), a NaN, +-inf, a large value and explicit negatives
+# 3 x 4 with an empty row (row 1), a large negative value and a column with one entry
 _X2 = np.array([[1.5, 0, -2, 0.25],
                 [0, 0, 0, 0],
                 [3, -1e30, 0, 7]], "float32")
@@ -40,7 +42,8 @@ def _sum(name, shape_value, sparse_dim, variants, dtype="float32"):
     return _build
 
 
-# every axis (Paddle's reduce_all branch: a single entry)
+# every axis (Paddle's reduce_all branch: a single entry; without keepdim indices [1], 0-D
+# values, and Paddle's saved program types those values with an uninitialised dim)
 _sum("sum_coo_sp__all", _X2, 2, [([], UNDEF, False), ([], UNDEF, True)])
 # one sparse axis of a 2-D COO (sparse_dim 2): the std::map walk over the other index
 _sum("sum_coo_sp__sparse_axis", _X2, 2,
