@@ -59,6 +59,8 @@ def coo_to_dense_sp(x):
     """CooToDenseKernel: zeros, then each entry's value copied to its place (a later entry at
     the same place wins, as in Paddle's loop)."""
     x = _coo_of(x, "coo_to_dense_sp")
+    if x.indices.dim() == 1:  # sum_coo_sp over every axis: indices [1], 0-D values, shape [1]
+        x = SparseCoo(x.indices.reshape(-1, 1), x.values.reshape(1), x.shape)
     out = torch.zeros(x.shape, dtype=x.values.dtype)
     flat = x.flat_indices()
     last = {f: i for i, f in enumerate(flat)}
