@@ -13,6 +13,8 @@ import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
+from .eigen_generic_pow import generic_pow
+from .eigen_packets import eigen_packet_lanes
 from .operands import number, scalar_like
 
 
@@ -354,35 +356,19 @@ def float_pow(x, y):
     return torch.pow(x, y)
 
 
-# Eigen's packet width in Paddle's CPU wheels (built for AVX): 8 floats, 4 doubles; probed on
-# the 3.0.0 and 3.3.1 wheels with all -inf inputs of several lengths (pow(-inf, 3) is +inf
-# exactly on the first floor(n / width) * width elements).
-_EIGEN_PACKET = {torch.float32: 8, torch.float64: 4}
-
-
-def eigen_pow(x, y: float):
-    """phi's PowFunctor: Eigen's x.pow(factor) on the flattened tensor, which evaluates whole
-    packets with generic_pow and the remaining tail elements with std::pow.  generic_pow
-    differs from C's pow only at a zero or infinite base, where it drops the sign an odd
-    integer exponent keeps: |x| = 0 with y < 0 and |x| = inf with y > 0 give +inf, |x| = 0
-    with y > 0 and |x| = inf with y < 0 give +0."""
-    out = float_pow(x, y)
-    width = _EIGEN_PACKET.get(x.dtype)
-    if width is None or y == 0 or y == 1 or y != y:
-        return out
-    flat = torch.arange(x.numel()).reshape(x.shape)
-    packet = flat < (x.numel() // width) * width
-    ax = torch.abs(x)
-    big, small = (ax == math.inf, ax == 0) if y > 0 else (ax == 0, ax == math.inf)
-    out = torch.where(packet & big, torch.full_like(out, math.inf), out)
-    return torch.where(packet & small, torch.zeros_like(out), out)
-
-
 @REGISTRY.register("pd_op.pow", since=1)
 def pow_(x, *, y=1.0):
+    """phi PowKernel: Eigen's `x.pow(T(factor))` on the flattened tensor (a float factor).
+    Eigen evaluates full packets (8 float32 / 4 float64, eigen_packets.py) with its
+    generic_pow (eigen_generic_pow.py), whose special cases are not C's ((-inf)^3 = +inf,
+    (-0)^-1 = +inf, NaN^0 = 1, a negative underflow gives +0) and whose rounding is its own,
+    and the scalar tail with std::pow."""
     if not x.is_floating_point():
         return torch.pow(x, int(y))  # Paddle casts the exponent to x's type
-    return eigen_pow(x, float(y))
+    if x.dtype not in (torch.float32, torch.float64):
+        return float_pow(x, y)
+    y = float(torch.tensor(float(y), dtype=torch.float32))  # the attribute is a float
+    return torch.where(eigen_packet_lanes(x), generic_pow(x, y), float_pow(x, y))
 
 
 @REGISTRY.register("pd_op.clip", since=1)

@@ -35,6 +35,12 @@ class SparseCoo:
         return flat.tolist()
 
 
+def dense_kernel(name: str, version: int = 1):
+    """The dense kernel a sparse one runs on its values (looked up when called: kernel modules
+    register in any order), as registered for PIR `version`."""
+    return REGISTRY.resolve(name, version).fn
+
+
 def _coo_of(x, what: str) -> SparseCoo:
     if not isinstance(x, SparseCoo):
         raise TypeError(f"{what} takes a sparse COO tensor, got {type(x).__name__}")

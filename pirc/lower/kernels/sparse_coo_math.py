@@ -15,15 +15,8 @@ import math
 import torch
 
 from ...runtime.registry import REGISTRY
-from .eigen_packets import eigen_packet_lanes
-from .eigen_generic_pow import generic_pow
 from .operands import int_list
-from .sparse_coo import SparseCoo, _coo_of, _merge
-
-
-def _dense(name: str):
-    (entry,) = REGISTRY.entries(name)  # one entry for every PIR version
-    return entry.fn
+from .sparse_coo import SparseCoo, dense_kernel, _coo_of, _merge
 
 
 def _groups(rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -51,7 +44,7 @@ def sum_coo_sp(x, axis=(), *, dtype=None, keepdim=False):
     the sums in the values' type, cast to `dtype` afterwards."""
     x = _coo_of(x, "sum_coo_sp")
     axes, ndim, sd = int_list(axis), len(x.shape), x.sparse_dim
-    dense_sum = _dense("pd_op.sum")
+    dense_sum = dense_kernel("pd_op.sum")
     if not axes:
         values = dense_sum(x.values, [], dtype=dtype, keepdim=keepdim)
         if keepdim:
@@ -94,7 +87,7 @@ def softmax_coo_sp(x, *, axis=-1):
     if not 0 <= dim < ndim:
         raise ValueError(f"softmax_coo_sp: axis {axis} is out of range for a {ndim}-D tensor")
     if dim >= sd:
-        return SparseCoo(x.indices, _dense("pd_op.softmax")(x.values, axis=dim - sd + 1), x.shape)
+        return SparseCoo(x.indices, dense_kernel("pd_op.softmax")(x.values, axis=dim - sd + 1), x.shape)
     v = x.values
     _, pool = _groups(torch.cat([x.indices[:dim], x.indices[dim + 1:]]))
     n = int(pool.max()) + 1 if pool.numel() else 0
@@ -122,27 +115,10 @@ def _exp(x: torch.Tensor) -> torch.Tensor:
 
 @REGISTRY.register("pd_op.pow_coo_sp", since=1)
 def pow_coo_sp(x, *, factor):
-    """PowCooKernel: phi's PowKernel on the values, i.e. Eigen's `x.pow(T(factor))` with the
-    float attribute cast to the values' type.  Eigen evaluates full packets (8 float32 / 4
-    float64, eigen_packets.py) with its generic_pow (eigen_generic_pow.py), whose special
-    cases are not C's ((-inf)^3 = +inf, (-0)^-1 = +inf, NaN^0 = 1, a negative underflow gives
-    +0) and whose rounding is its own, and the scalar tail with std::pow."""
+    """PowCooKernel: phi's PowKernel on the values (Eigen's generic_pow on full packets,
+    std::pow on the tail: pirc's dense pd_op.pow)."""
     x = _coo_of(x, "pow_coo_sp")
-    v = x.values
-    if not v.is_floating_point():
-        return SparseCoo(x.indices, _dense("pd_op.pow")(v, y=factor), x.shape)
-    y = float(torch.tensor(float(factor), dtype=torch.float32))  # the attribute is a float
-    if v.dtype not in (torch.float32, torch.float64):
-        return SparseCoo(x.indices, _std_pow(v, y), x.shape)
-    out = torch.where(eigen_packet_lanes(v), generic_pow(v, y), _std_pow(v, y))
-    return SparseCoo(x.indices, out, x.shape)
-
-
-def _std_pow(x: torch.Tensor, y: float) -> torch.Tensor:
-    """C's pow, the double-precision power rounded to x's type.  The exponent goes in as a
-    tensor: with a Python number torch takes 0.5 as sqrt and -0.5 as rsqrt, and
-    sqrt(-inf) = NaN where pow(-inf, 0.5) = +inf."""
-    return torch.pow(x.to(torch.float64), torch.tensor(y, dtype=torch.float64)).to(x.dtype)
+    return SparseCoo(x.indices, dense_kernel("pd_op.pow")(x.values, y=factor), x.shape)
 
 
 @REGISTRY.register("pd_op.divide_coo_coo_sp", since=1)
@@ -189,4 +165,4 @@ def add_coo_dense_sp(x, y):
                          f"({x.shape[-1]}), got {got}")
     if x.values.numel() == 0:  # no entries: Paddle's add returns the empty values as they are
         return SparseCoo(x.indices, x.values.clone(), x.shape)
-    return SparseCoo(x.indices, _dense("pd_op.add")(x.values, y), x.shape)
+    return SparseCoo(x.indices, dense_kernel("pd_op.add")(x.values, y), x.shape)

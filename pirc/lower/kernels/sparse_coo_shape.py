@@ -18,11 +18,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from .operands import int_list
-from .sparse_coo import SparseCoo, _coo_of
-
-
-def _dense(name: str, since: int = 1):
-    return REGISTRY.resolve(name, since).fn
+from .sparse_coo import SparseCoo, dense_kernel, _coo_of
 
 
 def _strides(dims) -> list[int]:
@@ -87,9 +83,9 @@ def _cast_coo(value_cast):
 # The dense cast changed at PIR version 3 (float32 -> float16 truncated before Paddle 3.2);
 # Paddle's sparse cast calls that same phi::CastKernel, so it follows the same versions.
 REGISTRY.register("pd_op.cast_coo_sp", since=1, until=3)(
-    _cast_coo(lambda v, dtype: _dense("pd_op.cast", 1)(v, dtype=dtype)))
+    _cast_coo(lambda v, dtype: dense_kernel("pd_op.cast", 1)(v, dtype=dtype)))
 REGISTRY.register("pd_op.cast_coo_sp", since=3)(
-    _cast_coo(lambda v, dtype: _dense("pd_op.cast", 3)(v, dtype=dtype)))
+    _cast_coo(lambda v, dtype: dense_kernel("pd_op.cast", 3)(v, dtype=dtype)))
 
 
 @REGISTRY.register("pd_op.full_like_coo_sp", since=1)
@@ -97,7 +93,7 @@ def full_like_coo_sp(x, value=0.0, *, dtype=None):
     """FullLikeCooKernel (sparse/cpu/full_kernel.cc): the indices copied, the values tensor
     filled with `value` by the dense full kernel (so 3.7 fills an int32 tensor with 3)."""
     x = _coo_of(x, "full_like_coo_sp")
-    values = _dense("pd_op.full_like")(x.values, value, dtype=dtype or x.values.dtype)
+    values = dense_kernel("pd_op.full_like")(x.values, value, dtype=dtype or x.values.dtype)
     return SparseCoo(x.indices.clone(), values, x.shape)
 
 

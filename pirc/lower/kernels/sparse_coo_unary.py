@@ -11,12 +11,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
-from .sparse_coo import SparseCoo, _coo_of
-
-
-def _dense(name: str):
-    (entry,) = REGISTRY.entries(name)  # each of these has one entry for every PIR version
-    return entry.fn
+from .sparse_coo import SparseCoo, dense_kernel, _coo_of
 
 
 def _on_values(sparse_name: str, dense_name: str, attrs: dict):
@@ -26,7 +21,7 @@ def _on_values(sparse_name: str, dense_name: str, attrs: dict):
     def kernel(x, **kw):
         x = _coo_of(x, sparse_name)
         dense_kw = {attrs[k]: v for k, v in kw.items()}
-        return SparseCoo(x.indices, _dense(dense_name)(x.values, **dense_kw), x.shape)
+        return SparseCoo(x.indices, dense_kernel(dense_name)(x.values, **dense_kw), x.shape)
     kernel.__name__ = sparse_name.removeprefix("pd_op.")
     return kernel
 
