@@ -104,3 +104,25 @@ def test_gelu_overflows_in_x_times_two():
     f64 = torch.tensor([1.7976931348623157e308, 8.99e307, 8.98e307], dtype=torch.float64)
     got = activation.gelu(f64)
     assert torch.isinf(got[:2]).all() and got[2].item() == 8.98e307
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("y", [0.0, 1.0, 2.0, 3.0, -1.0, -2.0, -3.0, 0.5, -0.5, 2.5, 31.0, -7.0,
+                               1e10, math.inf, -math.inf, math.nan])
+def test_dense_pow_special_values_are_eigen_generic_pows(dtype, y):
+    # pd_op.pow keeps C's pow for ordinary values (1 ulp, recorded) but must give Eigen's
+    # generic_pow's special values on full packets: the emulation pow_coo_sp runs is the judge
+    from pirc.lower.kernels.eigen_generic_pow import generic_pow
+    from pirc.lower.kernels.eigen_packets import eigen_packet_lanes
+    from pirc.runtime.registry import REGISTRY
+
+    specials = [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 1e-30, -1e-30, 1e30, -1e30]
+    x = torch.tensor(specials * 2, dtype=dtype)  # 22: packets and a scalar tail
+    got = REGISTRY.resolve("pd_op.pow", 4).fn(x, y=y)
+    want = torch.where(eigen_packet_lanes(x), generic_pow(x, y), got)
+    same = (got == want) & (torch.signbit(got) == torch.signbit(want)) | (got.isnan() & want.isnan())
+    eps = torch.finfo(dtype).eps
+    ordinary = torch.isfinite(want) & (want != 0) & ((got - want).abs() <= 2 * eps * want.abs())
+    same = same | ordinary  # the recorded 1 ulp of an ordinary power
+    assert bool(same.all()), [(x[i].item(), got[i].item(), want[i].item())
+                              for i in range(x.numel()) if not same[i]]

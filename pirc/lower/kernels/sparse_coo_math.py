@@ -15,6 +15,9 @@ import math
 import torch
 
 from ...runtime.registry import REGISTRY
+from .eigen_generic_pow import generic_pow
+from .eigen_packets import eigen_packet_lanes
+from .elementwise import float_pow
 from .operands import int_list
 from .sparse_coo import SparseCoo, dense_kernel, _coo_of, _merge
 
@@ -115,10 +118,19 @@ def _exp(x: torch.Tensor) -> torch.Tensor:
 
 @REGISTRY.register("pd_op.pow_coo_sp", since=1)
 def pow_coo_sp(x, *, factor):
-    """PowCooKernel: phi's PowKernel on the values (Eigen's generic_pow on full packets,
-    std::pow on the tail: pirc's dense pd_op.pow)."""
+    """PowCooKernel: phi's PowKernel on the values, i.e. Eigen's `x.pow(T(factor))` with the
+    float attribute cast to the values' type.  Eigen evaluates full packets (8 float32 / 4
+    float64, eigen_packets.py) with its generic_pow (eigen_generic_pow.py, emulated bit for
+    bit: a COO's values are few, where the dense pd_op.pow trades that for speed), whose
+    special cases are not C's ((-inf)^3 = +inf, (-0)^-1 = +inf, NaN^0 = 1, a negative
+    underflow gives +0) and whose rounding is its own, and the scalar tail with std::pow."""
     x = _coo_of(x, "pow_coo_sp")
-    return SparseCoo(x.indices, dense_kernel("pd_op.pow")(x.values, y=factor), x.shape)
+    v = x.values
+    if v.dtype not in (torch.float32, torch.float64):
+        return SparseCoo(x.indices, dense_kernel("pd_op.pow")(v, y=factor), x.shape)
+    y = float(torch.tensor(float(factor), dtype=torch.float32))  # the attribute is a float
+    out = torch.where(eigen_packet_lanes(v), generic_pow(v, y), float_pow(v, y))
+    return SparseCoo(x.indices, out, x.shape)
 
 
 @REGISTRY.register("pd_op.divide_coo_coo_sp", since=1)
