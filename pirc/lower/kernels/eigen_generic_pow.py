@@ -26,6 +26,18 @@ import torch
 def generic_pow(x: torch.Tensor, y: float) -> torch.Tensor:
     """generic_pow(x, y) for a float32 / float64 tensor x and a scalar exponent y (already
     of x's type)."""
+    if y == 1:
+        return x.clone()
+    pow_abs = _pow_impl(torch.abs(x), y)
+    # pnegate on AVX is 0 - r: an underflow to +0 stays +0
+    return special_values(x, y, torch.where((x < 0) & (not _even(y)), 0 - pow_abs, pow_abs))
+
+
+def special_values(x: torch.Tensor, y: float, out: torch.Tensor) -> torch.Tensor:
+    """`out` (the power computed for the general case) with generic_pow's selection of its
+    special cases: 1 (x = 1, y = 0, x = -1 with y infinite or even), NaN (NaN operands, a
+    negative finite x with a non-integer finite y), +0 and +inf (a zero or infinite x, and
+    |y| huge), each without the sign C's pow gives an odd power."""
     dt = x.dtype
     inf = math.inf
     max_exponent = 1024 if dt == torch.float64 else 128  # numeric_limits::max_exponent
@@ -35,23 +47,22 @@ def generic_pow(x: torch.Tensor, y: float) -> torch.Tensor:
     ax_one, ax_gt_one, ax_lt_one = ax == 1, ax > 1, ax < 1
     x_one, x_neg_one = ax_one & ~x_neg, ax_one & x_neg
     y_int = math.isfinite(y) and math.floor(y) == y or math.isinf(y)
-    y_even = math.isfinite(y) and round(y * 0.5) == y * 0.5 or math.isinf(y)
     y_pos, y_neg, y_inf, y_huge = y > 0, y < 0, math.isinf(y), abs(y) >= huge
     invalid_neg = x_neg & ~ax_inf & (not y_int) & (not y_inf)
-    pow_one = x_one | (y == 0) | (x_neg_one & (y_inf | (y_even & ~invalid_neg)))
+    pow_one = x_one | (y == 0) | (x_neg_one & (y_inf | (_even(y) & ~invalid_neg)))
     pow_nan = invalid_neg | torch.isnan(x) | (y != y)
     pow_zero = (x_zero & y_pos) | (ax_inf & y_neg) | (ax_lt_one & y_huge & y_pos) \
         | (ax_gt_one & y_huge & y_neg)
     pow_inf = (x_zero & y_neg) | (ax_inf & y_pos) | (ax_lt_one & y_huge & y_neg) \
         | (ax_gt_one & y_huge & y_pos)
-    pow_abs = _pow_impl(ax, y)
-    # pnegate on AVX is 0 - r: an underflow to +0 stays +0
-    out = torch.where(x_neg & (not y_even), 0 - pow_abs, pow_abs)
     out = torch.where(pow_zero, torch.zeros_like(x), out)
     out = torch.where(pow_inf, torch.full_like(x, inf), out)
     out = torch.where(pow_nan, torch.full_like(x, math.nan), out)
-    out = torch.where(pow_one, torch.ones_like(x), out)
-    return x.clone() if y == 1 else out
+    return torch.where(pow_one, torch.ones_like(x), out)
+
+
+def _even(y: float) -> bool:
+    return math.isfinite(y) and round(y * 0.5) == y * 0.5 or math.isinf(y)
 
 
 # --- double-word arithmetic (Muller, "Elementary Functions", as Eigen writes it) --------------

@@ -13,6 +13,7 @@ import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
+from .eigen_generic_pow import special_values
 from .eigen_packets import eigen_packet_lanes
 from .operands import number, scalar_like
 
@@ -209,8 +210,7 @@ def elementwise_pow(x, y):
     out = elementwise_pow_v2(x, y)
     if out.dtype != torch.float64:
         return out
-    with torch.no_grad():
-        t = torch.as_tensor(y, dtype=torch.float64) * torch.log2(torch.abs(x))
+    t = torch.as_tensor(y, dtype=torch.float64) * torch.log2(torch.abs(x))
     early = torch.isfinite(out) & (t >= _F64_POW_OVERFLOW_LOG2)
     return torch.where(early, torch.copysign(torch.full_like(out, math.inf), out), out)
 
@@ -374,18 +374,15 @@ def pow_(x, *, y=1.0):
 
 
 def _generic_pow_specials(x, y: float, out):
-    """`out` with generic_pow's special values on x's full packets.  They differ from C's only
-    for an odd integer y, whose sign generic_pow drops: |x| = 0 with y < 0 and |x| = inf with
-    y > 0 give +inf, |x| = 0 with y > 0 and |x| = inf with y < 0 give +0, and a negative
-    result that underflows is +0 (AVX's pnegate is 0 - r); x ** 1 is x.  (Even and non-integer powers of
-    +-0, +-inf and NaN, and any NaN ** 0 = 1, are C's in both.)"""
+    """`out` with generic_pow's special values on x's full packets.  They differ from C's
+    only for an odd integer y (other than 1), whose sign generic_pow drops: so only then is
+    its selection (eigen_generic_pow.special_values) applied, and a zero result made +0 (a
+    negative result that underflows: AVX's pnegate is 0 - r)."""
     if y == 1 or not (math.isfinite(y) and y == math.floor(y) and y % 2 == 1):
         return out
-    packet = eigen_packet_lanes(x)
-    ax = torch.abs(x)
-    big, small = (ax == math.inf, ax == 0) if y > 0 else (ax == 0, ax == math.inf)
-    out = torch.where(packet & big, torch.full_like(out, math.inf), out)
-    return torch.where(packet & (small | (out == 0)), torch.zeros_like(out), out)
+    eigen = special_values(x, y, out)
+    eigen = torch.where(eigen == 0, torch.zeros_like(eigen), eigen)
+    return torch.where(eigen_packet_lanes(x), eigen, out)
 
 
 @REGISTRY.register("pd_op.clip", since=1)
