@@ -58,9 +58,9 @@ def test_not_a_reproducer(tmp_path, capsys):
     assert "not a pirc reproducer (no `// pipeline: ...` line)" in capsys.readouterr().err
 
 
-def test_print_ir_flags(capsys):
+def test_print_ir_flags(tmp_path, capsys):
     assert run([str(SMALL), "--from-version=4", "-p", "cse,dce", "--print-ir-before=dce",
-                "--print-ir-after-change", "-o", "/dev/null"]) == 0
+                "--print-ir-after-change", "-o", str(tmp_path / "out.pir")]) == 0
     err = capsys.readouterr().err
     headers = [line for line in err.splitlines() if line.startswith("// -----// IR Dump")]
     assert headers == ["// -----// IR Dump After cse (#1) //----- //",

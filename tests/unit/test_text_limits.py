@@ -90,7 +90,7 @@ def _pirc_opt_under_memory_cap(path, megabytes: int, *args):
         resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, resource.RLIM_INFINITY))
 
     return subprocess.run([sys.executable, "-c", "import sys; from pirc.cli.opt import main; "
-                           "sys.argv[0] = 'pirc-opt'; main()", *args, str(path), "-o", "/dev/null"],
+                           "sys.argv[0] = 'pirc-opt'; main()", *args, str(path), "-o", str(path.with_suffix(".out.pir"))],
                           preexec_fn=cap, capture_output=True, text=True)
 
 
