@@ -114,7 +114,13 @@ def _fd_target(path: str, folder: str, name: str) -> Target:
     pid = _FD_FOLDER.fullmatch(folder).group(1)
     own = pid in ("self", "thread-self") or int(pid) == os.getpid()
     fd = int(name) if own and name.isdigit() else None
-    return Target(path, os.path.join(folder, name), direct=True, fd=fd)
+    real = os.path.join(folder, name)
+    try:
+        os.fstat(fd) if fd is not None else os.stat(real)
+    except OSError:
+        raise OutputError(f"cannot write this output: {real} is no open file of "
+                          f"{'this process' if own else 'process ' + pid}", path) from None
+    return Target(path, real, direct=True, fd=fd)
 
 
 def _shown(folder: str, path: str) -> str:

@@ -299,6 +299,22 @@ def test_pirc_run_checks_its_outputs_path_before_running(tmp_path, capsys):
     assert "it is a folder" in one_error_line(capsys.readouterr().err, tmp_path)
 
 
+def test_a_closed_descriptor_is_exit_1(tmp_path, capsys):
+    assert opt("-o", "/proc/self/fd/987") == 1
+    assert "is no open file of this process" in one_error_line(capsys.readouterr().err, "/proc/self/fd/987")
+
+
+def test_pirc_patch_writes_the_same_way(tmp_path, capsys):
+    from pirc.cli.patch import run as pirc_patch
+
+    missing = tmp_path / "no" / "draft.yaml"
+    assert pirc_patch(["diff", "3", "4", "-o", str(missing)]) == 1
+    assert "does not exist" in one_error_line(capsys.readouterr().err, missing)
+    null = make_device(tmp_path / "mynull", NULL)
+    assert pirc_patch(["diff", "3", "4", "-o", str(null)]) == 0
+    assert_device(null, NULL)
+
+
 def test_two_outputs_naming_one_file_are_refused(tmp_path, capsys):
     out = tmp_path / "same.json"
     link = tmp_path / "link.json"
