@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .atomic import write_atomically
+from .atomic import write_atomically, write_stdout
 from .errors import PircError
 from .ir.program import Program
 
@@ -96,12 +96,11 @@ def format_program_chunks(program: Program, fmt: str):
 
 
 def write_output(path: str | None, text) -> None:
-    """Write `text` (a string or an iterable of pieces) to `path` atomically
-    (temp file + rename), or to stdout."""
+    """Write `text` (a string or an iterable of pieces) to `path` as pirc.atomic writes
+    outputs (a file replaced in one rename, a device or pipe written directly), or to
+    stdout; staged until the command succeeds when it runs in an OutputSet."""
     pieces = (text,) if isinstance(text, str) else text
     if path is None or path == "-":
-        for piece in pieces:
-            sys.stdout.write(piece)
-        sys.stdout.flush()
+        write_stdout(pieces)
         return
     write_atomically(path, pieces)

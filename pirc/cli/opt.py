@@ -26,6 +26,7 @@ from ..formats import (
     read_input,
     write_output,
 )
+from ..atomic import run_staged
 from .diagnostics import check_expected_diagnostics, split_input
 from .exit_status import report_errors
 from .process import run_as_process
@@ -236,7 +237,7 @@ def write_reproducer(args, pipeline, failure, reload, filename: str) -> str:
     """Write the reproducer of `failure`; the sentence the error ends with (where it is, or
     why there is none).  The passes before the failing one rerun as they ran (the same
     rollout, the same bisect limit), and what is left of the limit goes in the file."""
-    from ..atomic import write_atomically
+    from ..atomic import write_diagnostic
     from ..passes import run_pipeline
     from ..passes.infra.reproducer import reproducer_text
 
@@ -248,7 +249,7 @@ def write_reproducer(args, pipeline, failure, reload, filename: str) -> str:
                               stop_after=failure.index, program_name=program_name(filename),
                               rollout=args.rollout, bisect_limit=args.bisect_limit)
         left = None if args.bisect_limit is None else max(args.bisect_limit - prefix.bisect_count, 0)
-        write_atomically(args.crash_reproducer,
+        write_diagnostic(args.crash_reproducer,  # written because the command fails
                          [reproducer_text(before, pipeline, failure.index, str(failure), left)])
     except (PircError, OSError) as e:
         return f"\nnote: no crash reproducer written: {e}"
@@ -329,7 +330,9 @@ def run(argv=None) -> int:
             input_format_for(filename, args.input_format), args.output, args.emit) == "json":
         parser.error("--split-input-file writes text (its parts joined by '// -----'); "
                      "use --emit=pir or --emit=paddle")
-    return report_errors(lambda: process(args, filename), args.debug)
+    # every output is staged and written at the end, none when the command fails (pirc.atomic)
+    return report_errors(lambda: run_staged(lambda: process(args, filename), args.output,
+                                            args.pass_report, args.params_out), args.debug)
 
 
 def process(args, filename: str) -> int:

@@ -16,7 +16,7 @@ import io
 import sys
 import zipfile
 
-from ..atomic import write_atomically
+from ..atomic import run_staged, write_atomically
 from ..errors import PircError
 from ..formats import INPUT_FORMATS, input_format_for, parse_program, read_input
 from .exit_status import report_errors
@@ -78,7 +78,7 @@ def load_inputs(path: str) -> dict:
 
 
 def save_outputs(path: str, outputs: dict) -> None:
-    """np.savez to a temp file in the target folder, then rename: never a half-written file."""
+    """np.savez, written as pirc.atomic writes outputs: never a half-written file."""
     import numpy as np
 
     buf = io.BytesIO()
@@ -115,7 +115,8 @@ def run(argv=None) -> int:
         save_outputs(args.outputs, outputs)
         return 0
 
-    return report_errors(command, args.debug)
+    # --outputs is checked before the program runs and written only when it succeeds
+    return report_errors(lambda: run_staged(command, args.outputs), args.debug)
 
 
 def check_lowering(args) -> int:
