@@ -108,7 +108,7 @@ def test_a_correctness_pass_editing_outside_the_gate_gets_a_tag_and_a_report_ent
     assert tag.after != tag.before
 
 
-def test_upgrade_reports_its_steps_outside_the_gate():
+def test_upgrade_a_correctness_pass_counts_its_steps_and_is_tagged():
     old = parse_text(SMALL.read_text(), str(SMALL), 3)
     result = run_pipeline(old, build_pipeline("upgrade"), verify_each="full")
     (record,) = result.passes
