@@ -19,6 +19,8 @@ config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 for var in ("HOME", "XDG_CACHE_HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Every pass pipeline a test runs is checked fully (docs/PASSES.md, "The manager").
+config.environment["PIRC_VERIFY_EACH"] = os.environ.get("PIRC_VERIFY_EACH", "full")
 
 # pirc-opt, pirc-run, pirc-patch, pirc-compat, FileCheck (the filecheck Python package) and
 # %python: the same substitutions a user's lit.cfg.py gets (pirc/testing/lit_config.py).

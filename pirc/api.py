@@ -50,7 +50,7 @@ def verify(program: Program, *, strict: bool = False) -> None:
 
 
 def run_pipeline(program: Program, pipeline: str = "default", params: dict | None = None,
-                 device: str = "cpu", verify_each: bool = True, report: bool = True, *,
+                 device: str = "cpu", verify_each: bool | str = True, report: bool = True, *,
                  program_name: str | None = None, rollout: str | None = None,
                  bisect_limit: int | None = None):
     """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
@@ -61,8 +61,10 @@ def run_pipeline(program: Program, pipeline: str = "default", params: dict | Non
     `report=False` leaves the program's graph tags and manifest as they were.
     `program_name` (for rollout allowlists) and `rollout` (a rollout file, else
     PIRC_ROLLOUT) decide which passes run; `bisect_limit=N` applies only the first N
-    rewrites.  Raises PipelineError for a pipeline that cannot run and PassFailure when a
-    pass breaks the verifier or an invariant it declared (docs/PASSES.md)."""
+    rewrites.  `verify_each`: True (the default level: "incremental", or PIRC_VERIFY_EACH),
+    "incremental", "full" or False.  Raises PipelineError for a pipeline that cannot run and
+    PassFailure when a pass breaks the verifier or an invariant it declared, or changes the
+    program outside the rewrite gate (docs/PASSES.md)."""
     from .passes import run_pipeline as _run
 
     return _run(program, pipeline, device=device, verify_each=verify_each, params=params,

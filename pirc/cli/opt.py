@@ -3,7 +3,8 @@
     pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
-             [--pipeline=SPEC|-p SPEC] [--list-passes] [--no-verify-each] [--device cpu|npu]
+             [--pipeline=SPEC|-p SPEC] [--list-passes]
+             [--verify-each=incremental|full|--no-verify-each] [--device cpu|npu]
              [--pass-stats] [--pass-report=FILE] [--rollout=FILE] [--bisect-limit=N]
              [--params FILE.pdiparams [--params-out OUT.pdiparams]]
              [--split-input-file] [--verify-diagnostics] [--debug] [--version]
@@ -73,7 +74,13 @@ def build_arg_parser() -> argparse.ArgumentParser:
                    help="list every pass with its version, options, requires, invariants, "
                         "devices and PIR versions, and the named pipelines")
     p.add_argument("--no-verify-each", dest="verify_each", action="store_false", default=True,
-                   help="do not run the verifier after each pass (declared invariants still run)")
+                   help="do not run the verifier after each pass (declared invariants and the "
+                        "rewrite-gate check still run)")
+    p.add_argument("--verify-each", dest="verify_each", choices=("incremental", "full"),
+                   help="after each pass: verify the ops it touched and check that it changed "
+                        "the IR only through the rewrite gate (incremental, the default; "
+                        "PIRC_VERIFY_EACH sets it), or verify the whole program and check the "
+                        "gate by fingerprints and attributes before and after (full)")
     p.add_argument("--device", choices=("cpu", "npu"), default="cpu",
                    help="the device the program is optimised for: selects device-gated passes")
     p.add_argument("--pass-stats", action="store_true",
@@ -209,9 +216,10 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
     from .pass_report import print_pass_stats, write_pass_report
 
     pipeline = cli_pipeline(args)
+    instruments = [PrintIR(args)]  # checks the pass names it prints around
     try:
         result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each,
-                              instruments=[PrintIR(args)], program_name=program_name(filename),
+                              instruments=instruments, program_name=program_name(filename),
                               params=params, rollout=args.rollout, bisect_limit=args.bisect_limit,
                               bisect_echo=sys.stderr)
     except PassFailure as e:

@@ -8,12 +8,18 @@
   so a run does not depend on the time of day or on what an earlier run found; exploring new
   inputs is the fuzzer's job (tools/fuzz), not the test suite's. No deadline: a slow machine
   is not a failure.
+- every pass pipeline a test runs at the default level checks the pass fully
+  (`PIRC_VERIFY_EACH=full`: the whole program verified after each pass, and the rewrite
+  gate checked by fingerprints and attributes before and after, not only by the cheap watch
+  a user's run has), so a pass that changes the IR outside `pc.begin` fails the suite.  The
+  lit tests the suite starts inherit it.
 """
 
 import os
 
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_var] = "1"
+os.environ.setdefault("PIRC_VERIFY_EACH", "full")
 
 from hypothesis import settings  # noqa: E402
 

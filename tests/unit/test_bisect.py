@@ -38,9 +38,11 @@ def adds(program) -> list:
 @register_pass
 @dataclass(frozen=True)
 class _SubtractsOutsideTheGate(PircPass):
-    """Turns every add into a subtract without asking the rewrite gate."""
+    """Turns every add into a subtract without asking the rewrite gate: a correctness pass
+    (as upgrade), the only kind the manager lets change the program outside the gate."""
 
     name = "test-subtracts-ungated"
+    correctness = True
 
     def run(self, pc):
         for op in adds(pc.program):

@@ -13,6 +13,7 @@ import pytest
 from pirc.ir.builder import append_op
 from pirc.ir.registry import op_class
 from pirc.passes import PassFailure, PircPass, register_pass, run_pipeline
+from pirc.passes.infra.rewrites import ANY_OP, OpUse
 from pirc.text.parser import parse_text
 
 import broken_passes  # noqa: F401 - registers test-breaks-verifier
@@ -36,13 +37,15 @@ class _LeavesDeadOps(PircPass):
 
     name = "test-leaves-dead-ops"
     invariants = ("verified", "no-dead-ops")
+    rewrites = {"pd_op.data": OpUse(ANY_OP)}
 
     def run(self, pc):
         data = pc.program.block.first_op
+        rewrite = pc.begin([data])
         relu = append_op(op_class("pd_op.relu", 4), [data.results[0]], [data.results[0].type],
                          {"stop_gradient": next(iter(pc.program.block.ops)).attributes["stop_gradient"]}, None)
         pc.program.block.insert_op_after(relu, data)
-        pc.rewrote()
+        rewrite.done([relu])
 
 
 @register_pass

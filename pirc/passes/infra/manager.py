@@ -1,20 +1,33 @@
 """The pass manager: runs a pipeline on a program, pass by pass, as MLIR's PassManager does.
 
 Before a pass: its device and program-version declarations (outside them the pass is skipped
-whole, with the reason).  After it: the verifier (unless `verify_each=False`) and every
-invariant the pass declared; the first failure stops the pipeline with a `PassFailure`
-naming the pass and what broke.  Each pass's statistics (matches, rewrites, skips and their
+whole, with the reason).  While it runs: a watch on the IR (pirc.passes.infra.ir_watch)
+that counts each edit made outside the rewrite gate.  After it: the gate check (an edit
+outside the gate is an error naming the pass; a correctness pass gets a tag and a report
+entry instead), the verifier (unless `verify_each=False`) and every invariant the pass
+declared; the first failure stops the pipeline with a `PassFailure` naming the pass and
+what broke.
+
+`verify_each` is a level: "incremental" (True, the default) verifies the ops the pass
+touched; "full" verifies the whole program and checks the gate fully: the program's
+fingerprint before and after the pass (a pass whose fingerprint moved with no rewrite
+changed it outside the gate) and every op whose attributes or result types changed outside
+the ops a rewrite matched, produced or edited; False (`--no-verify-each`) drops the
+verifier, not the cheap gate check.  `PIRC_VERIFY_EACH=full` (the test suite sets it) makes
+"full" the default.  Each pass's statistics (matches, rewrites, skips and their
 reasons, ops before and after, seconds) are kept in the result, which the CLI prints
 (`--pass-stats`) and writes (`--pass-report`).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
 from ...errors import PircError
 from .invariants import check, known_invariants
+from .ir_watch import IRWatch
 from ...ir.program import GraphTag
 from .manifest import conservative_reason, make_manifest
 from .pass_base import PassContext
@@ -48,6 +61,11 @@ class PassRecord:
     seconds: float = 0.0
     rewrites_detail: list = field(default_factory=list)
     fingerprint_after: str | None = None   # the program's, when the pass changed it
+    outside_gate: int = 0   # edits outside the rewrite gate (a correctness pass's own steps)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.rewrites or self.outside_gate)
 
     def as_json(self) -> dict:
         return {"name": self.name, "version": self.version, "state": self.state, "ran": self.ran,
@@ -55,7 +73,8 @@ class PassRecord:
                 "rewrites": self.rewrites,
                 "skips": [{"reason": s.reason, "op": s.op, "fingerprint": s.fingerprint} for s in self.skips],
                 "ops_before": self.ops_before, "ops_after": self.ops_after,
-                "seconds": round(self.seconds, 6), "rewrites_detail": self.rewrites_detail}
+                "seconds": round(self.seconds, 6), "rewrites_detail": self.rewrites_detail,
+                "outside_gate": self.outside_gate}
 
 
 @dataclass
@@ -71,7 +90,7 @@ class PipelineResult:
 
     @property
     def changed(self) -> bool:
-        return any(r.rewrites for r in self.passes)
+        return any(r.changed for r in self.passes)
 
 
 class Instrument:
@@ -84,8 +103,27 @@ class Instrument:
     def failed(self, p, index: int, program, error: PassFailure) -> None: ...
 
 
+VERIFY_LEVELS = ("incremental", "full")
+
+
+def verify_level(verify_each) -> str | None:
+    """"incremental", "full" or None (no verifier) for a `verify_each` argument: True is
+    the default level, "incremental" unless PIRC_VERIFY_EACH=full."""
+    if verify_each is False or verify_each is None:
+        return None
+    if verify_each is True:
+        default = os.environ.get("PIRC_VERIFY_EACH", "").strip() or "incremental"
+        if default not in VERIFY_LEVELS:
+            raise PircError(f"PIRC_VERIFY_EACH={default!r}: expected one of {', '.join(VERIFY_LEVELS)}")
+        return default
+    if verify_each not in VERIFY_LEVELS:
+        raise PircError(f"verify_each={verify_each!r}: expected True, False or one of "
+                        f"{', '.join(map(repr, VERIFY_LEVELS))}")
+    return verify_each
+
+
 def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
-                 verify_each: bool = True, instruments=(), stop_after: int | None = None,
+                 verify_each: bool | str = True, instruments=(), stop_after: int | None = None,
                  params: dict | None = None, program_name: str | None = None,
                  rollout: str | None = None, bisect_limit: int | None = None,
                  bisect_echo=None, tags: bool = True) -> PipelineResult:
@@ -95,9 +133,12 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
     use, extend and prune (the result's `params`, a new dict: the argument is not changed).  `program_name` (a file's stem) and `rollout`
     (a rollout file; else PIRC_ROLLOUT) decide each pass's rollout state.  `bisect_limit=N`
     applies only the first N rewrites (each logged in the result, and on `bisect_echo`).
-    `instruments` are called around each pass; `stop_after=N` runs only the first N passes
-    (what a crash reproducer replays up to).  With `tags`, each pass that changed the program
-    appends a graph tag and the program gets a manifest."""
+    `verify_each`: True (the default level), "incremental", "full" or False (module
+    docstring).  `instruments` are called around each pass; `stop_after=N` runs only the
+    first N passes (what a crash reproducer replays up to).  With `tags`, each pass that
+    changed the program appends a graph tag (before the instruments see the program after
+    it) and the program gets a manifest."""
+    level = verify_level(verify_each)
     if isinstance(pipeline, str):
         pipeline = build_pipeline(pipeline)
     # The run's own dict: passes add and remove parameters, the caller's dict stays as it was.
@@ -108,26 +149,24 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
     result.fingerprint = state.program_fingerprint()
     result.pir_version = program.version
     decisions = Rollout(program_name, lambda: result.fingerprint, rollout)
-    before = result.fingerprint
+    run = _Run(program, device, level, instruments, result, state, params, tags)
+    run.before = result.fingerprint
     for index, p in enumerate(pipeline.passes):
         if stop_after is not None and index >= stop_after:
             break
         decision = decisions.decide(type(p))
         if not decision.runs:
-            result.passes.append(PassRecord(p.name, type(p).version, ran=False, state=decision.state,
-                                            skipped_reason=decision.reason))
+            record = PassRecord(p.name, type(p).version, ran=False, state=decision.state,
+                                skipped_reason=decision.reason)
+            record.ops_before = record.ops_after = run.op_count()
+            result.passes.append(record)
             continue
         try:
-            record = _run_one(p, index, program, device, verify_each, instruments, result, state, params)
+            run.one(p, index, decision.state)
         except PassFailure as e:
             for instrument in instruments:
                 instrument.failed(p, index, program, e)
             raise
-        record.state = decision.state
-        if tags and record.ran and record.rewrites:
-            program.graph_tags.append(GraphTag(p.name, type(p).version, decision.state, before,
-                                               record.fingerprint_after))
-            before = record.fingerprint_after
     result.bisect_log = state.bisect.log
     result.bisect_count = state.bisect.count
     if tags:
@@ -135,62 +174,151 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
     return result
 
 
-def _run_one(p, index: int, program, device: str, verify_each: bool, instruments, result,
-             state, params) -> PassRecord:
-    cls = type(p)
-    record = PassRecord(p.name, cls.version, ran=False)
-    result.passes.append(record)
-    reason = _skip_reason(cls, program, device, state)
-    if reason is not None:
-        record.skipped_reason = reason
+@dataclass
+class _Run:
+    """One pipeline run's settings and what it carries from pass to pass."""
+
+    program: object
+    device: str
+    level: str | None          # verify_level()
+    instruments: tuple
+    result: PipelineResult
+    state: RunState
+    params: dict | None
+    tags: bool
+    before: str | None = None  # the program's fingerprint after the last pass that changed it
+
+    def op_count(self) -> int:
+        # Counting walks the program (a quarter second at 100k ops): the count after the
+        # last pass that ran is still right unless that pass changed the program.
+        if self.state.op_count is None:
+            self.state.op_count = self.program.op_count()
+        return self.state.op_count
+
+    def one(self, p, index: int, rollout_state: str) -> PassRecord:
+        program, state, cls = self.program, self.state, type(p)
+        record = PassRecord(p.name, cls.version, ran=False, state=rollout_state)
+        self.result.passes.append(record)
+        record.ops_before = record.ops_after = self.op_count()
+        reason = _skip_reason(cls, program, self.device, state)
+        if reason is not None:
+            record.skipped_reason = reason
+            return record
+        for instrument in self.instruments:
+            instrument.before(p, index, program)
+        full = self.level == "full"
+        if full:
+            fingerprint_before = state.program_fingerprint()
+            snapshot = _snapshot(program)
+        refused = state.bisect.refused
+        pc = PassContext(program, self.device, pass_obj=p, state=state, params=self.params)
+        watch = state.watch = IRWatch(program, record_ops=full)
+        start = time.perf_counter()
+        try:
+            with watch:
+                p.run(pc)
+            watch.close_open()
+        except PircError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a crashing pass is reported like a broken one
+            raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) crashed: "
+                              f"{type(e).__name__}: {e}", p.name, None, index) from e
+        finally:
+            state.watch = None
+        record.seconds = time.perf_counter() - start
+        record.ran = True
+        record.matches, record.rewrites, record.skips = pc.matches, pc.rewrites, pc.skips
+        record.rewrites_detail = pc.rewrites_detail
+        outside = _outside_gate(p, index, record, watch)
+        fingerprint_after = None
+        if full:
+            fingerprint_after = state.program_fingerprint()
+            outside += _outside_gate_full(p, index, program, record, watch, snapshot,
+                                          fingerprint_before, fingerprint_after)
+        record.outside_gate = outside
+        if record.changed or watch.changed:
+            state.op_count = None
+        record.ops_after = self.op_count()
+        touched = None
+        if record.changed:
+            # The fingerprint after the pass (for its tag) also says which ops it touched: the
+            # verifier looks at those alone.  A pass that changed nothing needs no verifier:
+            # every change goes through pc.begin (the watch above holds passes to that).
+            record.fingerprint_after = fingerprint_after or state.program_fingerprint()
+            touched = state.fingerprinter.touched
+        # A pass cut short by --bisect-limit has not finished: what its invariants promise about
+        # its output (no dead ops left) need not hold; the program must still verify.
+        _check_after(p, index, program, self.level, changed=record.changed,
+                     touched=None if full else touched, complete=state.bisect.refused == refused)
+        if self.tags and record.changed:
+            program.graph_tags.append(GraphTag(p.name, cls.version, rollout_state, self.before,
+                                               record.fingerprint_after))
+            self.before = record.fingerprint_after
+        for instrument in self.instruments:
+            instrument.after(p, index, program, record)
         return record
-    for instrument in instruments:
-        instrument.before(p, index, program)
-    # Counting walks the program (a quarter second at 100k ops): the count after the last
-    # pass that ran is still right unless that pass rewrote something.
-    if state.op_count is None:
-        state.op_count = program.op_count()
-    record.ops_before = state.op_count
-    refused = state.bisect.refused
-    pc = PassContext(program, device, pass_obj=p, state=state, params=params)
-    start = time.perf_counter()
-    try:
-        p.run(pc)
-    except PircError:
-        raise
-    except Exception as e:  # noqa: BLE001 - a crashing pass is reported like a broken one
-        raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) crashed: "
-                          f"{type(e).__name__}: {e}", p.name, None, index) from e
-    record.seconds = time.perf_counter() - start
-    record.ran = True
-    record.matches, record.rewrites, record.skips = pc.matches, pc.rewrites, pc.skips
-    record.rewrites_detail = pc.rewrites_detail
-    if record.rewrites:
-        state.op_count = program.op_count()
-    record.ops_after = state.op_count
-    touched = None
-    if record.rewrites:
-        # The fingerprint after the pass (for its tag) also says which ops it touched: the
-        # verifier looks at those alone.  A pass that rewrote nothing changed nothing
-        # (every rewrite goes through pc.begin, or counts itself with pc.rewrote).
-        record.fingerprint_after = state.program_fingerprint()
-        touched = state.fingerprinter.touched
-    # A pass cut short by --bisect-limit has not finished: what its invariants promise about
-    # its output (no dead ops left) need not hold; the program must still verify.
-    _check_after(p, index, program, verify_each, changed=bool(record.rewrites), touched=touched,
-                 complete=state.bisect.refused == refused)
-    for instrument in instruments:
-        instrument.after(p, index, program, record)
-    return record
 
 
-def _check_after(p, index: int, program, verify_each: bool, changed: bool = True, touched=None,
+GATE = "rewrite-gate"   # the PassFailure's `invariant` for an edit outside the gate
+_HOW = ("every change goes through the rewrite gate: rewrite = pc.begin(matched_ops), "
+        "change the IR, rewrite.done(produced_ops)")
+
+
+def _outside_gate(p, index: int, record: PassRecord, watch: IRWatch) -> int:
+    """The edits the watch saw outside the gate: an error for a pass, the count (for its
+    tag and report entry) for a correctness pass."""
+    if watch.unfinished is not None:
+        raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) changed the IR outside "
+                          f"the rewrite gate: {watch.unfinished}; {_HOW}", p.name, GATE, index)
+    if watch.outside and not type(p).correctness:
+        raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) changed the IR outside "
+                          f"the rewrite gate: {watch.outside} edit(s), the first: "
+                          f"{watch.first_outside}; {_HOW}", p.name, GATE, index)
+    return watch.outside
+
+
+def _snapshot(program) -> dict:
+    """What the watch cannot see, per op (by id; the op kept): attributes, properties and
+    result types."""
+    return {id(op): (op, dict(op.attributes), dict(op.properties), [r.type for r in op.results])
+            for op in program.walk()}
+
+
+def _outside_gate_full(p, index: int, program, record: PassRecord, watch: IRWatch,
+                       snapshot: dict, before: str, after: str) -> int:
+    """--verify-each=full: ops whose attributes or result types changed though no rewrite
+    matched, produced or edited them, and a fingerprint that moved with nothing through the
+    gate: an error for a pass.  For a correctness pass, what to count when neither its
+    rewrites nor the watch recorded a change (0 otherwise)."""
+    edited = watch.edited
+    changed = []
+    for op in program.walk():
+        entry = snapshot.get(id(op))
+        if entry is None or entry[0] is not op or id(op) in edited:
+            continue
+        if (entry[1] != op.attributes or entry[2] != op.properties
+                or entry[3] != [r.type for r in op.results]):
+            changed.append(op)
+    moved = before != after and not record.rewrites and not watch.changed
+    if not changed and not moved:
+        return 0
+    if type(p).correctness:
+        return 0 if record.rewrites or watch.outside else max(len(changed), 1)
+    what = (f"{len(changed)} op(s) whose attributes or result types changed in no rewrite, the "
+            f"first: {changed[0].name}" if changed else
+            f"the program's fingerprint went from {before} to {after} with no rewrite")
+    raise PassFailure(f"pass {p.name!r} (#{index + 1} of the pipeline) changed the IR outside the "
+                      f"rewrite gate (--verify-each=full): {what}; {_HOW}", p.name, GATE, index)
+
+
+def _check_after(p, index: int, program, level: str | None, changed: bool = True, touched=None,
                  complete: bool = True) -> None:
     """The invariants the pass declared (only `verified` when the pass was not `complete`),
-    then (with verify_each) the verifier: on the ops the pass touched when they are known,
+    then (with a verify level) the verifier: on the ops the pass touched when they are known,
     not at all when it changed nothing."""
     cls = type(p)
     invariants = known_invariants()
+    verify_each = level is not None
     checks = [n for n in cls.invariants if (verify_each or n != "verified") and (complete or n == "verified")]
     if verify_each and "verified" not in checks:
         checks.append("verified")

@@ -94,8 +94,9 @@ class PassContext:
         return gate(self, ops)
 
     def rewrote(self, n: int = 1) -> None:
-        """Count `n` rewrites that did not go through `begin` (a correctness pass such as
-        upgrade, whose steps are not optional)."""
+        """Count `n` rewrites that did not go through `begin`: for a correctness pass such
+        as upgrade, whose steps are not optional.  Any other pass that changes the IR
+        outside `begin` ... `done` is stopped by the manager (pirc.passes.infra.ir_watch)."""
         self.rewrites += n
 
     def skip(self, reason: str, op=None, fingerprint: str | None = None) -> None:

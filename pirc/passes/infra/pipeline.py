@@ -16,6 +16,7 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
+from xdsl.utils.arg_spec import PipelineLexer, SpecTokenKind
 from xdsl.utils.arg_spec import parse_pipeline as xdsl_parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
@@ -79,6 +80,7 @@ def _parse_list(spec: str, named: dict, expanding: set):
         arg_specs = list(xdsl_parse_pipeline(spec))
     except ArgSpecParseError as e:
         raise PipelineError(f"pipeline {spec!r}: {_one_line(e)}") from None
+    _check_repeated_options(spec)
     passes = all_passes()
     for arg in arg_specs:
         cls = passes.get(arg.name)
@@ -90,9 +92,52 @@ def _parse_list(spec: str, named: dict, expanding: set):
                 yield from _parse_list(entry, named, expanding | {arg.name})
             continue
         if cls is None:
-            raise PipelineError(f"unknown pass {arg.name!r}{_closest(arg.name, [*passes, *named])}; "
-                                "`pirc-opt --list-passes` lists them")
+            raise unknown_pass(arg.name, named)
         yield _instantiate(cls, arg)
+
+
+def unknown_pass(name: str, named: dict | None = None) -> PipelineError:
+    """The error for a pass name no pass has (nor, when given, a named pipeline)."""
+    known = [*all_passes(), *(named or ())]
+    return PipelineError(f"unknown pass {name!r}{_closest(name, known)}; "
+                         "`pirc-opt --list-passes` lists them")
+
+
+def _check_repeated_options(spec: str) -> None:
+    """An option given twice in one pass's braces (`cse{x=1 x=2}`): xDSL's parser keeps the
+    last silently; here it is an error.  The spec parsed already, so its tokens are sound:
+    inside braces, a name at the start of an element is an option."""
+    pass_name, keys, inside, at_key = None, set(), False, False
+    for token in _tokens(spec):
+        kind = token.kind
+        if kind is SpecTokenKind.L_BRACE:
+            inside, at_key, keys = True, True, set()
+        elif kind is SpecTokenKind.R_BRACE:
+            inside = False
+        elif not inside:
+            if kind is SpecTokenKind.IDENT:
+                pass_name = token.span.text
+        elif kind is SpecTokenKind.SPACE:
+            at_key = True
+        elif kind is SpecTokenKind.IDENT and at_key:
+            at_key = False
+            key = token.span.text
+            if key in keys:
+                raise PipelineError(f"pipeline {spec!r}: at column {token.span.start + 1}: pass "
+                                    f"{pass_name!r}: option {key!r} is given twice in one {{...}}; "
+                                    "give it once")
+            keys.add(key)
+        else:
+            at_key = False
+
+
+def _tokens(spec: str):
+    lexer = PipelineLexer(spec)
+    while True:
+        token = lexer.lex()
+        if token.kind is SpecTokenKind.EOF:
+            return
+        yield token
 
 
 def _instantiate(cls, arg):
@@ -101,6 +146,9 @@ def _instantiate(cls, arg):
     values = {}
     for raw_name, raw in arg.parameters.items():
         field_name = raw_name.replace("-", "_")
+        if field_name in values:  # `max-iterations=2 max_iterations=3`: one option twice
+            raise PipelineError(f"pass {cls.name!r}: option {raw_name!r} is given twice in one "
+                                f"{{...}} (as {field_name.replace('_', '-')!r} too); give it once")
         if field_name not in fields:
             options = [f.replace("_", "-") for f in fields]
             raise PipelineError(f"pass {cls.name!r} has no option {raw_name!r}"

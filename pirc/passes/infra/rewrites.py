@@ -129,6 +129,7 @@ class RunState:
     producers: dict = field(default_factory=dict)   # id(op) -> (op, pass name)
     cache: RewriteCache = CACHE
     op_count: int | None = None            # the program's, when known to be current
+    watch: object = None                   # the running pass's IRWatch (pirc.passes.infra.ir_watch)
     _fingerprinter: Fingerprinter | None = None
 
     @property
@@ -159,11 +160,14 @@ class Rewrite:
     pc: object
     fingerprint: str
     ops: tuple[str, ...]
+    matched: tuple = ()   # the ops themselves (what --verify-each=full lets the rewrite edit)
 
     def done(self, produced=()) -> None:
         produced = list(produced)
         pc = self.pc
         state = pc.state
+        if state.watch is not None:
+            state.watch.closed(self, produced)
         for op in produced:
             state.producers[id(op)] = (op, pc.pass_name)
         pc.rewrites += 1
@@ -176,6 +180,8 @@ def gate(pc, ops) -> Rewrite | None:
     rewrite may not happen (the skip and its reason are recorded on `pc`)."""
     ops = list(ops)
     state = pc.state
+    if state.watch is not None:  # a new rewrite: whatever was open is over
+        state.watch.close_open()
     declared = pc.pass_cls.rewrites
     fingerprint = state.fingerprint(ops)
     for op in ops:
@@ -187,7 +193,10 @@ def gate(pc, ops) -> Rewrite | None:
     if not state.bisect.allow(pc.pass_name, fingerprint):
         pc.skip(f"bisect: beyond --bisect-limit={state.bisect.limit}", ops[0] if ops else None, fingerprint)
         return None
-    return Rewrite(pc, fingerprint, tuple(op.name for op in ops))
+    rewrite = Rewrite(pc, fingerprint, tuple(op.name for op in ops), tuple(ops))
+    if state.watch is not None:
+        state.watch.opened(rewrite)
+    return rewrite
 
 
 def _version_reason(pc, declared: dict, op, state: RunState) -> str | None:

@@ -1,0 +1,167 @@
+"""What a running pass changes in the IR, and whether each change happened inside a rewrite.
+
+Every rewrite goes through the gate: `pc.begin(ops)` opens it, `done(produced)` closes it
+(pirc.passes.infra.rewrites).  While a pass runs, the manager watches the program: each
+edit of xDSL's structure (an operand set, an op inserted into or removed from a block, a
+block argument or a block added or removed) in the program is counted, as made inside the
+open rewrite or outside any.  An edit outside is a pass changing the program behind the
+gate's back (no version gate, no rewrite-twice protection, no bisection, no tag): the
+manager makes it an error naming the pass (a correctness pass gets a tag and a report entry
+instead).  A rewrite that changed the IR and was never `done` is caught the same way.
+
+The watch wraps the few xDSL primitives every structural edit goes through
+(`IRWithUses.add_use` / `remove_use`, `Block._attach_op` / `detach_op` / `insert_arg` /
+`erase_arg`, `Region._attach_block` / `detach_block`; xDSL is pinned exactly), only while a
+pass runs: a wrapper costs one global read when nothing is watched, and an edit of an op
+outside the program (a new op not yet inserted, a clone) is not counted.  What it cannot
+see: an attribute set in an op's dict, a result's type replaced.  `--verify-each=full`
+(pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
+and which ops' attributes and types changed outside every rewrite's ops.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block, IRWithUses, Region
+
+# The watch of the pass running now (innermost), or None.
+_ACTIVE: "IRWatch | None" = None
+_DEPTH = 0               # watches entered and not left: the wrappers stay while > 0
+_ORIGINALS: dict = {}    # (class, name) -> the xDSL function the wrapper replaced
+
+
+class IRWatch:
+    """Counts the structural edits of one program while one pass runs (`with watch:`)."""
+
+    def __init__(self, program, record_ops: bool = False):
+        self.root = program.module
+        self.open = None          # the Rewrite in progress (begun, not done), or None
+        self.open_edits = 0       # edits made inside it
+        self.inside = 0           # edits inside rewrites
+        self.outside = 0          # edits outside every rewrite
+        self.first_outside: str | None = None   # what the first one was
+        self.unfinished: str | None = None      # a rewrite that changed the IR and was not done
+        # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
+        # kept, so the id is not reused), which may change their attributes or types.
+        self.edited: dict | None = {} if record_ops else None
+        self._saved = None
+
+    # ------------------------------------------------------------ the gate's side
+    def opened(self, rewrite) -> None:
+        """`pc.begin` allowed a rewrite: edits from now on are its own."""
+        self.close_open()
+        self.open, self.open_edits = rewrite, 0
+        if self.edited is not None:
+            for op in rewrite.matched:
+                self.edited[id(op)] = op
+
+    def closed(self, rewrite=None, produced=()) -> None:
+        """The rewrite is `done`: edits from now on are outside."""
+        if rewrite is not None and rewrite is not self.open:
+            return  # a rewrite done twice, or after a later one began: nothing is open now
+        if self.edited is not None:
+            for op in produced:
+                self.edited[id(op)] = op
+        self.open, self.open_edits = None, 0
+
+    def close_open(self) -> None:
+        """A new rewrite is asked for, or the pass returned: a rewrite left open (begun,
+        not done) must not have changed anything."""
+        if self.open is not None and self.open_edits and self.unfinished is None:
+            names = ", ".join(self.open.ops) or "no ops"
+            self.unfinished = (f"a rewrite of {names} ({self.open.fingerprint}) changed the IR "
+                               f"and was never done()")
+        self.open, self.open_edits = None, 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.inside or self.outside)
+
+    # ------------------------------------------------------------ the IR's side
+    def _edit(self, node, what: str, op) -> None:
+        if not self._in_program(node):
+            return
+        if self.open is not None:
+            self.inside += 1
+            self.open_edits += 1
+            if self.edited is not None and op is not None:
+                self.edited[id(op)] = op
+            return
+        self.outside += 1
+        if self.first_outside is None:
+            self.first_outside = what if op is None else f"{what} {op.name}"
+
+    def _in_program(self, node) -> bool:
+        root = self.root
+        while node is not None:
+            if node is root:
+                return True
+            node = node.parent   # op -> block -> region -> op ...
+        return False
+
+    def __enter__(self) -> "IRWatch":
+        global _ACTIVE, _DEPTH
+        if _DEPTH == 0:
+            _install()
+        _DEPTH += 1
+        self._saved, _ACTIVE = _ACTIVE, self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _ACTIVE, _DEPTH
+        _ACTIVE = self._saved
+        _DEPTH -= 1
+        if _DEPTH == 0:
+            _uninstall()
+
+
+def _use_wrapper(original, what):
+    def wrapper(self, use):
+        watch = _ACTIVE
+        if watch is not None:
+            op = use.operation
+            watch._edit(op, what, op)
+        return original(self, use)
+    return wrapper
+
+
+def _block_op_wrapper(original, what):
+    def wrapper(self, op, *args, **kwargs):
+        watch = _ACTIVE
+        if watch is not None:
+            watch._edit(self, what, op)
+        return original(self, op, *args, **kwargs)
+    return wrapper
+
+
+def _node_wrapper(original, what):
+    def wrapper(self, *args, **kwargs):
+        watch = _ACTIVE
+        if watch is not None:
+            watch._edit(self, what, None)
+        return original(self, *args, **kwargs)
+    return wrapper
+
+
+_WRAPPED = (
+    (IRWithUses, "add_use", _use_wrapper, "set an operand of"),
+    (IRWithUses, "remove_use", _use_wrapper, "removed an operand of"),
+    (Block, "_attach_op", _block_op_wrapper, "inserted"),
+    (Block, "detach_op", _block_op_wrapper, "removed"),
+    (Block, "insert_arg", _node_wrapper, "added a block argument"),
+    (Block, "erase_arg", _node_wrapper, "erased a block argument"),
+    (Region, "_attach_block", _node_wrapper, "added a block"),
+    (Region, "detach_block", _node_wrapper, "removed a block"),
+)
+
+
+def _install() -> None:
+    for cls, name, make, what in _WRAPPED:
+        original = cls.__dict__[name]
+        _ORIGINALS[(cls, name)] = original
+        setattr(cls, name, make(original, what))
+
+
+def _uninstall() -> None:
+    for (cls, name), original in _ORIGINALS.items():
+        setattr(cls, name, original)
+    _ORIGINALS.clear()
