@@ -38,7 +38,9 @@ def decorated_sides(path: Path):
     try:
         tree = ast.parse(path.read_text(), filename=str(path))
     except SyntaxError as e:
-        raise PircError(f"{path}:{e.lineno}: cannot parse: {e.msg}") from None
+        error = PircError(f"cannot parse: {e.msg}").in_file(str(path))
+        error.line = e.lineno or 0
+        raise error from None
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue

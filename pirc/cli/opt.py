@@ -206,7 +206,7 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
     """--pipeline: build it (checked before anything runs), run it, report; the parameters
     after it.  A failing pass stops the run with its error and a crash reproducer
     (--crash-reproducer)."""
-    from ..passes import PassFailure, run_pipeline
+    from ..passes import PassFailure, PipelineError, run_pipeline
     from .pass_instruments import PrintIR, print_pass_timing
     from .pass_report import print_pass_stats, write_pass_report
 
@@ -217,7 +217,9 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
                               params=params, rollout=args.rollout, bisect_limit=args.bisect_limit,
                               bisect_echo=sys.stderr)
     except PassFailure as e:
-        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload, filename)}") from None
+        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload, filename)}").in_file(filename) from None
+    except PipelineError:
+        raise  # about a flag or PIRC_DISABLE_PASSES / PIRC_ROLLOUT, not the input file
     except PircError as e:
         raise e.in_file(filename) from None
     if args.pass_timing:

@@ -68,7 +68,7 @@ def load_fingerprints(path: Path) -> dict[int, str]:
     doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     table = doc.get("fingerprints") if isinstance(doc, dict) else None
     if not isinstance(table, dict) or not all(type(k) is int for k in table):
-        raise CheckError(f"{path}: expected `fingerprints:` mapping PIR versions to sha256 digests")
+        raise CheckError("expected `fingerprints:` mapping PIR versions to sha256 digests").in_file(str(path))
     return {k: str(v) for k, v in table.items()}
 
 
