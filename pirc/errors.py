@@ -48,7 +48,7 @@ def excerpt(text: str, limit: int) -> str:
         return text
     room = max(limit - 3, 1)
     cut = room
-    while cut > 0 and _inside_word(text, cut):
+    while cut > 0 and (_inside_word(text, cut) or not text[:cut].strip()):
         cut -= 1
     if cut == 0:
         cut = room

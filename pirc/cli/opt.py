@@ -314,8 +314,7 @@ def run(argv=None) -> int:
         parser.error("--patch-dir needs --upgrade or --target-version")
     if args.list_passes:
         from .pass_list import print_pass_list
-        print_pass_list()
-        return 0
+        return report_errors(lambda: print_pass_list() or 0, args.debug)  # a broken plugin: exit 1
     if args.run_reproducer is not None:
         if args.input is not None or args.pipeline is not None or args.pass_pipeline is not None:
             parser.error("--run-reproducer replays its file's own IR and pipeline: give no input or --pipeline")

@@ -14,7 +14,9 @@ looked up (never a registry silently missing its passes).
 
 from __future__ import annotations
 
-from ...errors import PircError
+import types
+
+from ...errors import PircError, excerpt
 from ...module_scan import import_modules
 
 ENTRY_POINT_GROUP = "pirc.passes"
@@ -63,10 +65,12 @@ def _load_plugins() -> None:
             loaded = ep.load()
         except Exception as e:  # noqa: BLE001 - any failure of foreign code is the plugin's
             raise _plugin_error(ep, f"failed to load: {type(e).__name__}: {e}") from None
-        if isinstance(loaded, type):
-            if not issubclass(loaded, PircPass):
-                raise _plugin_error(ep, f"names {loaded.__qualname__}, which is no PircPass")
+        if isinstance(loaded, type) and issubclass(loaded, PircPass):
             register_pass(loaded)
+        elif not isinstance(loaded, types.ModuleType):
+            what = (loaded.__qualname__ if isinstance(loaded, type)
+                    else f"{excerpt(repr(loaded), 40)} (of type {type(loaded).__name__})")
+            raise _plugin_error(ep, f"names {what}, which is neither a module nor a PircPass class")
 
 
 def _plugin_error(ep, problem: str) -> PassRegistryError:
