@@ -159,6 +159,30 @@ def test_a_broken_plugin_is_one_error_naming_it(tmp_path, entry, problem):
     assert plain.returncode == 0 and plain.stderr == ""
 
 
+def test_plugins_are_looked_for_without_importing_importlib_metadata(tmp_path, monkeypatch):
+    """The cheap look at sys.path says no only when no entry_points.txt names the group."""
+    from pirc.passes.infra.registry import _may_have_plugins
+
+    site = tmp_path / "site"
+    site.mkdir()
+    _distribution(site, "other-tool", "[console_scripts]\nother = other:main\n", {})
+    monkeypatch.setattr(sys, "path", [str(site), str(tmp_path / "missing")])
+    assert not _may_have_plugins()
+    (site / "other_tool-0.1.dist-info" / "entry_points.txt").write_text(
+        "[console_scripts]\nother = other:main\n\n[pirc.passes]\nmine = other\n")
+    assert _may_have_plugins()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(_zip(tmp_path))])
+    assert _may_have_plugins()  # a zip on the path: importlib.metadata decides
+
+
+def _zip(tmp_path: Path) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "lib.zip", "w") as z:
+        z.writestr("m.py", "")
+    return tmp_path / "lib.zip"
+
+
 def test_docs_say_how_a_pass_registers():
     doc = (ROOT / "docs" / "PASSES.md").read_text()
     assert "pip install -e ." in doc
