@@ -3,7 +3,8 @@
     pirc-opt [INPUT] [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
-             [--pipeline=SPEC|-p SPEC|--pass-pipeline='builtin.module(SPEC)'] [--list-passes] [--no-verify-each] [--device cpu|npu]
+             [--pipeline=SPEC|-p SPEC|--pass-pipeline='builtin.module(SPEC)'] [--list-passes]
+             [--no-verify-each] [--device cpu|npu]
              [--pass-stats] [--pass-report=FILE] [--rollout=FILE] [--bisect-limit=N]
              [--params FILE.pdiparams [--params-out OUT.pdiparams]]
              [--split-input-file] [--verify-diagnostics] [--debug] [--version]
@@ -217,7 +218,8 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
                               params=params, rollout=args.rollout, bisect_limit=args.bisect_limit,
                               bisect_echo=sys.stderr)
     except PassFailure as e:
-        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload, filename)}").in_file(filename) from None
+        note = write_reproducer(args, pipeline, e, reload, filename)
+        raise PircError(f"{e}{note}").in_file(filename) from None
     except PipelineError:
         raise  # about a flag or PIRC_DISABLE_PASSES / PIRC_ROLLOUT, not the input file
     except PircError as e:

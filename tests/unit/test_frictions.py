@@ -94,8 +94,9 @@ def _distribution(site: Path, name: str, entry_points: str, modules: dict[str, s
     (info / "entry_points.txt").write_text(entry_points)
 
 
-def _pirc_opt(*args, cwd: Path, site: Path | None = None, stdin: str | None = None):
-    env = dict(os.environ)
+def _pirc_opt(*args, cwd: Path, site: Path | None = None, stdin: str | None = None,
+              env: dict | None = None):
+    env = {**os.environ, **(env or {})}
     env["PYTHONPATH"] = os.pathsep.join([*([str(site)] if site else []), str(ROOT),
                                          env.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-m", "pirc", *map(str, args)], cwd=cwd, env=env,
@@ -145,13 +146,14 @@ def test_a_broken_plugin_is_one_error_naming_it(tmp_path, entry, problem):
     site = tmp_path / "site"
     site.mkdir()
     _distribution(site, "pirc-broken", f"[pirc.passes]\n{entry}\n",
-                  {"fwd_raises": "raise RuntimeError('needs a GPU')\n", "fwd_raises_not": "VALUE = 3\nclass Thing:\n    pass\n"})
+                  {"fwd_raises": "raise RuntimeError('needs a GPU')\n",
+                   "fwd_raises_not": "VALUE = 3\nclass Thing:\n    pass\n"})
     (tmp_path / "p.pir").write_text(PROGRAM)
     for args in (["--list-passes"], ["p.pir", "--from-version=4", "-p", "dce"]):
         r = _pirc_opt(*args, cwd=tmp_path, site=site)
         assert r.returncode == 1
         assert r.stderr.splitlines() == [
-            f"error: pass plugin 'broken' (entry point `{entry.replace(' = ', ' = ', 1)}` in group "
+            f"error: pass plugin 'broken' (entry point `{entry}` in group "
             f"pirc.passes, from the distribution pirc-broken 0.1) {problem}; fix the plugin or "
             "uninstall pirc-broken"]
     # looked up lazily: a command that runs no pass never imports it
@@ -275,8 +277,10 @@ def _case_text(tmp_path):
 
 
 def _case_text_verify(tmp_path):
-    (tmp_path / "bad.pir").write_text(PROGRAM.replace('"pd_op.relu" (%0)', '"pd_op.relu" ()')
-                                      .replace("(tensor<2xf32>) -> tensor<2xf32>\n", "() -> tensor<2xf32>\n", 1))
+    relu = '(%1) = "pd_op.relu" (%0) {stop_gradient:[true]} : (tensor<2xf32>) -> tensor<2xf32>'
+    assert relu in PROGRAM
+    no_operand = '(%1) = "pd_op.relu" () {stop_gradient:[true]} : () -> tensor<2xf32>'
+    (tmp_path / "bad.pir").write_text(PROGRAM.replace(relu, no_operand))
     return ["bad.pir", "--from-version=4"], "bad.pir:3:5: error: pd_op.relu: expects 1 operand (x), got 0"
 
 
@@ -292,7 +296,8 @@ def _case_json_verify(tmp_path):
     doc = _json_program(tmp_path)
     _ops(doc)[1]["I"] = []
     (tmp_path / "bad.json").write_text(json.dumps(doc))
-    return ["bad.json"], "bad.json: program.regions[0].blocks[0].ops[1]: error: pd_op.relu: expects 1 operand (x), got 0"
+    return ["bad.json"], ("bad.json: program.regions[0].blocks[0].ops[1]: error: pd_op.relu: "
+                          "expects 1 operand (x), got 0")
 
 
 def _case_json_flag(tmp_path):
@@ -343,8 +348,8 @@ def _case_flag(tmp_path):
 
 def _case_env(tmp_path):
     (tmp_path / "p.pir").write_text(PROGRAM)
-    os.environ["PIRC_DISABLE_PASSES"] = "nope"  # restored by the test
-    return ["p.pir", "--from-version=4", "-p", "dce"], "error: PIRC_DISABLE_PASSES: unknown pass 'nope'"
+    return (["p.pir", "--from-version=4", "-p", "dce"], "error: PIRC_DISABLE_PASSES: unknown pass 'nope'",
+            {"PIRC_DISABLE_PASSES": "nope"})
 
 
 PREFIX_CASES = {
@@ -357,10 +362,9 @@ PREFIX_CASES = {
 
 
 @pytest.mark.parametrize("case", PREFIX_CASES)
-def test_one_error_prefix_per_kind_of_location(tmp_path, monkeypatch, case):
-    monkeypatch.setenv("PIRC_DISABLE_PASSES", "")
-    args, want = PREFIX_CASES[case](tmp_path)
-    r = _pirc_opt(*args, cwd=tmp_path)
+def test_one_error_prefix_per_kind_of_location(tmp_path, case):
+    args, want, *env = PREFIX_CASES[case](tmp_path)
+    r = _pirc_opt(*args, cwd=tmp_path, env={"PIRC_DISABLE_PASSES": "", **(env[0] if env else {})})
     assert r.returncode == 1, r.stderr
     first = r.stderr.splitlines()[0]
     assert first.startswith(want), first
