@@ -212,6 +212,8 @@ def test_no_input_argument_reads_stdin(tmp_path):
     ("  builtin.module( const-fold{max-iterations=2 max-elements=8},dce ) ",
      "const-fold{max-iterations=2 max-elements=8},dce"),
     ("builtin.module(default)", "default"),
+    ("builtin.module(canonicalize, cse , dce)", "canonicalize,cse,dce"),  # mlir-opt trims blanks
+    ("builtin.module(const-fold {max-iterations=3}, dce)", "const-fold{max-iterations=3},dce"),
 ])
 def test_pass_pipeline_is_the_same_pipeline_as_p(tmp_path, anchored, listed):
     (tmp_path / "p.pir").write_text(PROGRAM)

@@ -1,6 +1,7 @@
 """mlir-opt's anchored pipeline form, `--pass-pipeline='builtin.module(cse,dce)'`: the list
 inside `builtin.module(...)` is the same pipeline as `-p cse,dce`, options and named
-pipelines included (`builtin.module(const-fold{max-iterations=2},dce)`).
+pipelines included (`builtin.module(const-fold{max-iterations=2},dce)`); blanks around a
+pass are trimmed, as mlir-opt trims them (`builtin.module(cse, dce)`).
 
 pirc's passes all run on the whole program, so `builtin.module` is the only anchor; anything
 else in that form (another anchor, a nested one, no anchor, an unclosed parenthesis, text
@@ -17,6 +18,7 @@ from .pipeline import PipelineError
 
 ANCHOR = "builtin.module"
 _ANCHOR_NAME = re.compile(r"[A-Za-z_][\w.$-]*\s*$")
+_BLANK_BEFORE_OPTIONS = re.compile(r"^([^\s{]+)\s+\{")
 _OTHER_ANCHOR = re.compile(r"([A-Za-z_][\w.$-]*)\s*\(")
 
 
@@ -42,8 +44,30 @@ def pipeline_from_anchored(text: str) -> str | None:
     if rest.strip():
         raise _error(text, close + 1 + len(rest) - len(rest.lstrip()),
                      f"unexpected text after `{ANCHOR}(...)`: pirc runs one pipeline on the program")
-    inner = text[pos + 1:close].strip()
-    return inner or None
+    return _as_list(text[pos + 1:close]) or None
+
+
+def _as_list(inner: str) -> str:
+    """The list as `-p` spells it: mlir-opt trims the blanks around each pass (`cse, dce`,
+    `const-fold {max-iterations=2}`), xDSL's parser does not; blanks inside `{...}` separate
+    options and stay."""
+    entries, start, braces, i = [], 0, 0, 0
+    while i < len(inner):
+        c = inner[i]
+        if c == '"':
+            i = _string_end(inner, i)
+        elif c == "{":
+            braces += 1
+        elif c == "}":
+            braces = max(braces - 1, 0)
+        elif c == "," and braces == 0:
+            entries.append(inner[start:i])
+            start = i + 1
+        i += 1
+    entries.append(inner[start:])
+    if not inner.strip():
+        return ""
+    return ",".join(_BLANK_BEFORE_OPTIONS.sub(r"\1{", e.strip(), count=1) for e in entries)
 
 
 def _closing_paren(text: str, open_pos: int) -> int:
