@@ -11,6 +11,7 @@
     params = pirc.read_params("model.pdiparams", program)
     result = pirc.run_pipeline(program, "conv-bn-fold,dce", params=params)
     pirc.write_params("out.pdiparams", result.params, program)
+    exported = pirc.export(program, params)           # torch.export, every -1 dim dynamic
 """
 
 from __future__ import annotations
@@ -109,6 +110,22 @@ def lower(program: Program, params=None, device: str = "cpu", pipeline: str | No
     from .lower import lower as _lower
 
     return _lower(program, params, device, pipeline)
+
+
+def export(program: Program, params=None, inputs: dict | None = None, *, device: str = "cpu",
+           pipeline: str | None = None):
+    """The program as a `torch.export.ExportedProgram` with every -1 dim of every feed
+    dynamic (`torch.export.Dim.DYNAMIC`; the export fails if the module fixes one).
+
+    `params`, `device` and `pipeline` as for `lower`.  `inputs` (feed name -> array) are
+    the example feeds the trace sees; without them every -1 dim is 2 and every value 0.
+    `exported.module()(*feeds)` takes the feeds in pd_op.data order, at any size in the -1
+    dims, and returns the fetches in order.  `pirc.lower.export.dynamic_shapes(gm.pirc_feed_specs)`
+    is the `dynamic_shapes` argument alone, to call torch.export.export yourself.
+    """
+    from .lower.export import export as _export
+
+    return _export(program, params, inputs, device=device, pipeline=pipeline)
 
 
 def run(program: Program, inputs: dict, params=None, device: str = "cpu") -> dict:

@@ -6,6 +6,17 @@ carries: `FILE:LINE:COL` in a text input, `FILE: JSON.PATH` in a JSON input, `FI
 patch, `FILE` alone, or nothing.  A message is plain words: never a rendered error (that is
 how `error: x.pir:1:13: error: ...` came about), so an error raised without a location gets
 one with `in_file` or `at`, not by pasting a rendered error into a new one.
+
+One form per kind of location, whatever raised the error:
+
+    FILE:LINE:COL: error: MESSAGE            a place in a text input (with the line and a caret)
+    FILE:LINE: error: MESSAGE                a line of a YAML file (patches, rollout) or Python file
+    FILE: JSON.PATH: error: MESSAGE          a place in a JSON input (`program.regions[0]...`)
+    FILE: error: MESSAGE                     a file as a whole (missing, unreadable, the wrong kind)
+    error: MESSAGE                           no file: a command-line value (an unknown pass)
+
+so the file is never part of MESSAGE (`error: x.pir: no such file` was), and a value quoted
+in a message is shortened with `excerpt`, never cut inside a word.
 """
 
 from __future__ import annotations
@@ -26,6 +37,31 @@ def render_diagnostic(severity: str, message: str, filename: str | None = None, 
         shown, caret = _clip(source_line.rstrip("\n"), max(column - 1, 0))
         out += "\n" + shown + "\n" + " " * caret + "^"
     return out
+
+
+def excerpt(text: str, limit: int) -> str:
+    """`text` for a message: whole when it has at most `limit` characters, else its start up
+    to the last word boundary that fits, then `...` (the whole is at most `limit`).  A word is
+    never cut, unless the first one alone is longer than the limit (a 10,000-character name):
+    then it is cut at the limit, still marked with `...`."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - 3, 1)
+    cut = room
+    while cut > 0 and (_inside_word(text, cut) or not text[:cut].strip()):
+        cut -= 1
+    if cut == 0:
+        cut = room
+    return text[:cut].rstrip() + "..."
+
+
+def _inside_word(text: str, i: int) -> bool:
+    """Whether a cut before text[i] splits a word (a run of letters, digits and `_`)."""
+    return _word_char(text[i - 1]) and _word_char(text[i])
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
 
 
 # A line past this many characters is shown as a window around the column: a 14 MB line

@@ -55,11 +55,12 @@ def read_input(path: str) -> str:
         with open(path, encoding="utf-8") as f:
             return f.read()
     except FileNotFoundError:
-        raise PircError(f"{path}: no such file") from None
+        raise PircError("no such file").in_file(path) from None
     except IsADirectoryError:
-        raise PircError(f"{path}: is a directory, expected a PIR text or JSON file") from None
+        raise PircError("is a directory, expected a PIR text or JSON file").in_file(path) from None
     except UnicodeDecodeError as e:
-        raise PircError(f"{path}: not UTF-8 text (byte {e.start}); expected PIR text or Paddle JSON") from None
+        raise PircError(f"not UTF-8 text (byte {e.start}); expected PIR text or Paddle JSON").in_file(
+            path) from None
 
 
 def parse_program(text: str, fmt: str, filename: str = "<input>", from_version: int | None = None,
@@ -68,8 +69,9 @@ def parse_program(text: str, fmt: str, filename: str = "<input>", from_version: 
         from .paddle_json.reader import read_program
         program = read_program(text, filename)
         if from_version is not None and from_version != program.version:
-            raise PircError(f"{filename}: --from-version={from_version} contradicts the version the "
-                            f"file carries (base_code.version {program.version})")
+            from .errors import JsonError
+            raise JsonError(f"--from-version={from_version} contradicts the version this file "
+                            f"carries ({program.version})", "base_code.version", filename)
         return program
     from .text.parser import parse_text
     return parse_text(text, filename, from_version, line_offset)

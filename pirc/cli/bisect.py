@@ -46,6 +46,8 @@ def run(argv=None) -> int:
     args = build_arg_parser().parse_args(argv)
 
     def command() -> int:
+        from ..errors import LoweringError
+        from ..lower.feeds import FeedError
         from ..passes import build_pipeline
         from ..testing.bisect import bisect
         from .opt import program_name
@@ -54,9 +56,14 @@ def run(argv=None) -> int:
         pipeline = build_pipeline(args.pipeline)  # checked before the program is read
         program, _ = read_program_arg(args)
         inputs = load_inputs(args.inputs)
-        result = bisect(program, inputs, pipeline, args.params, device=args.device,
-                        atol=args.atol, rtol=args.rtol, reproducer=args.reproducer,
-                        program_name=program_name(args.program))
+        try:
+            result = bisect(program, inputs, pipeline, args.params, device=args.device,
+                            atol=args.atol, rtol=args.rtol, reproducer=args.reproducer,
+                            program_name=program_name(args.program))
+        except FeedError as e:  # the inputs file, as pirc-run says
+            raise e.in_file(args.inputs) from None
+        except LoweringError as e:
+            raise e.in_file(args.program) from None
         if not result.diverged:
             print(f"no divergence: {args.program}'s outputs agree before and after "
                   f"{pipeline.text() or 'the pipeline'} (atol {args.atol:g}, rtol {args.rtol:g})")

@@ -13,7 +13,7 @@ import ast
 import sys
 from pathlib import Path
 
-from ..errors import PircError
+from ..errors import PircError, render_diagnostic
 from .exit_status import report_errors
 from .version_flag import add_version_flag
 
@@ -38,7 +38,9 @@ def decorated_sides(path: Path):
     try:
         tree = ast.parse(path.read_text(), filename=str(path))
     except SyntaxError as e:
-        raise PircError(f"{path}:{e.lineno}: cannot parse: {e.msg}") from None
+        error = PircError(f"cannot parse: {e.msg}").in_file(str(path))
+        error.line = e.lineno or 0
+        raise error from None
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -79,10 +81,10 @@ def run_check(args) -> int:
         for line, key, cond, value, fn in decorated_sides(path):
             count += 1
             if isinstance(value, tuple) and len(value) == 2 and value <= minimum:
-                stale.append(f"{path}:{line}: stale compat side: key '{key}' {cond}="
-                             f"{_version_text(value)} ({fn}) is at or below the minimum supported "
-                             f"torch {_version_text(minimum)}: delete the key and keep the side "
-                             "every supported torch takes")
+                stale.append(render_diagnostic(
+                    "error", f"stale compat side: key '{key}' {cond}={_version_text(value)} ({fn}) "
+                    f"is at or below the minimum supported torch {_version_text(minimum)}: delete "
+                    "the key and keep the side every supported torch takes", str(path), line))
     for s in stale:
         print(s, file=sys.stderr)
     print(f"{count} version side{'s' if count != 1 else ''} checked against minimum torch "

@@ -1,9 +1,9 @@
 """`pirc-opt`: read a PIR program, verify it, print it in the form asked for.
 
-    pirc-opt INPUT [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
+    pirc-opt [INPUT] [-o OUT] [-x pir|json] [--emit=pir|paddle|json]
              [--from-version=N] [--upgrade] [--target-version=N] [--patch-dir=DIR]
              [--verify|--no-verify] [--strict]
-             [--pipeline=SPEC|-p SPEC] [--list-passes]
+             [--pipeline=SPEC|-p SPEC|--pass-pipeline='builtin.module(SPEC)'] [--list-passes]
              [--verify-each=incremental|full|--no-verify-each] [--device cpu|npu]
              [--pass-stats] [--pass-report=FILE] [--rollout=FILE] [--bisect-limit=N]
              [--params FILE.pdiparams [--params-out OUT.pdiparams]]
@@ -41,7 +41,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
         prog="pirc-opt",
         description="Read a Paddle PIR program (Paddle text, pirc text or saved JSON), "
                     "verify it and print it.")
-    p.add_argument("input", nargs="?", help="input file ('-' for stdin); .json = Paddle JSON, else text")
+    p.add_argument("input", nargs="?",
+                   help="input file ('-' or none: stdin, as mlir-opt); .json = Paddle JSON, else text")
     p.add_argument("-o", dest="output", default=None, help="output file ('-' for stdout); written atomically")
     p.add_argument("-x", dest="input_format", choices=INPUT_FORMATS, help="input format (default: by extension)")
     p.add_argument("--emit", choices=OUTPUT_FORMATS,
@@ -70,6 +71,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--pipeline", metavar="SPEC",
                    help="run a pass pipeline after reading (and upgrading): a named one "
                         "(default) or passes with options (cse,dce); see --list-passes")
+    p.add_argument("--pass-pipeline", metavar="'builtin.module(SPEC)'",
+                   help="mlir-opt's form of --pipeline: builtin.module(cse,dce) is -p cse,dce")
     p.add_argument("--list-passes", action="store_true",
                    help="list every pass with its version, options, requires, invariants, "
                         "devices and PIR versions, and the named pipelines")
@@ -211,7 +214,7 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
     """--pipeline: build it (checked before anything runs), run it, report; the parameters
     after it.  A failing pass stops the run with its error and a crash reproducer
     (--crash-reproducer)."""
-    from ..passes import PassFailure, run_pipeline
+    from ..passes import PassFailure, PipelineError, run_pipeline
     from .pass_instruments import PrintIR, print_pass_timing
     from .pass_report import print_pass_stats, write_pass_report
 
@@ -223,7 +226,10 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
                               params=params, rollout=args.rollout, bisect_limit=args.bisect_limit,
                               bisect_echo=sys.stderr)
     except PassFailure as e:
-        raise PircError(f"{e}{write_reproducer(args, pipeline, e, reload, filename)}") from None
+        note = write_reproducer(args, pipeline, e, reload, filename)
+        raise PircError(f"{e}{note}").in_file(filename) from None
+    except PipelineError:
+        raise  # about a flag or PIRC_DISABLE_PASSES / PIRC_ROLLOUT, not the input file
     except PircError as e:
         raise e.in_file(filename) from None
     if args.pass_timing:
@@ -318,14 +324,15 @@ def run(argv=None) -> int:
         parser.error("--patch-dir needs --upgrade or --target-version")
     if args.list_passes:
         from .pass_list import print_pass_list
-        print_pass_list()
-        return 0
+        return report_errors(lambda: print_pass_list() or 0, args.debug)  # a broken plugin: exit 1
     if args.run_reproducer is not None:
-        if args.input is not None or args.pipeline is not None:
+        if args.input is not None or args.pipeline is not None or args.pass_pipeline is not None:
             parser.error("--run-reproducer replays its file's own IR and pipeline: give no input or --pipeline")
         args.input = args.run_reproducer
     if args.input is None:
-        parser.error("the following arguments are required: input")
+        args.input = "-"  # as mlir-opt: no input file reads stdin
+    if args.pass_pipeline is not None and args.pipeline is not None:
+        parser.error("--pass-pipeline and --pipeline (-p) both give the pipeline: keep one")
     if args.params_out is not None and args.params is None:
         parser.error("--params-out writes the parameters after the pipeline: give the "
                      "program's parameters with --params FILE.pdiparams")
@@ -345,6 +352,9 @@ def run(argv=None) -> int:
 
 def process(args, filename: str) -> int:
     """Read, transform and write one input, as the flags say; the exit status."""
+    if args.pass_pipeline is not None:
+        from ..passes.infra.anchored_pipeline import pipeline_from_anchored
+        args.pipeline = pipeline_from_anchored(args.pass_pipeline)
     text = read_input(args.input)
     if args.run_reproducer is not None:
         from ..passes.infra.reproducer import read_reproducer

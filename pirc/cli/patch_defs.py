@@ -117,7 +117,7 @@ def run_check(args: argparse.Namespace) -> int:
     recorded = defcheck.load_fingerprints(prints_path)
     findings, table = defcheck.run_check(patch_set, prints_path, recorded)
     for f in findings:
-        print(f"error: {f.message}", file=sys.stderr)
+        print(f.render(), file=sys.stderr)
     if findings:
         print(f"pirc-patch check: {len(findings)} problem{'s' if len(findings) != 1 else ''}",
               file=sys.stderr)

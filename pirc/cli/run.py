@@ -86,7 +86,7 @@ def save_outputs(path: str, outputs: dict) -> None:
     try:
         write_atomically(path, [buf.getvalue()], binary=True)
     except OSError as e:
-        raise RunError(f"cannot write outputs file {path}: {e.strerror}") from None
+        raise RunError(f"cannot write the outputs file: {e.strerror}").in_file(path) from None
 
 
 def run(argv=None) -> int:
@@ -105,13 +105,19 @@ def run(argv=None) -> int:
         inputs = load_inputs(args.inputs)
         from ..lower import lower
         from ..lower.execute import run_module
+        from ..errors import LoweringError
         from ..lower.failures import KernelFailure, locate
+        from ..lower.feeds import FeedError
 
         try:
             gm = lower(program, args.params, args.device)  # its warnings: exit_status prints them
             outputs = run_module(gm, inputs)
         except KernelFailure as e:
             raise locate(e, e.op, program, filename, text) from None
+        except FeedError as e:  # what is wrong is the inputs file
+            raise e.in_file(args.inputs) from None
+        except LoweringError as e:  # about the program as a whole: `PROGRAM: error: ...`
+            raise e.in_file(filename) from None
         save_outputs(args.outputs, outputs)
         return 0
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 import torch.fx as fx
 
-from ..errors import LoweringError, PircError
+from ..errors import LoweringError, PircError, excerpt
 
 OP_META = "pir_op"
 
@@ -40,7 +40,7 @@ def describe_value(value) -> str:
     if value is None:
         return "null"
     text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return excerpt(text, 40)
 
 
 def describe_operands(args) -> str:

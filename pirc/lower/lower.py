@@ -37,7 +37,13 @@ DEVICES = ("cpu", "npu", "cuda")
 
 class NpuFallbackWarning(PircWarning):
     """device="npu" asked for where torch_npu is missing or sees no NPU: the module is the
-    NPU graph (fused calls) with every call's CPU reference, on the CPU."""
+    NPU graph (fused calls) with every call's CPU reference, on the CPU.  Issued once per
+    process: the answer is the same for every module (a zoo run lowers dozens), and Python's
+    own once-per-call-site rule does not hold under `simplefilter("always")`, which the
+    commands and pytest set."""
+
+
+_npu_fallback_warned = False
 
 
 def load_kernels() -> None:
@@ -169,14 +175,23 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
         if status.available:
             gm = gm.to("npu")
         else:
-            warnings.warn(NpuFallbackWarning(
-                f"device npu: no usable NPU here ({status.reason}); the fused torch_npu calls "
-                "run their CPU references, on the CPU"), stacklevel=2)
+            _warn_npu_fallback(status.reason)
     elif device == "cuda":
         if not torch.cuda.is_available():
             raise LoweringError("device 'cuda' asked for, but torch sees no CUDA device")
         gm = gm.to("cuda")
     return gm
+
+
+def _warn_npu_fallback(reason: str) -> None:
+    """NpuFallbackWarning, the first time only (its docstring says why)."""
+    global _npu_fallback_warned
+    if _npu_fallback_warned:
+        return
+    _npu_fallback_warned = True
+    warnings.warn(NpuFallbackWarning(
+        f"device npu: no usable NPU here ({reason}); the fused torch_npu calls "
+        "run their CPU references, on the CPU"), stacklevel=3)
 
 
 def optimised_copy(program, params, pipeline: str, device: str):

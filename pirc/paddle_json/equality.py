@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 
+from ..errors import excerpt
 from . import codes as C
 
 __all__ = ["documents_equal"]
@@ -71,7 +72,7 @@ def _show(value, limit: int = 120) -> str:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return excerpt(text, limit)
 
 
 def _load(doc, which: str) -> dict:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from ..errors import excerpt
+
 
 class SchemaViolation(Exception):
     """A schema violation; `path` grows as the exception unwinds."""
@@ -30,7 +32,7 @@ def show(value, limit: int = 60) -> str:
         text = repr(value)
     except RecursionError:
         text = "[...]" if type(value) is list else "{...}"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return excerpt(text, limit)
 
 
 def is_int(x) -> bool:

@@ -50,7 +50,7 @@ class _Reader:
         self.tensor = 0  # index of the tensor being read, for messages
 
     def fail(self, what: str) -> ParamsError:
-        return ParamsError(f"{self.filename}: tensor #{self.tensor} at byte {self.pos}: {what}")
+        return ParamsError(f"tensor #{self.tensor} at byte {self.pos}: {what}").in_file(self.filename)
 
     def take(self, n: int, what: str) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
@@ -175,9 +175,9 @@ def read_params(path: str, names=None) -> dict[str, np.ndarray]:
         names = names_from_program(names)
     names = sorted(names)
     if len(names) != len(tensors):
-        raise ParamsError(f"{path} holds {len(tensors)} tensors but the program has {len(names)} "
+        raise ParamsError(f"the file holds {len(tensors)} tensors but the program has {len(names)} "
                           f"parameters ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''}); "
-                          "is it the parameters file of this program?")
+                          "is it the parameters file of this program?").in_file(path)
     return dict(zip(names, tensors))
 
 
@@ -262,4 +262,4 @@ def write_params(path: str, params_by_name: dict, program) -> None:
     try:
         write_atomically(path, streams, binary=True)
     except OSError as e:
-        raise ParamsError(f"cannot write parameters file {path}: {e.strerror}") from None
+        raise ParamsError(f"cannot write the parameters file: {e.strerror}").in_file(path) from None

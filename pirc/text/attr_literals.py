@@ -19,6 +19,7 @@ import json
 import math
 
 from .. import limits
+from ..errors import excerpt
 from ..ir import attrs as A
 from ..ir.paddle_names import DTYPE_NAMES, parse_place_text
 
@@ -78,7 +79,7 @@ def decode_string(raw: str, canonical: bool) -> str:
         except json.JSONDecodeError as e:
             # The lexer lets any backslash pair and control character through
             # (Paddle's printer writes them raw); canonical text is JSON's.
-            raise LiteralError(f"{raw[:40]} is not a JSON string ({e.msg.lower().removesuffix(' at')} at character "
+            raise LiteralError(f"{excerpt(raw, 40)} is not a JSON string ({e.msg.lower().removesuffix(' at')} at character "
                                f"{e.pos}); escape it as JSON does: \\\\, \\n, \\t, \\uXXXX") from None
     return raw[1:-1].replace('\\"', '"')
 

@@ -13,6 +13,7 @@ import json
 
 from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IntegerAttr, StringAttr
 
+from ..errors import excerpt
 from ..ir import attrs as A
 from ..ir.paddle_names import place_text
 from .floats import paddle_g
@@ -151,7 +152,7 @@ def paddle_string(value: str) -> str:
     backslash before a quote or at the end, would print text that reads back as another
     string (or none): such a string is refused."""
     if "\n" in value or value.endswith("\\") or '\\"' in value:
-        raise PrintError(f"cannot print the string {json.dumps(value)[:80]} as Paddle text: "
+        raise PrintError(f"cannot print the string {excerpt(json.dumps(value), 80)} as Paddle text: "
                          "Paddle escapes only quotes, so a newline or a backslash before a "
                          "quote would not read back; --emit=pir (canonical text) keeps it")
     return '"' + value.replace('"', '\\"') + '"'

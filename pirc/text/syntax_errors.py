@@ -9,7 +9,7 @@ import re
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..errors import SourceError
+from ..errors import SourceError, excerpt
 from .token_names import expected_text
 
 
@@ -108,5 +108,5 @@ def explain_op_line(e, text: str, filename: str, line_offset: int):
 
 
 def _clip(s: str, n: int = 40) -> str:
-    return s if len(s) <= n else s[: n - 3] + "..."
+    return excerpt(s, n)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import PircError
+from ..errors import PircError, render_diagnostic
 from ..ir import specs
 from .actions.registry import lookup
 from .coverage import UNCOVERED, Coverage, measure
@@ -48,6 +48,11 @@ class Finding:
 
     rule: str  # "bump", "fingerprint", "unpatched", "mismatch", "stale"
     message: str
+    filename: str | None = None  # where, when the finding is at a line of a file
+    line: int = 0
+
+    def render(self) -> str:
+        return render_diagnostic("error", self.message, self.filename, self.line)
 
 
 # -- the allowlist and the fingerprints --------------------------------------------------------
@@ -68,7 +73,7 @@ def load_fingerprints(path: Path) -> dict[int, str]:
     doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     table = doc.get("fingerprints") if isinstance(doc, dict) else None
     if not isinstance(table, dict) or not all(type(k) is int for k in table):
-        raise CheckError(f"{path}: expected `fingerprints:` mapping PIR versions to sha256 digests")
+        raise CheckError("expected `fingerprints:` mapping PIR versions to sha256 digests").in_file(str(path))
     return {k: str(v) for k, v in table.items()}
 
 
@@ -96,9 +101,9 @@ def kinds_agree(given: str | None, defined: str) -> bool:
     return False
 
 
-def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str]]:
-    """(op, attribute, message) for each action of `patch` whose attribute contradicts the
-    definitions at `step`."""
+def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str, str, int]]:
+    """(op, attribute, message, file, line) for each action of `patch` whose attribute
+    contradicts the definitions at `step`."""
     out = []
     for p in patch.op_patches:
         # A renamed op ends as the new name's op: its attributes must fit that definition.
@@ -119,12 +124,12 @@ def mismatches(step: int, patch: PatchFile) -> list[tuple[str, str, str]]:
             given = action_kind(given_value)
             if attr is None:
                 out.append((p.op_name, a.object, (
-                    f"{action_path(patch, a)}:{a.line}: {a.action} {p.op_name}.{a.object}: the definition "
-                    f"at version {step} has no attribute {a.object}")))
+                    f"{a.action} {p.op_name}.{a.object}: the definition "
+                    f"at version {step} has no attribute {a.object}"), action_path(patch, a), a.line))
             elif not kinds_agree(given, attr.type):
                 out.append((p.op_name, a.object, (
-                    f"{action_path(patch, a)}:{a.line}: {a.action} {p.op_name}.{a.object} gives {given}, "
-                    f"but the definition at version {step} says {attr.type}")))
+                    f"{a.action} {p.op_name}.{a.object} gives {given}, "
+                    f"but the definition at version {step} says {attr.type}"), action_path(patch, a), a.line))
     return out
 
 
@@ -169,9 +174,9 @@ def run_check(patch_set, prints_path: Path, recorded: dict[int, str]) -> tuple[l
     table = measure(patch_set)
     for old, new, number in steps(release, develop):
         patch = patch_set.files.get(number)
-        for op, attr, message in mismatches(new, patch) if patch is not None else ():
+        for op, attr, message, path, line in mismatches(new, patch) if patch is not None else ():
             findings.append(Finding("mismatch", message + " (fix the patch: pirc's layer "
-                                                          "can delete an attribute Paddle adds)"))
+                                                          "can delete an attribute Paddle adds)", path, line))
     where = _unmigratable_path(patch_set)
     for row in table.rows:
         if row.status != UNCOVERED:
@@ -184,9 +189,9 @@ def run_check(patch_set, prints_path: Path, recorded: dict[int, str]) -> tuple[l
             f"in {where} with the reason and the advice)")))
     for e in table.stale:
         findings.append(Finding("stale", (
-            f"{e.path}:{e.line}: entry for version {', '.join(map(str, e.versions))} "
+            f"entry for version {', '.join(map(str, e.versions))} "
             f"({e.change} on {', '.join(e.ops)}) matches no uncovered breaking change: "
-            f"remove it")))
+            f"remove it"), str(e.path), e.line))
     return findings, table
 
 

@@ -140,9 +140,9 @@ def test_pirc_bisect_says_when_nothing_diverges(capsys):
 @pytest.mark.parametrize("args,message", [
     (["--inputs", "missing.npz", "-p", "default"], "error: inputs file missing.npz does not exist"),
     (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "-p", "dec"], "error: unknown pass 'dec' (did you mean 'dce'?)"),
-    (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "-p", "dce"], "error: the parameters do not fit the program"),
+    (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "-p", "dce"], "mlp.3.3.1.json: error: the parameters do not fit the program"),
     (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "--params", str(CORPUS / "cnn.3.3.1.pdiparams"), "-p", "dce"],
-     "cnn.3.3.1.pdiparams holds"),
+     "cnn.3.3.1.pdiparams: error: the file holds"),
 ], ids=["inputs", "pipeline", "no-params", "wrong-params"])
 def test_pirc_bisect_bad_input_is_exit_2(args, message, capsys):
     assert bisect_cli([str(CORPUS / "mlp.3.3.1.json"), *args]) == 2

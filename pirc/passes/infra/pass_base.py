@@ -141,6 +141,7 @@ class PircPass(ModulePass):
 
     @classmethod
     def summary(cls) -> str:
-        """The first line of the docstring: what the pass rewrites."""
+        """The docstring's first paragraph, on one line: what the pass rewrites (a sentence
+        that wraps in the source is not cut at the wrap: `--list-passes`)."""
         doc = (cls.__doc__ or "").strip()
-        return doc.splitlines()[0] if doc else ""
+        return " ".join(doc.split("\n\n")[0].split())

@@ -69,7 +69,7 @@ def read_named(path: Path) -> tuple[list[str], int]:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     entries = data.get("passes")
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise PipelineError(f"{path}: `passes` is a list of pass specs (`- dce`, `- const-fold{{...}}`)")
+        raise PipelineError("`passes` is a list of pass specs (`- dce`, `- const-fold{...}`)").in_file(str(path))
     return entries, int(data.get("version", 1))
 
 

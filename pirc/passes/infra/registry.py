@@ -1,14 +1,25 @@
-"""The pass registry: `@register_pass` on a class, and the modules of `pirc.passes` found by
-scanning the package, so that adding a pass touches no list.
+"""The pass registry: `@register_pass` on a class, the modules of `pirc.passes` found by
+scanning the package, and passes of other packages found through the entry point group
+`pirc.passes`, so that adding a pass touches no list.
 
 Scanning imports every module directly in `pirc/passes/` (not `infra/`) the first time a pass
-is looked up; a module defines its pass by decorating it.
+is looked up; a module defines its pass by decorating it.  Then each installed entry point of
+the group `pirc.passes` is loaded (docs/PASSES.md, "A pass in another package"): it names a
+module (`name = "pkg.module"`, whose import registers its passes) or a pass class
+(`name = "pkg.module:MyPass"`, registered if it is not yet).  Both happen only when passes
+are listed or a pipeline names one, so a command that runs no pass never imports a plugin; a
+plugin that fails to load is an error naming it and its distribution, every time it is
+looked up (never a registry silently missing its passes).
 """
 
 from __future__ import annotations
 
-from ...errors import PircError
+import types
+
+from ...errors import PircError, excerpt
 from ...module_scan import import_modules
+
+ENTRY_POINT_GROUP = "pirc.passes"
 
 _PASSES: dict[str, type] = {}
 _scanned = False
@@ -35,8 +46,78 @@ def _scan() -> None:
     global _scanned
     if _scanned:
         return
-    _scanned = True
-    import_modules("pirc.passes")
+    _scanned = True  # before importing: a pass module that looks a pass up must not rescan
+    try:
+        import_modules("pirc.passes")
+        _load_plugins()
+    except BaseException:
+        _scanned = False  # the next lookup reports the broken plugin again
+        raise
+
+
+def _load_plugins() -> None:
+    if not _may_have_plugins():
+        return
+    from importlib.metadata import entry_points
+
+    from .pass_base import PircPass
+
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
+        try:
+            loaded = ep.load()
+        except Exception as e:  # noqa: BLE001 - any failure of foreign code is the plugin's
+            raise _plugin_error(ep, f"failed to load: {type(e).__name__}: {e}") from None
+        if isinstance(loaded, type) and issubclass(loaded, PircPass):
+            register_pass(loaded)
+        elif not isinstance(loaded, types.ModuleType):
+            what = (loaded.__qualname__ if isinstance(loaded, type)
+                    else f"{excerpt(repr(loaded), 40)} (of type {type(loaded).__name__})")
+            raise _plugin_error(ep, f"names {what}, which is neither a module nor a PircPass class")
+
+
+def _may_have_plugins() -> bool:
+    """Whether an installed distribution may declare the group.  Importing importlib.metadata
+    (email, zipfile, ...) costs 30-80 ms, a sixth of a small `pirc-opt -p` run, and most
+    installs have no plugin: the folders on sys.path are listed and the `entry_points.txt`
+    of each `*.dist-info` / `*.egg-info` read, which is what importlib.metadata's path finder
+    searches.  Whatever this cannot see (a zip on the path, a finder of distributions other
+    than the standard one) answers yes: importlib.metadata then decides."""
+    import importlib.machinery
+    import os
+    import sys
+
+    if any(hasattr(f, "find_distributions") and f is not importlib.machinery.PathFinder
+           for f in sys.meta_path):
+        return True
+    for entry in sys.path:
+        folder = entry or "."
+        if os.path.isfile(folder):
+            return True
+        try:
+            with os.scandir(folder) as found:
+                names = [e.name for e in found if e.name.endswith((".dist-info", ".egg-info", ".egg"))]
+        except OSError:
+            continue  # missing, or a path hook's name
+        for name in names:
+            if name.endswith(".egg"):
+                return True
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8",
+                          errors="replace") as f:
+                    if f"[{ENTRY_POINT_GROUP}]" in f.read():
+                        return True
+            except OSError:
+                continue
+    return False
+
+
+def _plugin_error(ep, problem: str) -> PassRegistryError:
+    dist = getattr(ep, "dist", None)
+    source = f", from the distribution {dist.name} {dist.version}" if dist is not None else ""
+    remedy = f"uninstall {dist.name}" if dist is not None else "remove the entry point"
+    return PassRegistryError(
+        f"pass plugin {ep.name!r} (entry point `{ep.name} = {ep.value}` in group "
+        f"{ENTRY_POINT_GROUP}{source}) {problem}; fix the plugin or {remedy}")
 
 
 def all_passes() -> dict[str, type]:

@@ -41,9 +41,9 @@ def read_reproducer(text: str, filename: str) -> tuple[str, int | None]:
     is the rest of the file."""
     found = _PIPELINE.search(text)
     if found is None:
-        raise PircError(f"{filename}: not a pirc reproducer (no `// pipeline: ...` line); "
+        raise PircError("not a pirc reproducer (no `// pipeline: ...` line); "
                         "a reproducer is what pirc-opt writes when a pass fails, or pirc-bisect "
-                        "for the rewrite that changed a program's outputs")
+                        "for the rewrite that changed a program's outputs").in_file(filename)
     limit = _LIMIT.search(text)
     if limit is None:
         return found.group(1).strip(), None
