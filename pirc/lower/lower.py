@@ -70,7 +70,8 @@ def _as_tensor(value, name: str) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         return value.detach()
     if isinstance(value, np.ndarray) or np.isscalar(value):
-        return torch.from_numpy(np.ascontiguousarray(value))
+        # np.require, not np.ascontiguousarray: that one makes a 0-D parameter 1-D
+        return torch.from_numpy(np.require(value, requirements="C"))
     raise LoweringError(f"parameter {name}: expected a numpy array or torch tensor, got {type(value).__name__}")
 
 
