@@ -24,6 +24,7 @@ import torch.fx as fx
 from ..errors import LoweringError
 from ..ir.aliasing import op_aliasing
 from ..ir.ops import is_null_value
+from ..ir.types import DenseTensorType
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handles itself
 from ..runtime.registry import REGISTRY
@@ -129,8 +130,26 @@ class GraphBuilder:
 
     def sub_builder(self) -> "GraphBuilder":
         """A builder for a nested region's graph, in this lowering's context (control_flow
-        asks for it, so that it need not import this module back)."""
-        return GraphBuilder(self.ctx)
+        asks for it, so that it need not import this module back).  It knows which values
+        of this graph name one storage and which were written, so a write inside the region
+        to one captured name rebinds the others there too."""
+        sub = GraphBuilder(self.ctx)
+        sub.storage = self.storage.copy()
+        sub.written = set(self.written)
+        return sub
+
+    def written_captures(self, captured: dict) -> list:
+        """The captured values (value -> placeholder) a write in this region rebound: dense
+        tensors only (a tensor array is a Python list its kernels change themselves)."""
+        return [v for v, placeholder in captured.items()
+                if isinstance(v.type, DenseTensorType) and self.env.get(v) is not placeholder
+                and isinstance(self.env.get(v), fx.Node)]
+
+    def rebind_written(self, value, node) -> None:
+        """`node` holds `value`'s numbers after a write elsewhere (a region): rebind its names."""
+        for v in self.storage.rebind(self, value, node):
+            self.written.add(v)
+            self.shapes.values.pop(v, None)
 
     def bind_results(self, op, produced) -> None:
         """Map op's results to `produced` (a node for one result, else a node of a tuple)."""

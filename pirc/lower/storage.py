@@ -65,6 +65,14 @@ class Storage:
         self.children: dict = {}  # value -> [(child value, view op or None)]
         self.vectors: dict = {}   # value -> builtin.combine results that gather it
 
+    def copy(self) -> "Storage":
+        """The same edges, for a nested region's graph to add its own to."""
+        other = Storage()
+        other.parent = dict(self.parent)
+        other.children = {k: list(v) for k, v in self.children.items()}
+        other.vectors = {k: list(v) for k, v in self.vectors.items()}
+        return other
+
     def same(self, name, of) -> None:
         """`name` is the tensor `of` is (an in-place result, a split member, a parameter again)."""
         self._link(name, of, None)

@@ -5,7 +5,8 @@ which names share storage: two `assign_value_` writing ONE `full` (the LLaMA mas
 merged its two `to_tensor` constants), chained in-place ops read through every name, views
 (`share_data`, `view_slice`) written through either side, the `view:` ops Paddle's static
 executor copies (reshape, squeeze, unsqueeze, flatten), a parameter and batch_norm's running
-statistics written in place, 0-D values, a written constant used as an attribute operand.
+statistics written in place, 0-D values, a written constant used as an attribute operand,
+and an `if` branch or a `while` body writing a value of the enclosing block.
 Real Paddle 3.3.1 ran each twice in one scope (tools/paddle_oracle/gen_alias_fixtures.py);
 pirc's module, called twice, must give both runs' numbers bit for bit.  The graph stays
 functional (torch.export, torch.compile) with the parameter write as its one mutation.
@@ -141,7 +142,8 @@ def test_inference_batch_norm_writes_nothing_back():
     assert gm.pirc_written_parameters == [] and _mutations(gm) == []
 
 
-@pytest.mark.parametrize("name", ["llama_mask_merged", "chained_inplace", "view_shared", "param_inplace"])
+@pytest.mark.parametrize("name", ["llama_mask_merged", "chained_inplace", "view_shared", "param_inplace",
+                                  "if_writes_outer_false", "while_writes_outer"])
 def test_torch_export_keeps_paddles_numbers(name):
     program, inputs, params, data = _case(name)
     gm = pirc.lower(program, params)
@@ -156,11 +158,22 @@ def test_torch_export_keeps_paddles_numbers(name):
         _compare(name, {n: to_numpy(o) for n, o in zip(gm.pirc_fetch_names, outs)}, data, prefix)
 
 
-def test_torch_compile_fullgraph_keeps_paddles_numbers():
-    program, inputs, params, data = _case("param_inplace")
+@pytest.mark.parametrize("name", ["param_inplace", "while_writes_outer"])
+def test_torch_compile_fullgraph_keeps_paddles_numbers(name):
+    program, inputs, params, data = _case(name)
     gm = pirc.lower(program, params)
     compiled = torch.compile(gm, backend="eager", fullgraph=True)
     kwargs = feed_tensors(gm, inputs)
     for prefix in ("out__", "run2_out__"):
         outs = compiled(**kwargs)
-        _compare("param_inplace", {n: to_numpy(o) for n, o in zip(gm.pirc_fetch_names, outs)}, data, prefix)
+        _compare(name, {n: to_numpy(o) for n, o in zip(gm.pirc_fetch_names, outs)}, data, prefix)
+
+
+def test_a_while_body_writing_an_outer_value_carries_it():
+    """The written value is a loop value of the lowered while (its body lowered once more,
+    with no region graph of the first try left on the module)."""
+    program, _, params, _ = _case("while_writes_outer")
+    gm = pirc.lower(program, params)
+    (loop,) = [n for n in gm.graph.nodes if getattr(n.target, "__name__", "") == "while_loop"]
+    assert len(loop.args[2]) == 1 + 2 + 1  # cond, two loop values, the written product
+    assert sorted(name for name, _ in gm.named_children()) == ["body_graph", "cond_graph"]
