@@ -355,6 +355,12 @@ class GraphBuilder:
         for pname, (value, node) in self.parameters.items():
             now = self.env.get(value)
             if isinstance(now, fx.Node) and now is not node:
+                # Everything reads a copy of the buffer: kernels may return views of what
+                # they get (flatten, reshape), and an output viewing the buffer would show
+                # the write made after it.
+                with self.graph.inserting_after(node):
+                    read = self.graph.call_function(torch.clone, (node,))
+                node.replace_all_uses_with(read, delete_user_cb=lambda user: user is not read)
                 self.graph.call_function(torch.ops.aten.copy_.default, (node, now))
                 written.append((pname, now))
         return written

@@ -33,7 +33,8 @@ NAMES = sorted(p.name[:-len(".pir.txt")] for p in HERE.glob("*.pir.txt"))
 # are bit-exact).
 TOLERANCE = {("batch_norm_training", "out"): dict(rtol=1e-6, atol=1e-6)}
 # The programs that write parameters in place, and which.
-WRITES = {"batch_norm_training": ["bn_mean", "bn_var"], "param_0d": ["step"], "param_inplace": ["w"]}
+WRITES = {"batch_norm_training": ["bn_mean", "bn_var"], "param_0d": ["step"], "param_inplace": ["w"],
+          "param_copied_then_written": ["w"]}
 
 
 def _case(name):
