@@ -83,23 +83,28 @@ def read_bounded(path: str, limit: Limit, what: str) -> bytes:
     nothing); anything else (a FIFO, a character device, /dev/stdin) is read in chunks and
     refused as soon as it passes the limit, so an endless writer costs at most the limit.
     OSError (missing file, a folder, no permission) is the caller's to word."""
+    with open(path, "rb") as f:
+        return read_open_bounded(f, path, limit, what)
+
+
+def read_open_bounded(f, path: str, limit: Limit, what: str) -> bytes:
+    """read_bounded of a file already open (binary): a FIFO can be opened only once."""
     import stat
 
     cap = limit.value()
-    with open(path, "rb") as f:
-        info = os.fstat(f.fileno())
-        if stat.S_ISDIR(info.st_mode):  # Linux opens a folder read-only; reading it fails
-            raise IsADirectoryError(21, "Is a directory", path)
-        if stat.S_ISREG(info.st_mode) and info.st_size > cap:
-            raise LimitError(f"{what}: {limit.message(info.st_size)}").in_file(path)
-        chunks, size = [], 0
-        while True:
-            chunk = f.read(min(_CHUNK, cap + 1 - size))
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > cap:
-                raise LimitError(f"{what}: input exceeds the {limit.name} of {cap} {limit.unit} "
-                                 f"(it goes on past that); no real input comes near it: if this "
-                                 f"one is real, raise it with {limit.env}=N").in_file(path)
+    info = os.fstat(f.fileno())
+    if stat.S_ISDIR(info.st_mode):  # Linux opens a folder read-only; reading it fails
+        raise IsADirectoryError(21, "Is a directory", path)
+    if stat.S_ISREG(info.st_mode) and info.st_size > cap:
+        raise LimitError(f"{what}: {limit.message(info.st_size)}").in_file(path)
+    chunks, size = [], 0
+    while True:
+        chunk = f.read(min(_CHUNK, cap + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            raise LimitError(f"{what}: input exceeds the {limit.name} of {cap} {limit.unit} "
+                             f"(it goes on past that); no real input comes near it: if this "
+                             f"one is real, raise it with {limit.env}=N").in_file(path)

@@ -89,7 +89,8 @@ def load_inputs(path: str) -> dict:
 
 def _open(path: str):
     """A seekable binary file: the path itself when it is a regular file, else (a FIFO,
-    /dev/stdin) its bytes read up to the inputs file limit."""
+    /dev/stdin) its bytes read up to the inputs file limit, from this one opening (a FIFO's
+    writer does not come back for a second)."""
     f = open(path, "rb")
     try:
         mode = os.fstat(f.fileno()).st_mode
@@ -97,11 +98,11 @@ def _open(path: str):
             raise IsADirectoryError(21, "Is a directory", path)
         if stat.S_ISREG(mode):
             return f
+        with f:
+            return io.BytesIO(limits.read_open_bounded(f, path, limits.MAX_INPUTS_BYTES, "inputs file"))
     except BaseException:
         f.close()
         raise
-    f.close()
-    return io.BytesIO(limits.read_bounded(path, limits.MAX_INPUTS_BYTES, "inputs file"))
 
 
 def _read_member(np, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int):
