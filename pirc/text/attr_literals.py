@@ -274,6 +274,9 @@ def _json_scalar(text: str):
         data = None
     if type(data) is not list or not data or type(data[0]) is not str:
         raise LiteralError(f'expected a Scalar as a JSON string "[dtype, value...]", got {text!r}')
+    if any(type(v) is str and _SURROGATE.search(v) for v in data):
+        raise LiteralError(f"a Scalar's JSON {text[:40]!r} holds a lone UTF-16 surrogate escape, "
+                           "which is no Unicode character")
     return A.ScalarAttr(tuple(data))
 
 
