@@ -130,9 +130,27 @@ def test_more_ways_an_inputs_file_is_wrong(tmp_path, capsys):
     (tmp_path / "cut.npz").write_bytes(data[:len(data) // 2])
     refused(run_program(tmp_path / "cut.npz", tmp_path), capsys, "cut.npz",
             "not a readable .npz (zip) archive")
+    # a member compressed with a method zipfile does not implement (99: AES)
+    with zipfile.ZipFile(tmp_path / "stored.npz", "w") as z:
+        z.writestr("x.npy", _npy_bytes(INPUTS["x"]))
+    raw = bytearray((tmp_path / "stored.npz").read_bytes())
+    for sig, at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # local header, central directory
+        i = raw.index(sig)
+        raw[i + at:i + at + 2] = (99).to_bytes(2, "little")
+    (tmp_path / "aes.npz").write_bytes(bytes(raw))
+    refused(run_program(tmp_path / "aes.npz", tmp_path), capsys, "aes.npz",
+            "member 'x.npy' cannot be read: NotImplementedError")
     # a folder, and a file that is not there
     refused(run_program(tmp_path, tmp_path), capsys, f"{tmp_path}: error: inputs file: is a directory")
     refused(run_program(tmp_path / "missing.npz", tmp_path), capsys, "missing.npz: error: inputs file: no such file")
+
+
+def _npy_bytes(array) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
 
 
 def test_a_header_within_the_member_but_past_the_limit_is_refused(tmp_path, capsys, monkeypatch):
