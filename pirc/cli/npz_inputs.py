@@ -62,7 +62,7 @@ def load_inputs(path: str) -> dict:
                        "np.savez(path, FEED=array)")
         try:
             archive = zipfile.ZipFile(source)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as e:
+        except _MEMBER_ERRORS as e:  # NotImplementedError: "zip file version 15.5"
             raise fail(f"not a readable .npz (zip) archive: {e}") from None
         with archive:
             out, budget = {}, limits.MAX_INPUTS_BYTES.value()

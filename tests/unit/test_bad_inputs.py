@@ -140,6 +140,13 @@ def test_more_ways_an_inputs_file_is_wrong(tmp_path, capsys):
     (tmp_path / "aes.npz").write_bytes(bytes(raw))
     refused(run_program(tmp_path / "aes.npz", tmp_path), capsys, "aes.npz",
             "member 'x.npy' cannot be read: NotImplementedError")
+    # a central directory asking for a zip version zipfile does not implement
+    raw = bytearray((tmp_path / "stored.npz").read_bytes())
+    i = raw.index(b"PK\x01\x02")
+    raw[i + 6:i + 8] = (155).to_bytes(2, "little")  # "version needed to extract": 15.5
+    (tmp_path / "v155.npz").write_bytes(bytes(raw))
+    refused(run_program(tmp_path / "v155.npz", tmp_path), capsys, "v155.npz",
+            "not a readable .npz (zip) archive: zip file version 15.5")
     # a folder, and a file that is not there
     refused(run_program(tmp_path, tmp_path), capsys, f"{tmp_path}: error: inputs file: is a directory")
     refused(run_program(tmp_path / "missing.npz", tmp_path), capsys, "missing.npz: error: inputs file: no such file")
