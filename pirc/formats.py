@@ -56,7 +56,7 @@ def read_input(path: str) -> str:
     try:
         # bounded: a FIFO that never ends or a sparse file of a terabyte stops at the input
         # size limit instead of filling memory
-        text = limits.read_bounded(path, limits.MAX_INPUT_BYTES, "program").decode("utf-8")
+        text = limits.read_bounded(path, limits.MAX_INPUT_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise PircError(f"{path}: no such file") from None
     except IsADirectoryError:

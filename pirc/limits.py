@@ -75,7 +75,7 @@ ALL = (MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_STRING_ATTR, MAX_NESTING, MAX_INT_DI
 _CHUNK = 1 << 20
 
 
-def read_bounded(path: str, limit: Limit, what: str) -> bytes:
+def read_bounded(path: str, limit: Limit, what: str = "") -> bytes:
     """The bytes of the file at `path` (`what` names it in messages: "parameters file"),
     refused with a LimitError naming the file and `limit` when it holds more.
 
@@ -87,16 +87,17 @@ def read_bounded(path: str, limit: Limit, what: str) -> bytes:
         return read_open_bounded(f, path, limit, what)
 
 
-def read_open_bounded(f, path: str, limit: Limit, what: str) -> bytes:
+def read_open_bounded(f, path: str, limit: Limit, what: str = "") -> bytes:
     """read_bounded of a file already open (binary): a FIFO can be opened only once."""
     import stat
 
+    what = f"{what}: " if what else ""  # none for the program: the file is its only subject
     cap = limit.value()
     info = os.fstat(f.fileno())
     if stat.S_ISDIR(info.st_mode):  # Linux opens a folder read-only; reading it fails
         raise IsADirectoryError(21, "Is a directory", path)
     if stat.S_ISREG(info.st_mode) and info.st_size > cap:
-        raise LimitError(f"{what}: {limit.message(info.st_size)}").in_file(path)
+        raise LimitError(f"{what}{limit.message(info.st_size)}").in_file(path)
     chunks, size = [], 0
     while True:
         chunk = f.read(min(_CHUNK, cap + 1 - size))
@@ -105,6 +106,6 @@ def read_open_bounded(f, path: str, limit: Limit, what: str) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
         if size > cap:
-            raise LimitError(f"{what}: input exceeds the {limit.name} of {cap} {limit.unit} "
+            raise LimitError(f"{what}input exceeds the {limit.name} of {cap} {limit.unit} "
                              f"(it goes on past that); no real input comes near it: if this "
                              f"one is real, raise it with {limit.env}=N").in_file(path)

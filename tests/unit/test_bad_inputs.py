@@ -277,10 +277,10 @@ def test_a_rollout_file_that_is_an_endless_fifo_stops_at_the_limit(via, tmp_path
 
 def test_a_program_that_is_an_endless_fifo_or_a_sparse_terabyte(tmp_path, capsys, monkeypatch):
     huge = sparse_file(tmp_path / "huge.pir", 1 << 40)
-    refused(opt([str(huge)]), capsys, f"{huge}: error: program:", "input size limit")
+    refused(opt([str(huge)]), capsys, f"{huge}: error: input exceeds the input size limit")
     monkeypatch.setenv("PIRC_MAX_INPUT_BYTES", "100000")
     writer = endless_fifo(tmp_path / "prog.fifo", chunk=b"// comment\n" * 1000)
-    refused(opt([str(tmp_path / "prog.fifo")]), capsys, "prog.fifo: error: program:",
+    refused(opt([str(tmp_path / "prog.fifo")]), capsys, "prog.fifo: error:",
             "input size limit of 100000 bytes (it goes on past that)")
     writer.join(timeout=30)
 
