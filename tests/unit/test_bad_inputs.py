@@ -299,8 +299,8 @@ SCALE_CASES = json.loads((FIXTURES / "paddle_checks" / "scale_int_cast.json").re
 
 
 def test_integer_scale_gives_paddles_numbers_for_every_recorded_case():
-    """450 cases recorded from Paddle 3.3.1 (tools/paddle_oracle/gen_scale_int_cast.py):
-    uint8/int8/int16/int32/int64 x NaN, +-inf, out-of-range and ordinary factors and biases,
+    """540 cases recorded from Paddle 3.3.1 (tools/paddle_oracle/gen_scale_int_cast.py):
+    bool/uint8/int8/int16/int32/int64 x NaN, +-inf, out-of-range and ordinary factors and biases,
     both bias orders; the factor as a number (dygraph) and as a float32 tensor (a program)."""
     from pirc.lower.kernels.elementwise import scale
 

@@ -20,7 +20,7 @@ NAN, INF = float("nan"), float("inf")
 X = [1, 2, 3, -4, 0, 100]
 SCALES = [NAN, INF, -INF, 2.0, 2.7, 300.0, 3e9, -3e9, 1e19]
 BIASES = [0.0, 1.0, -1.9, NAN, INF]
-DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64"]
 
 
 def spell(v: float):

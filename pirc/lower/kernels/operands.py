@@ -48,7 +48,7 @@ def number(value):
 # bits through a 32-bit register (cvttsd2si), then keeps the low bits.
 _INT_BITS = {torch.uint8: (8, False), torch.int8: (8, True), torch.int16: (16, True),
              torch.int32: (32, True), torch.int64: (64, True)}
-INT_CAST_DTYPES = frozenset(_INT_BITS)
+INT_CAST_DTYPES = frozenset(_INT_BITS) | {torch.bool}
 
 
 def c_int_cast(value, dtype: torch.dtype) -> int:
@@ -57,9 +57,12 @@ def c_int_cast(value, dtype: torch.dtype) -> int:
 
     A float is truncated toward zero; NaN, +-inf and values outside the 32-bit (64-bit for
     int64) range become the "integer indefinite" INT_MIN of that width; narrower types keep
-    the low bits of the 32-bit result.  Checked on the 3.3.1 wheel: scale(int32 x, nan) is
-    INT_MIN * x, scale(int8 x, 300) is x * 44, scale(uint8 x, 2.7, bias=-1.9) is 2x + 255."""
+    the low bits of the 32-bit result; bool is `v != 0`.  Checked on the 3.3.1 wheel:
+    scale(int32 x, nan) is INT_MIN * x, scale(int8 x, 300) is x * 44, scale(uint8 x, 2.7,
+    bias=-1.9) is 2x + 255, scale(bool x, 0.5) is x."""
     v = number(value)
+    if dtype is torch.bool:
+        return bool(v != 0)  # static_cast<bool>: NaN and 0.5 are true
     bits, signed = _INT_BITS[dtype]
     if isinstance(v, float):
         wide = 64 if bits == 64 else 32
