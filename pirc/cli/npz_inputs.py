@@ -46,14 +46,14 @@ def load_inputs(path: str) -> dict:
     except FileNotFoundError:
         raise fail("no such file") from None
     except IsADirectoryError:
-        raise fail("is a directory, expected an .npz archive (np.savez(path, feed=array))") from None
+        raise fail("is a directory, expected an .npz archive (np.savez(path, FEED=array))") from None
     except OSError as e:
         raise fail(f"cannot read it: {e.strerror}") from None
     with source:
         head = source.read(6)
         source.seek(0)
         if not head:
-            raise fail("the file is empty, expected an .npz archive (np.savez(path, feed=array))")
+            raise fail("the file is empty, expected an .npz archive (np.savez(path, FEED=array))")
         if head.startswith(_NPY_MAGIC):
             raise fail("a single .npy array, not an .npz archive of feeds: save it with "
                        "np.savez(path, FEED=array), FEED the pd_op.data name")
@@ -65,7 +65,7 @@ def load_inputs(path: str) -> dict:
         except _MEMBER_ERRORS as e:  # NotImplementedError: "zip file version 15.5"
             raise fail(f"not a readable .npz (zip) archive: {e}") from None
         with archive:
-            out, budget = {}, limits.MAX_INPUTS_BYTES.value()
+            out, used = {}, 0  # bytes of the members read so far
             for info in archive.infolist():
                 if info.is_dir():
                     continue
@@ -74,7 +74,7 @@ def load_inputs(path: str) -> dict:
                                "one FEED.npy per feed)")
                 key = info.filename[:-len(".npy")]
                 try:
-                    array = _read_member(np, archive, info, budget)
+                    array = _read_member(np, archive, info, used)
                 except InputsError as e:
                     raise fail(f"member {info.filename!r}: {e.bare_message}") from None
                 except MemoryError:
@@ -82,7 +82,7 @@ def load_inputs(path: str) -> dict:
                 except _MEMBER_ERRORS as e:
                     raise fail(f"member {info.filename!r} cannot be read: "
                                f"{type(e).__name__}: {e}") from None
-                budget -= array.nbytes
+                used += array.nbytes
                 out[key] = array
             return out
 
@@ -105,8 +105,9 @@ def _open(path: str):
         raise
 
 
-def _read_member(np, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: int):
-    """One member's array, after checking that its header's claim fits the member."""
+def _read_member(np, archive: zipfile.ZipFile, info: zipfile.ZipInfo, used: int):
+    """One member's array, after checking that its header's claim fits the member and, with
+    the `used` bytes of the members before it, the inputs file limit."""
     fmt = np.lib.format
     with archive.open(info) as fp:
         version = fmt.read_magic(fp)
@@ -122,8 +123,9 @@ def _read_member(np, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: in
     if claimed != held:
         raise InputsError(f"its header claims {dtype.str}{list(shape)} ({claimed} bytes) but the "
                           f"member holds {max(held, 0)} bytes of data; the archive is damaged")
-    if claimed > budget:
-        limit = limits.MAX_INPUTS_BYTES
-        raise InputsError(f"{dtype.str}{list(shape)}: {limit.message(claimed)}")
+    limit = limits.MAX_INPUTS_BYTES
+    if used + claimed > limit.value():
+        raise InputsError(f"{dtype.str}{list(shape)}, with the members before it: "
+                          f"{limit.message(used + claimed)}")
     with archive.open(info) as fp:
         return fmt.read_array(fp, allow_pickle=False)
