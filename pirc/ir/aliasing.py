@@ -384,7 +384,8 @@ class AliasAnalysis:
     def writers(self, value) -> tuple:
         """The ops that change `value`'s buffer (a write that keeps the values is not one),
         in program order."""
-        return self._writers.get(self._ids[value], ())
+        b = self._ids.get(value)  # a null operand (or a value made after the analysis): none
+        return () if b is None else self._writers.get(b, ())
 
     def is_written(self, value) -> bool:
         return bool(self.writers(value))
@@ -412,7 +413,14 @@ class AliasAnalysis:
         """Whether `value`'s buffer is changed by an op strictly between `first_op` and
         `last_op` in program order (the two run in that order, in one iteration)."""
         lo, hi = self._order[first_op], self._order[last_op]
-        return any(lo < self._order[w] < hi for w in self.writers(value))
+        # a loop around `last_op` but not `first_op` runs its writers between the two too
+        loops = [loop for loop in self._loops[last_op] if loop not in self._loops[first_op]]
+        for w in self.writers(value):
+            if lo < self._order[w] < hi or w in loops:
+                return True
+            if loops and any(loop in self._loops[w] for loop in loops):
+                return True
+        return False
 
     def written_before(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op before `op` (or by a loop around it)."""
