@@ -334,11 +334,11 @@ class AliasAnalysis:
         loop values (each iteration carries new values into them)."""
         loop = op.name in _LOOPS
         carried = list(op.operands[1:]) if loop else []
+        inputs = carried if loop else list(op.operands) if op.name == "pd_op.pylayer" else []
         for region in op.regions:
             for block in region.blocks:
-                if loop:
-                    for arg, value in zip(block.args, carried):
-                        self._union(arg, value)
+                for arg, value in zip(block.args, inputs):
+                    self._union(arg, value)
                 last = block.last_op
                 if last is None or last.name != "cf.yield":
                     continue
@@ -395,7 +395,11 @@ class AliasAnalysis:
         return self._order[op]
 
     def knows(self, value) -> bool:
+        """Whether the analysis has `value` (a value made after it was built is unknown)."""
         return value in self._ids
+
+    def knows_op(self, op) -> bool:
+        return op in self._order
 
     def written_after(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op after `op` in program order, counting

@@ -94,3 +94,86 @@ def test_llama_mask_constants_written_by_assign_value_stay_two_buffers(model):
     assert len(written) == 2, "cse merged the two written pd_op.full: one buffer, two writes"
     aliases = AliasAnalysis(program)
     assert len({aliases.buffer_of(op.operands[0]) for op in writes}) == 2
+
+
+@pytest.mark.parametrize("pipeline", ["param-fold", "default", "inference"])
+def test_param_fold_does_not_read_a_parameter_written_in_place(pipeline):
+    # relu_(w) then scale(w, 2): the fold would read w's stored, unwritten values
+    stem = "miscompile-param-fold-reads-parameter-before-inplace-write"
+    before, after = _program(stem), _program(stem)
+    params = _params(stem, before)
+    result = run_pipeline(after, pipeline, params=params)
+    assert _count(after, "pd_op.scale") == 1 and _count(after, "pd_op.relu_") == 1
+    fold = next(r for r in result.passes if r.name == "param-fold")
+    assert fold.rewrites == 0
+    _same_outputs(before, after, _inputs(stem), params, result.params)
+
+
+def test_param_fold_still_folds_a_parameter_only_read():
+    # the same program without the in-place write folds scale(w, 2) into a parameter
+    stem = "miscompile-param-fold-reads-parameter-before-inplace-write"
+    text = (FUZZ / f"{stem}.pir.txt").read_text().replace('"pd_op.relu_"', '"pd_op.relu"')
+    before = pirc.parse(text, from_version=4)
+    after = pirc.parse(text, from_version=4)
+    params = _params(stem, before)
+    result = run_pipeline(after, "param-fold,dce", params=params)
+    assert _count(after, "pd_op.scale") == 0
+    _same_outputs(before, after, _inputs(stem), params, result.params)
+
+
+def test_const_fold_keeps_a_0d_result_0d():
+    stem = "miscompile-const-fold-0d-becomes-shape-1"
+    before, after = _program(stem), _program(stem)
+    result = run_pipeline(after, "const-fold,dce")
+    assert result.passes[0].rewrites == 1
+    (full,) = [op for op in after.walk() if op.name == "pd_op.full"]
+    assert list(full.attributes["shape"].data) == [] and full.results[0].type.shape == ()
+    assert float(pirc.run(after, {})["y"]) == 6.0
+    _same_outputs(before, after, {})
+
+
+def test_const_fold_skips_a_fold_whose_evaluation_fails():
+    # add of [2] and [3] into [3]: the verifier accepts it, numpy cannot broadcast it
+    stem = "pass-crash-const-fold-shape-inconsistent-add"
+    program = _program(stem)
+    result = run_pipeline(program, "const-fold")
+    record = result.passes[0]
+    assert record.rewrites == 0 and _count(program, "pd_op.add") == 1
+    assert [s.reason for s in record.skips] == [
+        "evaluation failed: ValueError: operands could not be broadcast together with shapes (2,) (3,)"]
+
+
+@pytest.mark.parametrize("case", ["cast", "constfold"])
+def test_default_with_params_folds_what_canonicalize_and_const_fold_left(case):
+    # param-fold may rewrite their output (docs/PASSES.md, "Who rewrites whose output")
+    stem = f"refused-default-params-rewrite-conflict-{case}"
+    before, after = _program(stem), _program(stem)
+    params = _params(stem, before)
+    result = run_pipeline(after, "default", params=params)
+    fold = next(r for r in result.passes if r.name == "param-fold")
+    assert fold.rewrites == 1
+    assert [op.name for op in after.block.ops][-3:] == ["builtin.parameter", "pd_op.add", "pd_op.fetch"]
+    assert _count(after, "pd_op.cast") == 0 and _count(after, "pd_op.scale") == 0
+    inputs = {"x": np.arange(3, dtype=np.float16 if case == "cast" else np.float32)}
+    _same_outputs(before, after, inputs, params, result.params)
+
+
+def test_default_with_params_on_the_cli(tmp_path):
+    from pirc.cli.opt import run
+
+    for case in ("cast", "constfold"):
+        stem = FUZZ / f"refused-default-params-rewrite-conflict-{case}"
+        assert run([f"{stem}.pir.txt", "--from-version=4", "-p", "default",
+                    "--params", f"{stem}.pdiparams", "--params-out", str(tmp_path / "p.pdiparams"),
+                    "-o", str(tmp_path / "out.pir")]) == 0
+
+
+def test_llama_mask_through_pirc_opt_upgrade_default(tmp_path):
+    from pirc.cli.opt import run
+
+    for model in ("llama", "llama_gqa"):
+        out = tmp_path / f"{model}.json"
+        assert run([str(ZOO / f"{model}.3.3.1.json"), "--upgrade", "-p", "default", "-o", str(out)]) == 0
+        program = pirc.load(str(out))
+        writes = [op for op in program.walk() if op.name == "pd_op.assign_value_"]
+        assert len(writes) == 2 and writes[0].operands[0] is not writes[1].operands[0]
