@@ -177,3 +177,45 @@ def test_llama_mask_through_pirc_opt_upgrade_default(tmp_path):
         program = pirc.load(str(out))
         writes = [op for op in program.walk() if op.name == "pd_op.assign_value_"]
         assert len(writes) == 2 and writes[0].operands[0] is not writes[1].operands[0]
+
+
+@pytest.mark.parametrize("pipeline", ["conv-bn-fold", "inference", "default"])
+def test_conv_bn_fold_does_not_read_a_weight_written_in_place(pipeline):
+    # relu_(w) before the conv: folding from w's stored -2 gave [-2.5 -4.5 -6.5 -8.5]
+    stem = "miscompile-conv-bn-fold-reads-weight-before-inplace-write"
+    before, after = _program(stem), _program(stem)
+    params = _params(stem, before)
+    result = run_pipeline(after, pipeline, params=params)
+    fold = next(r for r in result.passes if r.name == "conv-bn-fold")
+    assert fold.rewrites == 0
+    assert [s.reason for s in fold.skips] == ["aliasing: parameter w is written in place"]
+    assert _count(after, "pd_op.batch_norm_") == 1
+    _same_outputs(before, after, _inputs(stem), params, result.params)
+
+
+def test_conv_bn_fold_folds_when_the_weight_is_only_read():
+    # the inference batch_norm_ writes its statistics without changing them: still a fold
+    stem = "miscompile-conv-bn-fold-reads-weight-before-inplace-write"
+    text = (FUZZ / f"{stem}.pir.txt").read_text().replace('"pd_op.relu_"', '"pd_op.relu"')
+    before, after = pirc.parse(text, from_version=4), pirc.parse(text, from_version=4)
+    params = _params(stem, before)
+    result = run_pipeline(after, "conv-bn-fold,dce", params=params)
+    assert result.passes[0].rewrites == 1 and _count(after, "pd_op.batch_norm_") == 0
+    want = pirc.run(before, _inputs(stem), params)["y"]
+    got = pirc.run(after, _inputs(stem), result.params)["y"]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_param_fold_keeps_a_0d_value_0d():
+    text = """{
+    (%0) = "builtin.parameter" () {is_distributed:[false],is_parameter:[true],need_clip:[true],parameter_name:"w0",persistable:[true],stop_gradient:[false],trainable:[true]} : () -> tensor<1xf32>
+    (%1) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[0]} : () -> tensor<1xi64>
+    (%2) = "pd_op.max" (%0, %1) {keepdim:false,stop_gradient:[true]} : (tensor<1xf32>, tensor<1xi64>) -> tensor<f32>
+    (%3) = "pd_op.fetch" (%2) {col:0,name:"y",persistable:[true],stop_gradient:[true]} : (tensor<f32>) -> tensor<f32>
+}"""
+    program = pirc.parse(text, from_version=4)
+    result = run_pipeline(program, "param-fold,dce", params={"w0": np.array([0.125], np.float32)})
+    assert result.passes[0].rewrites == 1
+    assert result.params["w0.max"].shape == () and float(result.params["w0.max"]) == 0.125
+    (param,) = [op for op in program.walk() if op.name == "builtin.parameter"]
+    assert param.results[0].type.shape == ()
