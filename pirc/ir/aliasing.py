@@ -236,6 +236,8 @@ class AliasAnalysis:
         return root
 
     def _union(self, a, b) -> None:
+        if a not in self._parent or b not in self._parent:
+            return  # a null operand (an optional one left out): no storage
         ra, rb = self._find(a), self._find(b)
         if ra is rb:
             return
@@ -306,7 +308,8 @@ class AliasAnalysis:
             for m in members:
                 self._write(op, m)
             return
-        self._raw_writes.append((op, value))
+        if value in self._parent:  # not a null operand
+            self._raw_writes.append((op, value))
 
     def _split(self, op) -> None:
         vector = op.operands[0]
@@ -350,7 +353,7 @@ class AliasAnalysis:
                         self._union(carried[i], v)
         if loop:
             for v in carried:
-                self._raw_writes.append((op, v))
+                self._write(op, v)
 
     def _finish(self) -> None:
         ids: dict = {}
@@ -400,6 +403,10 @@ class AliasAnalysis:
 
     def knows_op(self, op) -> bool:
         return op in self._order
+
+    def loops_of(self, op) -> tuple:
+        """The loop ops (`pd_op.while`) around `op`, outermost first."""
+        return self._loops[op]
 
     def written_after(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op after `op` in program order, counting

@@ -219,3 +219,31 @@ def test_param_fold_keeps_a_0d_value_0d():
     assert result.params["w0.max"].shape == () and float(result.params["w0.max"]) == 0.125
     (param,) = [op for op in program.walk() if op.name == "builtin.parameter"]
     assert param.results[0].type.shape == ()
+
+
+DEAD_WRITES = """{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[3],stop_gradient:[true]} : () -> tensor<3xf32>
+    (%1) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[3],stop_gradient:[true],value:0} : () -> tensor<3xf32>
+    (%2) = "pd_op.assign_value_" (%1) {dtype:float32,place:Place(cpu),shape:[3],stop_gradient:[true],values:[(Double)1,(Double)2,(Double)3]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%3) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[3],stop_gradient:[true],value:0} : () -> tensor<3xf32>
+    (%4) = "pd_op.assign_value_" (%3) {dtype:float32,place:Place(cpu),shape:[3],stop_gradient:[true],values:[(Double)1,(Double)2,(Double)3]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%5) = "pd_op.add" (%0, %3) {stop_gradient:[true]} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+    (%6) = "pd_op.exp" (%0) {stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%7) = "pd_op.relu_" (%6) {stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%8) = "pd_op.relu_" (%0) {stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%9) = "pd_op.fetch" (%5) {col:0,name:"y",persistable:[true],stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+}"""
+
+
+def test_dce_removes_a_write_no_name_reads_and_keeps_one_another_name_reads():
+    before = pirc.parse(DEAD_WRITES, from_version=4)
+    after = pirc.parse(DEAD_WRITES, from_version=4)
+    result = run_pipeline(after, "dce")
+    # the unread to_tensor constant and the relu_ of an unread exp go; the constant the add
+    # reads through %3 (written by %4) stays, and so does the write to the feed
+    assert [op.name for op in after.block.ops] == [
+        "pd_op.data", "pd_op.full", "pd_op.assign_value_", "pd_op.add", "pd_op.relu_", "pd_op.fetch"]
+    assert result.passes[0].rewrites == 4
+    inputs = {"x": np.array([-1, 0.5, 2], np.float32)}
+    _same_outputs(before, after, inputs)
+    np.testing.assert_array_equal(pirc.run(after, inputs)["y"], [0, 2.5, 5])
