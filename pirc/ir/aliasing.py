@@ -136,9 +136,15 @@ def op_aliasing(op_name: str, version: int) -> OpAliasing:
                     when = _freeze(kept.get("when"))
             elif section == "views":
                 views = pairs(entry["views"].items())
+    if not inplace and not views:
+        return _NONE  # most ops: one shared object, so the walk skips them by identity
     return OpAliasing(inplace=inplace, views=views, preserves_values=preserves,
                       writes=frozenset(o for _, o in inplace), when=when, source=source)
 
+
+# Ops the walk handles beyond their OpAliasing (pirc.ir.aliasing.AliasAnalysis._op).
+_SPECIAL = frozenset({"builtin.combine", "builtin.split", "builtin.slice", "builtin.parameter",
+                      "builtin.set_parameter", "pd_op.if", "pd_op.while", "pd_op.pylayer"})
 
 # Ops with no spec whose storage behaviour the analysis knows structurally.
 _STRUCTURAL = frozenset({"builtin.module", "builtin.combine", "builtin.split", "builtin.slice",
@@ -208,72 +214,97 @@ def _attr(op, name: str):
 
 class AliasAnalysis:
     """Buffers, names and writers of every value of a program (or block), nested regions
-    included.  Build it once per pass run (it is a snapshot: ops added after it was built are
-    unknown to it, and it says so by raising KeyError for their values)."""
+    included.  Build it once per pass run: it is a snapshot, and a value or op made after it
+    was built is unknown to it (`knows`, `knows_op`; `buffer_of` raises KeyError for it).
+
+    Built in one walk that touches only what aliases: most values name a buffer of their
+    own and never enter the union-find; a buffer's id is the position of its first name in
+    program order (an int, the same on every run)."""
 
     def __init__(self, program_or_block, version: int | None = None):
         block = getattr(program_or_block, "block", program_or_block)
         self.version = version if version is not None else getattr(program_or_block, "version", None)
-        self._parent: dict = {}       # union-find over values
-        self._order: dict = {}        # op -> program-order index
-        self._value_order: dict = {}  # value -> (index of its definition, position)
+        self._parent: dict = {}       # union-find over the values that share a buffer
+        self._order: dict = {}        # op -> program-order index (pre-order: op, then its regions)
+        self._blocks: dict = {}       # block -> index of its first op (its arguments' position)
         self._members: dict = {}      # vector value (combine result) -> member values
         self._raw_writes: list = []   # (op, written value) in program order
-        self._loops: dict = {}        # op -> tuple of enclosing loop ops
+        self._loops: dict = {}        # op inside a loop -> the loops around it, outermost first
         self._params: dict = {}       # parameter name -> first value naming it
+        self._by_class: dict = {}     # op class -> its OpAliasing (one lookup per class)
         self._walk_block(block, ())
         self._finish()
 
     # -- building
 
+    def _key(self, v) -> int | None:
+        """The position of `v`'s definition in program order, or None (a null operand or a
+        value from outside the walk)."""
+        owner = v.owner
+        index = self._order.get(owner)
+        if index is not None:
+            return (index << 20) | (v.index + (1 << 19))
+        index = self._blocks.get(owner)
+        if index is not None:
+            return index << 20 | ((1 << 19) - 1 - v.index)  # before the block's first op
+        return None
+
     def _find(self, v):
         parent = self._parent
         root = v
-        while parent[root] is not root:
-            root = parent[root]
-        while parent[v] is not root:
-            parent[v], v = root, parent[v]
+        while True:
+            up = parent.get(root, root)
+            if up is root:
+                break
+            root = up
+        while v is not root:
+            up = parent[v]
+            parent[v] = root
+            v = up
         return root
 
     def _union(self, a, b) -> None:
-        if a not in self._parent or b not in self._parent:
+        ka, kb = self._key(a), self._key(b)
+        if ka is None or kb is None:
             return  # a null operand (an optional one left out): no storage
         ra, rb = self._find(a), self._find(b)
         if ra is rb:
             return
-        # the root is the earlier-defined value, so ids follow program order
-        if self._value_order[rb] < self._value_order[ra]:
+        # the root is the earlier-defined value: a buffer's id is its first name's position
+        if self._key(rb) < self._key(ra):
             ra, rb = rb, ra
+        self._parent.setdefault(ra, ra)
         self._parent[rb] = ra
 
-    def _define(self, v, index: int, position: int) -> None:
-        self._parent[v] = v
-        self._value_order[v] = (index, position)
-
     def _walk_block(self, block, loops: tuple) -> None:
-        for i, arg in enumerate(block.args):
-            self._define(arg, len(self._order), -1 - i)
-        for op in block.ops:
-            self._walk_op(op, loops)
+        self._blocks[block] = len(self._order)
+        order = self._order
+        op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
+        while op is not None:
+            order[op] = len(order)
+            if loops:
+                self._loops[op] = loops
+            if op.regions:
+                inner = loops + (op,) if op.name in _LOOPS else loops
+                for region in op.regions:
+                    for b in region.blocks:
+                        self._walk_block(b, inner)
+            cls = type(op)
+            oa = self._by_class.get(cls)
+            if oa is None:
+                oa = self._by_class[cls] = aliasing_of(op, self.version)
+            if oa is not _NONE or op.name in _SPECIAL:
+                self._op(op, oa)
+            op = op._next_op
 
-    def _walk_op(self, op, loops: tuple) -> None:
-        index = len(self._order)
-        self._order[op] = index
-        self._loops[op] = loops
-        for i, r in enumerate(op.results):
-            self._define(r, index, i)
+    def _op(self, op, oa: OpAliasing) -> None:
         name = op.name
-        inner_loops = loops + (op,) if name in _LOOPS else loops
-        for region in op.regions:
-            for block in region.blocks:
-                self._walk_block(block, inner_loops)
         if name == COMBINE:
             self._members[op.results[0]] = tuple(op.operands)
         elif name in SPLITS:
             self._split(op)
         elif name == PARAMETER:
-            pname = op.attributes.get("parameter_name")
-            key = getattr(pname, "data", None)
+            key = getattr(op.attributes.get("parameter_name"), "data", None)
             if key is not None:
                 first = self._params.setdefault(key, op.results[0])
                 if first is not op.results[0]:
@@ -283,24 +314,24 @@ class AliasAnalysis:
             first = self._params.get(pname) if pname is not None else None
             if first is not None:
                 self._union(first, op.operands[0])
-                self._raw_writes.append((op, first))
+                self._write(op, first)
         if op.regions and name in _REGION_OPS:
             self._regions(op)
-        oa = aliasing_of(op, self.version)
         if not oa.known:
             for v in op.operands:
                 self._write(op, v)
             return
+        results, operands = op.results, op.operands
         for r, o in oa.inplace:
-            if r < len(op.results) and o < len(op.operands):
-                self._union(op.results[r], op.operands[o])
+            if r < len(results) and o < len(operands):
+                self._union(results[r], operands[o])
         for r, o in oa.views:
-            if r < len(op.results) and o < len(op.operands):
-                self._union(op.results[r], op.operands[o])
+            if r < len(results) and o < len(operands):
+                self._union(results[r], operands[o])
         if oa.writes:
             for o in oa.value_writes(op):
-                if o < len(op.operands):
-                    self._write(op, op.operands[o])
+                if o < len(operands):
+                    self._write(op, operands[o])
 
     def _write(self, op, value) -> None:
         members = self._members.get(value)
@@ -308,7 +339,7 @@ class AliasAnalysis:
             for m in members:
                 self._write(op, m)
             return
-        if value in self._parent:  # not a null operand
+        if self._key(value) is not None:  # not a null operand
             self._raw_writes.append((op, value))
 
     def _split(self, op) -> None:
@@ -333,8 +364,8 @@ class AliasAnalysis:
 
     def _regions(self, op) -> None:
         """An if / while / pylayer: per position, the op's results, its regions' yields and
-        (for a while) its loop values and block arguments are one buffer; a while writes its
-        loop values (each iteration carries new values into them)."""
+        (for a while or a pylayer) its inputs and block arguments are one buffer; a while
+        writes its loop values (each iteration carries new values into them)."""
         loop = op.name in _LOOPS
         carried = list(op.operands[1:]) if loop else []
         inputs = carried if loop else list(op.operands) if op.name == "pd_op.pylayer" else []
@@ -356,39 +387,51 @@ class AliasAnalysis:
                 self._write(op, v)
 
     def _finish(self) -> None:
-        ids: dict = {}
-        names: dict = {}
-        for v in sorted(self._parent, key=self._value_order.__getitem__):
-            root = self._find(v)
-            if root not in ids:
-                ids[root] = len(ids)
-            names.setdefault(ids[root], []).append(v)
-        self._ids = {v: ids[self._find(v)] for v in self._parent}
-        self._names = {b: tuple(vs) for b, vs in names.items()}
+        groups: dict = {}
+        for v in self._parent:
+            groups.setdefault(self._find(v), []).append(v)
+        key = self._key
+        self._names = {root: tuple(sorted(vs, key=key)) for root, vs in groups.items()}
         writers: dict = {}
         for op, value in self._raw_writes:
-            b = self._ids[value]
-            ops = writers.setdefault(b, [])
+            ops = writers.setdefault(self._find(value), [])
             if op not in ops:
                 ops.append(op)
-        self._writers = {b: tuple(sorted(ops, key=self._order.__getitem__))
-                         for b, ops in writers.items()}
+        order = self._order
+        self._writers = {root: tuple(sorted(ops, key=order.__getitem__))
+                         for root, ops in writers.items()}
 
     # -- queries
 
+    def knows(self, value) -> bool:
+        """Whether the analysis has `value` (a value made after it was built is unknown)."""
+        return self._key(value) is not None
+
+    def knows_op(self, op) -> bool:
+        return op in self._order
+
     def buffer_of(self, value) -> int:
-        """The buffer `value` names: values sharing storage get the same id."""
-        return self._ids[value]
+        """The buffer `value` names: values sharing storage get the same id (the program-order
+        position of its first name)."""
+        key = self._key(self._find(value))
+        if key is None:
+            raise KeyError(value)
+        return key
 
     def names(self, value) -> tuple:
         """Every value naming `value`'s buffer, in program order."""
-        return self._names[self._ids[value]]
+        root = self._find(value)
+        names = self._names.get(root)
+        if names is not None:
+            return names
+        if self._key(value) is None:
+            raise KeyError(value)
+        return (value,)
 
     def writers(self, value) -> tuple:
         """The ops that change `value`'s buffer (a write that keeps the values is not one),
-        in program order."""
-        b = self._ids.get(value)  # a null operand (or a value made after the analysis): none
-        return () if b is None else self._writers.get(b, ())
+        in program order; none for a value the analysis does not know."""
+        return self._writers.get(self._find(value), ()) if self._writers else ()
 
     def is_written(self, value) -> bool:
         return bool(self.writers(value))
@@ -397,47 +440,50 @@ class AliasAnalysis:
         """`op`'s position in program order (a pre-order walk: an op before its regions)."""
         return self._order[op]
 
-    def knows(self, value) -> bool:
-        """Whether the analysis has `value` (a value made after it was built is unknown)."""
-        return value in self._ids
-
-    def knows_op(self, op) -> bool:
-        return op in self._order
-
     def loops_of(self, op) -> tuple:
         """The loop ops (`pd_op.while`) around `op`, outermost first."""
-        return self._loops[op]
+        return self._loops.get(op, ())
 
     def written_after(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op after `op` in program order, counting
         a loop's next iteration (a writer in a loop that holds `op`, or the loop itself)."""
+        writers = self.writers(value)
+        if not writers:
+            return False
         at = self._order[op]
-        loops = self._loops[op]
-        for w in self.writers(value):
+        loops = self.loops_of(op)
+        for w in writers:
             if self._order[w] > at or w in loops:
                 return True
-            if loops and any(loop in self._loops[w] for loop in loops):
+            if loops and any(loop in self.loops_of(w) for loop in loops):
                 return True
         return False
 
     def written_between(self, value, first_op, last_op) -> bool:
         """Whether `value`'s buffer is changed by an op strictly between `first_op` and
         `last_op` in program order (the two run in that order, in one iteration)."""
+        writers = self.writers(value)
+        if not writers:
+            return False
         lo, hi = self._order[first_op], self._order[last_op]
         # a loop around `last_op` but not `first_op` runs its writers between the two too
-        loops = [loop for loop in self._loops[last_op] if loop not in self._loops[first_op]]
-        for w in self.writers(value):
+        first_loops = self.loops_of(first_op)
+        loops = [loop for loop in self.loops_of(last_op) if loop not in first_loops]
+        for w in writers:
             if lo < self._order[w] < hi or w in loops:
                 return True
-            if loops and any(loop in self._loops[w] for loop in loops):
+            if loops and any(loop in self.loops_of(w) for loop in loops):
                 return True
         return False
 
     def written_before(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op before `op` (or by a loop around it)."""
+        writers = self.writers(value)
+        if not writers:
+            return False
         at = self._order[op]
-        loops = self._loops[op]
-        return any(self._order[w] < at or w in loops for w in self.writers(value))
+        loops = self.loops_of(op)
+        return any(self._order[w] < at or w in loops for w in writers)
 
     def aliased(self, value) -> bool:
         """Whether another value names `value`'s buffer."""
