@@ -430,8 +430,15 @@ class AliasAnalysis:
 
     def writers(self, value) -> tuple:
         """The ops that change `value`'s buffer (a write that keeps the values is not one),
-        in program order; none for a value the analysis does not know."""
-        return self._writers.get(self._find(value), ()) if self._writers else ()
+        in program order; none for a value the analysis does not know.  A vector (a
+        builtin.combine result) is written when any tensor it gathers is."""
+        if not self._writers:
+            return ()
+        members = self._members.get(value)
+        if members is not None:
+            ops = {w for m in members for w in self.writers(m)}
+            return tuple(sorted(ops, key=self._order.__getitem__))
+        return self._writers.get(self._find(value), ())
 
     def is_written(self, value) -> bool:
         return bool(self.writers(value))

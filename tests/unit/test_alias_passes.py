@@ -247,3 +247,21 @@ def test_dce_removes_a_write_no_name_reads_and_keeps_one_another_name_reads():
     inputs = {"x": np.array([-1, 0.5, 2], np.float32)}
     _same_outputs(before, after, inputs)
     np.testing.assert_array_equal(pirc.run(after, inputs)["y"], [0, 2.5, 5])
+
+
+def test_cse_does_not_merge_across_a_write_of_a_tensor_a_vector_gathers():
+    text = """{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[3],stop_gradient:[true]} : () -> tensor<3xf32>
+    (%1) = "pd_op.exp" (%0) {stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%2) = "builtin.combine" (%1, %0) {} : (tensor<3xf32>, tensor<3xf32>) -> vec[tensor<3xf32>,tensor<3xf32>]
+    (%3) = "pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0} : () -> tensor<1xi32>
+    (%4) = "pd_op.concat" (%2, %3) {stop_gradient:[true]} : (vec[tensor<3xf32>,tensor<3xf32>], tensor<1xi32>) -> tensor<6xf32>
+    (%5) = "pd_op.relu_" (%1) {stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%6) = "pd_op.concat" (%2, %3) {stop_gradient:[true]} : (vec[tensor<3xf32>,tensor<3xf32>], tensor<1xi32>) -> tensor<6xf32>
+    (%7) = "pd_op.fetch" (%4) {col:0,name:"a",persistable:[true],stop_gradient:[true]} : (tensor<6xf32>) -> tensor<6xf32>
+    (%8) = "pd_op.fetch" (%6) {col:1,name:"b",persistable:[true],stop_gradient:[true]} : (tensor<6xf32>) -> tensor<6xf32>
+}"""
+    before, after = pirc.parse(text, from_version=4), pirc.parse(text, from_version=4)
+    run_pipeline(after, "default")
+    assert _count(after, "pd_op.concat") == 2
+    _same_outputs(before, after, {"x": np.array([-1, 0, 2], np.float32)})
