@@ -33,16 +33,20 @@ def test_in_place_ops_without_a_map_come_from_the_table():
     bn = op_aliasing("pd_op.batch_norm_", 4)
     assert bn.inplace == ((1, 1), (2, 2)) and bn.writes == frozenset({1, 2})
     assert bn.preserves_values == frozenset({1, 2}) and bn.source
-    for name in ("pd_op.rnn_", "pd_op.add_n_", "pd_op.fused_batch_norm_act_",
-                 "pd_op.fused_bn_add_activation_"):
+    for name in ("pd_op.rnn_", "pd_op.fused_batch_norm_act_", "pd_op.fused_bn_add_activation_"):
         assert op_aliasing(name, 4).writes, name
+    # add_n_: Paddle 3.3.1 registers no in-place or view pair for it and runs it out of place
+    assert op_aliasing("pd_op.add_n_", 4).writes == frozenset()
+    assert table_entry("pd_op.add_n_")[0] == "copies"
 
 
 def test_every_trailing_underscore_op_of_every_release_is_in_the_model():
+    # in-place by its spec map or the table, or recorded as a copy with the evidence
     for version in SPEC_VERSIONS:
         for name in op_names(version):
             if name.endswith("_") and get_spec(name, version) is not None:
-                assert op_aliasing(name, version).writes, (name, version)
+                entry = table_entry(name)
+                assert op_aliasing(name, version).writes or entry[0] == "copies", (name, version)
 
 
 def test_every_table_entry_cites_its_source_and_fits_the_specs():
