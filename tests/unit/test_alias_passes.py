@@ -81,13 +81,14 @@ def test_cse_does_not_merge_a_zeros_full_into_const_folds_written_full(pipeline)
     _same_outputs(before, after, _inputs(stem))
 
 
+@pytest.mark.parametrize("pipeline", ["default", "inference"])
 @pytest.mark.parametrize("model", ["llama", "llama_gqa"])
-def test_llama_mask_constants_written_by_assign_value_stay_two_buffers(model):
+def test_llama_mask_constants_written_by_assign_value_stay_two_buffers(model, pipeline):
     program = pirc.load(str(ZOO / f"{model}.3.3.1.json"))
     pirc.upgrade(program)
     fulls = [op.operands[0].owner for op in program.walk() if op.name == "pd_op.assign_value_"]
     assert len(fulls) == 2 and all(f.name == "pd_op.full" for f in fulls)
-    run_pipeline(program, "default")
+    run_pipeline(program, pipeline)
     writes = [op for op in program.walk() if op.name == "pd_op.assign_value_"]
     assert len(writes) == 2
     written = {id(op.operands[0]) for op in writes}
@@ -265,3 +266,17 @@ def test_cse_does_not_merge_across_a_write_of_a_tensor_a_vector_gathers():
     run_pipeline(after, "default")
     assert _count(after, "pd_op.concat") == 2
     _same_outputs(before, after, {"x": np.array([-1, 0, 2], np.float32)})
+
+
+@pytest.mark.parametrize("model", ["llama", "llama_gqa"])
+def test_llama_optimised_by_default_runs_like_paddle(model):
+    # the optimised program against the outputs Paddle 3.3.1 computed for the saved one
+    from zoo_cases import assert_close, expected, inputs, params, saved_cases
+
+    (case,) = [c for c in saved_cases() if c.model == model and c.release == "3.3.1"]
+    program = pirc.load(str(case.program))
+    pirc.upgrade(program)
+    weights = params(program, case)
+    result = run_pipeline(program, "default", params=weights)
+    got = pirc.run(program, inputs(case), result.params)
+    assert_close(list(got.values()), expected(case), case.model, f"{case} after -p default")
