@@ -219,80 +219,93 @@ class AliasAnalysis:
 
     Built in one walk that touches only what aliases: most values name a buffer of their
     own and never enter the union-find; a buffer's id is the position of its first name in
-    program order (an int, the same on every run)."""
+    program order (an int, the same on every run).  Tables are keyed by `id()` with the
+    object kept beside it and checked on lookup (xDSL's values hash in Python, and an id may
+    be reused once a pass erased its object)."""
 
     def __init__(self, program_or_block, version: int | None = None):
         block = getattr(program_or_block, "block", program_or_block)
         self.version = version if version is not None else getattr(program_or_block, "version", None)
-        self._parent: dict = {}       # union-find over the values that share a buffer
-        self._order: dict = {}        # op -> program-order index (pre-order: op, then its regions)
-        self._blocks: dict = {}       # block -> index of its first op (its arguments' position)
-        self._members: dict = {}      # vector value (combine result) -> member values
+        self._parent: dict = {}       # union-find over ids of the values that share a buffer
+        self._vals: dict = {}         # id -> value, for the ids in _parent
+        self._order: dict = {}        # id(op) -> (program-order index, op): pre-order
+        self._blocks: dict = {}       # id(block) -> (index of its first op, block)
+        self._members: dict = {}      # id(vector) -> (vector, its member values): combine results
         self._raw_writes: list = []   # (op, written value) in program order
-        self._loops: dict = {}        # op inside a loop -> the loops around it, outermost first
+        self._loops: dict = {}        # id(op) -> (op, the loops around it, outermost first)
         self._params: dict = {}       # parameter name -> first value naming it
         self._by_class: dict = {}     # op class -> its OpAliasing (one lookup per class)
-        self._walk_block(block, ())
-        self._finish()
+        from .builder import gc_paused
+
+        with gc_paused():  # a walk that allocates: no collections meanwhile
+            self._walk_block(block, ())
+            self._finish()
 
     # -- building
+
+    def _index(self, op) -> int | None:
+        entry = self._order.get(id(op))
+        return entry[0] if entry is not None and entry[1] is op else None
 
     def _key(self, v) -> int | None:
         """The position of `v`'s definition in program order, or None (a null operand or a
         value from outside the walk)."""
         owner = v.owner
-        index = self._order.get(owner)
-        if index is not None:
-            return (index << 20) | (v.index + (1 << 19))
-        index = self._blocks.get(owner)
-        if index is not None:
-            return index << 20 | ((1 << 19) - 1 - v.index)  # before the block's first op
+        entry = self._order.get(id(owner))
+        if entry is not None and entry[1] is owner:
+            return (entry[0] << 20) | (v.index + (1 << 19))
+        entry = self._blocks.get(id(owner))
+        if entry is not None and entry[1] is owner:
+            return (entry[0] << 20) | ((1 << 19) - 1 - v.index)  # before the block's first op
         return None
 
-    def _find(self, v):
+    def _root(self, v):
+        """(id, value) of the first name of `v`'s buffer (`v` itself when it shares none)."""
+        i = id(v)
+        if self._vals.get(i) is not v:
+            return i, v
         parent = self._parent
-        root = v
-        while True:
-            up = parent.get(root, root)
-            if up is root:
-                break
-            root = up
-        while v is not root:
-            up = parent[v]
-            parent[v] = root
-            v = up
-        return root
+        root = i
+        while parent[root] != root:
+            root = parent[root]
+        while i != root:
+            parent[i], i = root, parent[i]
+        return root, self._vals[root]
 
     def _union(self, a, b) -> None:
-        ka, kb = self._key(a), self._key(b)
+        (ra, va), (rb, vb) = self._root(a), self._root(b)
+        if ra == rb:
+            return
+        ka, kb = self._key(va), self._key(vb)
         if ka is None or kb is None:
             return  # a null operand (an optional one left out): no storage
-        ra, rb = self._find(a), self._find(b)
-        if ra is rb:
-            return
         # the root is the earlier-defined value: a buffer's id is its first name's position
-        if self._key(rb) < self._key(ra):
-            ra, rb = rb, ra
-        self._parent.setdefault(ra, ra)
+        if kb < ka:
+            ra, va, rb, vb = rb, vb, ra, va
+        if ra not in self._vals:
+            self._vals[ra] = va
+            self._parent[ra] = ra
+        self._vals[rb] = vb
         self._parent[rb] = ra
 
     def _walk_block(self, block, loops: tuple) -> None:
-        self._blocks[block] = len(self._order)
         order = self._order
+        self._blocks[id(block)] = (len(order), block)
+        by_class = self._by_class
         op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
         while op is not None:
-            order[op] = len(order)
+            order[id(op)] = (len(order), op)
             if loops:
-                self._loops[op] = loops
+                self._loops[id(op)] = (op, loops)
             if op.regions:
                 inner = loops + (op,) if op.name in _LOOPS else loops
                 for region in op.regions:
                     for b in region.blocks:
                         self._walk_block(b, inner)
             cls = type(op)
-            oa = self._by_class.get(cls)
+            oa = by_class.get(cls)
             if oa is None:
-                oa = self._by_class[cls] = aliasing_of(op, self.version)
+                oa = by_class[cls] = aliasing_of(op, self.version)
             if oa is not _NONE or op.name in _SPECIAL:
                 self._op(op, oa)
             op = op._next_op
@@ -300,7 +313,7 @@ class AliasAnalysis:
     def _op(self, op, oa: OpAliasing) -> None:
         name = op.name
         if name == COMBINE:
-            self._members[op.results[0]] = tuple(op.operands)
+            self._members[id(op.results[0])] = (op.results[0], tuple(op.operands))
         elif name in SPLITS:
             self._split(op)
         elif name == PARAMETER:
@@ -333,8 +346,13 @@ class AliasAnalysis:
                 if o < len(operands):
                     self._write(op, operands[o])
 
+    def _vector(self, value):
+        """The values a vector gathers (a builtin.combine result), or None."""
+        entry = self._members.get(id(value))
+        return entry[1] if entry is not None and entry[0] is value else None
+
     def _write(self, op, value) -> None:
-        members = self._members.get(value)
+        members = self._vector(value)
         if members is not None:
             for m in members:
                 self._write(op, m)
@@ -344,7 +362,7 @@ class AliasAnalysis:
 
     def _split(self, op) -> None:
         vector = op.operands[0]
-        members = self._members.get(vector)
+        members = self._vector(vector)
         if op.name == "builtin.slice":
             index = getattr(op.attributes.get("index"), "value", None)
             index = getattr(index, "data", None)
@@ -388,18 +406,19 @@ class AliasAnalysis:
 
     def _finish(self) -> None:
         groups: dict = {}
-        for v in self._parent:
-            groups.setdefault(self._find(v), []).append(v)
+        for v in self._vals.values():
+            groups.setdefault(self._root(v)[0], []).append(v)
         key = self._key
         self._names = {root: tuple(sorted(vs, key=key)) for root, vs in groups.items()}
         writers: dict = {}
         for op, value in self._raw_writes:
-            ops = writers.setdefault(self._find(value), [])
-            if op not in ops:
-                ops.append(op)
-        order = self._order
-        self._writers = {root: tuple(sorted(ops, key=order.__getitem__))
-                         for root, ops in writers.items()}
+            root, first = self._root(value)
+            entry = writers.setdefault(root, (first, []))
+            if op not in entry[1]:
+                entry[1].append(op)
+        index = self._index
+        self._writers = {root: (first, tuple(sorted(ops, key=index)))
+                         for root, (first, ops) in writers.items()}
 
     # -- queries
 
@@ -408,21 +427,21 @@ class AliasAnalysis:
         return self._key(value) is not None
 
     def knows_op(self, op) -> bool:
-        return op in self._order
+        return self._index(op) is not None
 
     def buffer_of(self, value) -> int:
         """The buffer `value` names: values sharing storage get the same id (the program-order
         position of its first name)."""
-        key = self._key(self._find(value))
+        key = self._key(self._root(value)[1])
         if key is None:
             raise KeyError(value)
         return key
 
     def names(self, value) -> tuple:
         """Every value naming `value`'s buffer, in program order."""
-        root = self._find(value)
+        root, first = self._root(value)
         names = self._names.get(root)
-        if names is not None:
+        if names is not None and names[0] is first:
             return names
         if self._key(value) is None:
             raise KeyError(value)
@@ -434,22 +453,28 @@ class AliasAnalysis:
         builtin.combine result) is written when any tensor it gathers is."""
         if not self._writers:
             return ()
-        members = self._members.get(value)
+        members = self._vector(value)
         if members is not None:
             ops = {w for m in members for w in self.writers(m)}
-            return tuple(sorted(ops, key=self._order.__getitem__))
-        return self._writers.get(self._find(value), ())
+            return tuple(sorted(ops, key=self._index))
+        root, first = self._root(value)
+        entry = self._writers.get(root)
+        return entry[1] if entry is not None and entry[0] is first else ()
 
     def is_written(self, value) -> bool:
         return bool(self.writers(value))
 
     def order(self, op) -> int:
         """`op`'s position in program order (a pre-order walk: an op before its regions)."""
-        return self._order[op]
+        index = self._index(op)
+        if index is None:
+            raise KeyError(op)
+        return index
 
     def loops_of(self, op) -> tuple:
         """The loop ops (`pd_op.while`) around `op`, outermost first."""
-        return self._loops.get(op, ())
+        entry = self._loops.get(id(op))
+        return entry[1] if entry is not None and entry[0] is op else ()
 
     def written_after(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op after `op` in program order, counting
@@ -457,10 +482,10 @@ class AliasAnalysis:
         writers = self.writers(value)
         if not writers:
             return False
-        at = self._order[op]
+        at = self.order(op)
         loops = self.loops_of(op)
         for w in writers:
-            if self._order[w] > at or w in loops:
+            if self.order(w) > at or w in loops:
                 return True
             if loops and any(loop in self.loops_of(w) for loop in loops):
                 return True
@@ -472,12 +497,12 @@ class AliasAnalysis:
         writers = self.writers(value)
         if not writers:
             return False
-        lo, hi = self._order[first_op], self._order[last_op]
+        lo, hi = self.order(first_op), self.order(last_op)
         # a loop around `last_op` but not `first_op` runs its writers between the two too
         first_loops = self.loops_of(first_op)
         loops = [loop for loop in self.loops_of(last_op) if loop not in first_loops]
         for w in writers:
-            if lo < self._order[w] < hi or w in loops:
+            if lo < self.order(w) < hi or w in loops:
                 return True
             if loops and any(loop in self.loops_of(w) for loop in loops):
                 return True
@@ -488,9 +513,9 @@ class AliasAnalysis:
         writers = self.writers(value)
         if not writers:
             return False
-        at = self._order[op]
+        at = self.order(op)
         loops = self.loops_of(op)
-        return any(self._order[w] < at or w in loops for w in writers)
+        return any(self.order(w) < at or w in loops for w in writers)
 
     def aliased(self, value) -> bool:
         """Whether another value names `value`'s buffer."""

@@ -82,10 +82,14 @@ def effect_of(spec) -> Effect:
 
 def _inplace_in_table(name: str) -> bool:
     """Whether the alias model's table (dialects/aliasing.yaml) lists `name` as in-place."""
-    from .aliasing import table_entry
+    return name in _table_inplace()
 
-    entry = table_entry(name)
-    return entry is not None and entry[0] == "inplace"
+
+@lru_cache(maxsize=1)
+def _table_inplace() -> frozenset:
+    from .aliasing import _table
+
+    return frozenset(_table().get("inplace") or ())
 
 
 def traits_for(spec) -> tuple:

@@ -54,10 +54,16 @@ class Constants:
     is imported when the first constant is read: a program with nothing to fold never
     pays for it."""
 
-    def __init__(self, aliases=None):
+    def __init__(self, pc=None):
         self._memo: dict = {}
         self._np = None
-        self.aliases = aliases  # the alias model (pirc.ir.aliasing) of the program
+        self._pc = pc
+
+    @property
+    def aliases(self):
+        """The alias model (pirc.ir.aliasing) of the program, built when a constant is first
+        read: a program with nothing to fold never pays for it."""
+        return None if self._pc is None else self._pc.aliases
 
     @property
     def np(self):
@@ -226,6 +232,6 @@ class ConstantFolding(PircPass):
     max_elements: int = 1024
 
     def run(self, pc: PassContext) -> None:
-        constants = Constants(pc.aliases)
+        constants = Constants(pc)
         apply_patterns(pc, [FoldOp(root, rule, constants, self.max_elements)
                             for root, rule in RULES.items()], self.max_iterations)

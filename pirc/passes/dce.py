@@ -44,12 +44,15 @@ class DeadCodeElimination(PircPass):
         _block(pc.program.block, pc)
 
 
-def unseen_write(op, aliases) -> bool:
-    """Whether `op` is an in-place op whose write no one can see (module docstring)."""
+def unseen_write(op, pc) -> bool:
+    """Whether `op` is an in-place op whose write no one can see (module docstring).  The
+    alias model (`pc.aliases`) is built only when an op gets that far."""
     spec = getattr(type(op), "spec", None)
     if (spec is None or op.regions or effect_of(spec) is not INPLACE_WRITE
-            or not aliases.knows_op(op) or aliases.loops_of(op)
             or any(r.first_use is not None for r in op.results)):
+        return False
+    aliases = pc.aliases
+    if not aliases.knows_op(op) or aliases.loops_of(op):
         return False
     writes = aliasing_of(op, aliases.version).writes
     if not writes:
@@ -82,7 +85,7 @@ def _block(block, pc: PassContext) -> None:
             for inner in region.blocks:
                 _block(inner, pc)
         if all(r.first_use is None for r in op.results) and (
-                would_be_trivially_dead(op) or unseen_write(op, pc.aliases)):
+                would_be_trivially_dead(op) or unseen_write(op, pc)):
             pc.matched()
             rewrite = pc.begin([op])
             if rewrite is not None:

@@ -62,7 +62,10 @@ class ParamFold(PircPass):
 
     def run(self, pc: PassContext) -> None:
         block = pc.program.block
-        computable, frontier = foldable(block, pc.program.version, pc.aliases)
+        # Without parameters nothing is folded (each match is a skip): the alias model is only
+        # asked when values will be read.
+        computable, frontier = foldable(block, pc.program.version,
+                                        pc.aliases if pc.params is not None else None)
         # Block positions, taken once: ordering each cone by a walk of the block made the
         # pass quadratic (33 s at 100k ops).  Parameters made on the way have no position:
         # they read nothing, so they may come first.
