@@ -306,3 +306,19 @@ def test_paddle_saved_programs_keep_their_in_place_targets_apart(name, op):
     got = list(pirc.run(program, inputs).values())
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
+
+
+def test_const_fold_folds_a_slice_down_to_0d():
+    text = """{
+    (%0) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[4,5,6]} : () -> tensor<3xi64>
+    (%1) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[1]} : () -> tensor<1xi64>
+    (%2) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[2]} : () -> tensor<1xi64>
+    (%3) = "pd_op.slice" (%0, %1, %2) {axes:[0],decrease_axis:[0],infer_flags:[1],stop_gradient:[true]} : (tensor<3xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<i64>
+    (%4) = "pd_op.fetch" (%3) {col:0,name:"y",persistable:[true],stop_gradient:[true]} : (tensor<i64>) -> tensor<i64>
+}"""
+    before, after = pirc.parse(text, from_version=4), pirc.parse(text, from_version=4)
+    result = run_pipeline(after, "const-fold,dce")
+    assert result.passes[0].rewrites == 1 and _count(after, "pd_op.slice") == 0
+    (full,) = [op for op in after.walk() if op.name == "pd_op.full"]
+    assert list(full.attributes["shape"].data) == []
+    _same_outputs(before, after, {})
