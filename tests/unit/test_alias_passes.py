@@ -322,3 +322,14 @@ def test_const_fold_folds_a_slice_down_to_0d():
     (full,) = [op for op in after.walk() if op.name == "pd_op.full"]
     assert list(full.attributes["shape"].data) == []
     _same_outputs(before, after, {})
+
+
+def test_a_fold_that_cannot_be_evaluated_is_no_crash_on_the_cli(tmp_path, capsys):
+    from pirc.cli.opt import run
+
+    stem = FUZZ / "pass-crash-const-fold-shape-inconsistent-add"
+    report = tmp_path / "report.json"
+    assert run([f"{stem}.pir.txt", "--from-version=4", "-p", "default", "--pass-stats",
+                "--pass-report", str(report), "-o", str(tmp_path / "out.pir")]) == 0
+    assert "evaluation failed: ValueError: operands could not be broadcast" in capsys.readouterr().err
+    assert _count(pirc.load(str(tmp_path / "out.pir")), "pd_op.add") == 1
