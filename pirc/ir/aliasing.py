@@ -47,7 +47,9 @@ class OpAliasing:
 
     inplace: tuple[tuple[int, int], ...] = ()  # (result, operand): result IS operand's buffer after the write
     views: tuple[tuple[int, int], ...] = ()    # (result, operand): result shares operand's buffer, no write
-    preserves_values: frozenset[int] = frozenset()  # operands written without changing their values
+    # operands written without changing their values, when `when` holds on the op's attributes
+    # (an inference batch_norm_'s statistics): ask `preserved(op)` / `value_writes(op)` of an op
+    preserves_values: frozenset[int] = frozenset()
     writes: frozenset[int] = frozenset()       # operands the op writes
     # The condition under which `preserves_values` holds (dialects/aliasing.yaml `when`);
     # None: always.  `preserved(op)` evaluates it on an op's attributes.
@@ -136,9 +138,15 @@ def op_aliasing(op_name: str, version: int) -> OpAliasing:
                     when = _freeze(kept.get("when"))
             elif section == "views":
                 views = pairs(entry["views"].items())
+    if not inplace and not views:
+        return _NONE  # most ops: one shared object, so the walk skips them by identity
     return OpAliasing(inplace=inplace, views=views, preserves_values=preserves,
                       writes=frozenset(o for _, o in inplace), when=when, source=source)
 
+
+# Ops the walk handles beyond their OpAliasing (pirc.ir.aliasing.AliasAnalysis._op).
+_SPECIAL = frozenset({"builtin.combine", "builtin.split", "builtin.slice", "builtin.parameter",
+                      "builtin.set_parameter", "pd_op.if", "pd_op.while", "pd_op.pylayer"})
 
 # Ops with no spec whose storage behaviour the analysis knows structurally.
 _STRUCTURAL = frozenset({"builtin.module", "builtin.combine", "builtin.split", "builtin.slice",
@@ -208,70 +216,110 @@ def _attr(op, name: str):
 
 class AliasAnalysis:
     """Buffers, names and writers of every value of a program (or block), nested regions
-    included.  Build it once per pass run (it is a snapshot: ops added after it was built are
-    unknown to it, and it says so by raising KeyError for their values)."""
+    included.  Build it once per pass run: it is a snapshot, and a value or op made after it
+    was built is unknown to it (`knows`, `knows_op`; `buffer_of` raises KeyError for it).
+
+    Built in one walk that touches only what aliases: most values name a buffer of their
+    own and never enter the union-find; a buffer's id is the position of its first name in
+    program order (an int, the same on every run).  Tables are keyed by `id()` with the
+    object kept beside it and checked on lookup (xDSL's values hash in Python, and an id may
+    be reused once a pass erased its object)."""
 
     def __init__(self, program_or_block, version: int | None = None):
         block = getattr(program_or_block, "block", program_or_block)
         self.version = version if version is not None else getattr(program_or_block, "version", None)
-        self._parent: dict = {}       # union-find over values
-        self._order: dict = {}        # op -> program-order index
-        self._value_order: dict = {}  # value -> (index of its definition, position)
-        self._members: dict = {}      # vector value (combine result) -> member values
+        self._parent: dict = {}       # union-find over ids of the values that share a buffer
+        self._vals: dict = {}         # id -> value, for the ids in _parent
+        self._order: dict = {}        # id(op) -> (program-order index, op): pre-order
+        self._blocks: dict = {}       # id(block) -> (index of its first op, block)
+        self._members: dict = {}      # id(vector) -> (vector, its member values): combine results
         self._raw_writes: list = []   # (op, written value) in program order
-        self._loops: dict = {}        # op -> tuple of enclosing loop ops
+        self._loops: dict = {}        # id(op) -> (op, the loops around it, outermost first)
         self._params: dict = {}       # parameter name -> first value naming it
-        self._walk_block(block, ())
-        self._finish()
+        self._by_class: dict = {}     # op class -> its OpAliasing (one lookup per class)
+        from .builder import gc_paused
+
+        with gc_paused():  # a walk that allocates: no collections meanwhile
+            self._walk_block(block, ())
+            self._finish()
 
     # -- building
 
-    def _find(self, v):
+    def _index(self, op) -> int | None:
+        entry = self._order.get(id(op))
+        return entry[0] if entry is not None and entry[1] is op else None
+
+    def _key(self, v) -> int | None:
+        """The position of `v`'s definition in program order, or None (a null operand or a
+        value from outside the walk)."""
+        owner = v.owner
+        entry = self._order.get(id(owner))
+        if entry is not None and entry[1] is owner:
+            return (entry[0] << 20) | (v.index + (1 << 19))
+        entry = self._blocks.get(id(owner))
+        if entry is not None and entry[1] is owner:
+            return (entry[0] << 20) | ((1 << 19) - 1 - v.index)  # before the block's first op
+        return None
+
+    def _root(self, v):
+        """(id, value) of the first name of `v`'s buffer (`v` itself when it shares none)."""
+        i = id(v)
+        if self._vals.get(i) is not v:
+            return i, v
         parent = self._parent
-        root = v
-        while parent[root] is not root:
+        root = i
+        while parent[root] != root:
             root = parent[root]
-        while parent[v] is not root:
-            parent[v], v = root, parent[v]
-        return root
+        while i != root:
+            parent[i], i = root, parent[i]
+        return root, self._vals[root]
 
     def _union(self, a, b) -> None:
-        ra, rb = self._find(a), self._find(b)
-        if ra is rb:
+        (ra, va), (rb, vb) = self._root(a), self._root(b)
+        if ra == rb:
             return
-        # the root is the earlier-defined value, so ids follow program order
-        if self._value_order[rb] < self._value_order[ra]:
-            ra, rb = rb, ra
+        ka, kb = self._key(va), self._key(vb)
+        if ka is None or kb is None:
+            return  # a null operand (an optional one left out): no storage
+        # the root is the earlier-defined value: a buffer's id is its first name's position
+        if kb < ka:
+            ra, va, rb, vb = rb, vb, ra, va
+        if ra not in self._vals:
+            self._vals[ra] = va
+            self._parent[ra] = ra
+        self._vals[rb] = vb
         self._parent[rb] = ra
 
-    def _define(self, v, index: int, position: int) -> None:
-        self._parent[v] = v
-        self._value_order[v] = (index, position)
-
     def _walk_block(self, block, loops: tuple) -> None:
-        for i, arg in enumerate(block.args):
-            self._define(arg, len(self._order), -1 - i)
-        for op in block.ops:
-            self._walk_op(op, loops)
+        order = self._order
+        self._blocks[id(block)] = (len(order), block)
+        by_class = self._by_class
+        op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
+        while op is not None:
+            order[id(op)] = (len(order), op)
+            if loops:
+                self._loops[id(op)] = (op, loops)
+            if op.regions:
+                inner = loops + (op,) if op.name in _LOOPS else loops
+                for region in op.regions:
+                    for b in region.blocks:
+                        self._walk_block(b, inner)
+            cls = type(op)
+            oa = by_class.get(cls)
+            if oa is None:
+                oa = by_class[cls] = aliasing_of(op, self.version)
+            if oa is not _NONE or op.name in _SPECIAL:
+                self._op(op, oa)
+            op = op._next_op
 
-    def _walk_op(self, op, loops: tuple) -> None:
-        index = len(self._order)
-        self._order[op] = index
-        self._loops[op] = loops
-        for i, r in enumerate(op.results):
-            self._define(r, index, i)
+    def _op(self, op, oa: OpAliasing) -> None:
         name = op.name
-        inner_loops = loops + (op,) if name in _LOOPS else loops
-        for region in op.regions:
-            for block in region.blocks:
-                self._walk_block(block, inner_loops)
         if name == COMBINE:
-            self._members[op.results[0]] = tuple(op.operands)
+            self._members[id(op.results[0])] = (op.results[0], tuple(op.operands))
         elif name in SPLITS:
             self._split(op)
         elif name == PARAMETER:
-            pname = op.attributes.get("parameter_name")
-            key = getattr(pname, "data", None)
+            key = getattr(op.attributes.get("parameter_name"), "data", None)
             if key is not None:
                 first = self._params.setdefault(key, op.results[0])
                 if first is not op.results[0]:
@@ -281,36 +329,42 @@ class AliasAnalysis:
             first = self._params.get(pname) if pname is not None else None
             if first is not None:
                 self._union(first, op.operands[0])
-                self._raw_writes.append((op, first))
+                self._write(op, first)
         if op.regions and name in _REGION_OPS:
             self._regions(op)
-        oa = aliasing_of(op, self.version)
         if not oa.known:
             for v in op.operands:
                 self._write(op, v)
             return
+        results, operands = op.results, op.operands
         for r, o in oa.inplace:
-            if r < len(op.results) and o < len(op.operands):
-                self._union(op.results[r], op.operands[o])
+            if r < len(results) and o < len(operands):
+                self._union(results[r], operands[o])
         for r, o in oa.views:
-            if r < len(op.results) and o < len(op.operands):
-                self._union(op.results[r], op.operands[o])
+            if r < len(results) and o < len(operands):
+                self._union(results[r], operands[o])
         if oa.writes:
             for o in oa.value_writes(op):
-                if o < len(op.operands):
-                    self._write(op, op.operands[o])
+                if o < len(operands):
+                    self._write(op, operands[o])
+
+    def _vector(self, value):
+        """The values a vector gathers (a builtin.combine result), or None."""
+        entry = self._members.get(id(value))
+        return entry[1] if entry is not None and entry[0] is value else None
 
     def _write(self, op, value) -> None:
-        members = self._members.get(value)
+        members = self._vector(value)
         if members is not None:
             for m in members:
                 self._write(op, m)
             return
-        self._raw_writes.append((op, value))
+        if self._key(value) is not None:  # not a null operand
+            self._raw_writes.append((op, value))
 
     def _split(self, op) -> None:
         vector = op.operands[0]
-        members = self._members.get(vector)
+        members = self._vector(vector)
         if op.name == "builtin.slice":
             index = getattr(op.attributes.get("index"), "value", None)
             index = getattr(index, "data", None)
@@ -330,15 +384,15 @@ class AliasAnalysis:
 
     def _regions(self, op) -> None:
         """An if / while / pylayer: per position, the op's results, its regions' yields and
-        (for a while) its loop values and block arguments are one buffer; a while writes its
-        loop values (each iteration carries new values into them)."""
+        (for a while or a pylayer) its inputs and block arguments are one buffer; a while
+        writes its loop values (each iteration carries new values into them)."""
         loop = op.name in _LOOPS
         carried = list(op.operands[1:]) if loop else []
+        inputs = carried if loop else list(op.operands) if op.name == "pd_op.pylayer" else []
         for region in op.regions:
             for block in region.blocks:
-                if loop:
-                    for arg, value in zip(block.args, carried):
-                        self._union(arg, value)
+                for arg, value in zip(block.args, inputs):
+                    self._union(arg, value)
                 last = block.last_op
                 if last is None or last.name != "cf.yield":
                     continue
@@ -350,75 +404,120 @@ class AliasAnalysis:
                         self._union(carried[i], v)
         if loop:
             for v in carried:
-                self._raw_writes.append((op, v))
+                self._write(op, v)
 
     def _finish(self) -> None:
-        ids: dict = {}
-        names: dict = {}
-        for v in sorted(self._parent, key=self._value_order.__getitem__):
-            root = self._find(v)
-            if root not in ids:
-                ids[root] = len(ids)
-            names.setdefault(ids[root], []).append(v)
-        self._ids = {v: ids[self._find(v)] for v in self._parent}
-        self._names = {b: tuple(vs) for b, vs in names.items()}
+        groups: dict = {}
+        for v in self._vals.values():
+            groups.setdefault(self._root(v)[0], []).append(v)
+        key = self._key
+        self._names = {root: tuple(sorted(vs, key=key)) for root, vs in groups.items()}
         writers: dict = {}
         for op, value in self._raw_writes:
-            b = self._ids[value]
-            ops = writers.setdefault(b, [])
-            if op not in ops:
-                ops.append(op)
-        self._writers = {b: tuple(sorted(ops, key=self._order.__getitem__))
-                         for b, ops in writers.items()}
+            root, first = self._root(value)
+            entry = writers.setdefault(root, (first, []))
+            if op not in entry[1]:
+                entry[1].append(op)
+        index = self._index
+        self._writers = {root: (first, tuple(sorted(ops, key=index)))
+                         for root, (first, ops) in writers.items()}
 
     # -- queries
 
+    def knows(self, value) -> bool:
+        """Whether the analysis has `value` (a value made after it was built is unknown)."""
+        return self._key(value) is not None
+
+    def knows_op(self, op) -> bool:
+        return self._index(op) is not None
+
     def buffer_of(self, value) -> int:
-        """The buffer `value` names: values sharing storage get the same id."""
-        return self._ids[value]
+        """The buffer `value` names: values sharing storage get the same id (the program-order
+        position of its first name)."""
+        key = self._key(self._root(value)[1])
+        if key is None:
+            raise KeyError(value)
+        return key
 
     def names(self, value) -> tuple:
         """Every value naming `value`'s buffer, in program order."""
-        return self._names[self._ids[value]]
+        root, first = self._root(value)
+        names = self._names.get(root)
+        if names is not None and names[0] is first:
+            return names
+        if self._key(value) is None:
+            raise KeyError(value)
+        return (value,)
 
     def writers(self, value) -> tuple:
         """The ops that change `value`'s buffer (a write that keeps the values is not one),
-        in program order."""
-        return self._writers.get(self._ids[value], ())
+        in program order; none for a value the analysis does not know.  A vector (a
+        builtin.combine result) is written when any tensor it gathers is."""
+        if not self._writers:
+            return ()
+        members = self._vector(value)
+        if members is not None:
+            ops = {w for m in members for w in self.writers(m)}
+            return tuple(sorted(ops, key=self._index))
+        root, first = self._root(value)
+        entry = self._writers.get(root)
+        return entry[1] if entry is not None and entry[0] is first else ()
 
     def is_written(self, value) -> bool:
         return bool(self.writers(value))
 
     def order(self, op) -> int:
         """`op`'s position in program order (a pre-order walk: an op before its regions)."""
-        return self._order[op]
+        index = self._index(op)
+        if index is None:
+            raise KeyError(op)
+        return index
 
-    def knows(self, value) -> bool:
-        return value in self._ids
+    def loops_of(self, op) -> tuple:
+        """The loop ops (`pd_op.while`) around `op`, outermost first."""
+        entry = self._loops.get(id(op))
+        return entry[1] if entry is not None and entry[0] is op else ()
 
     def written_after(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op after `op` in program order, counting
         a loop's next iteration (a writer in a loop that holds `op`, or the loop itself)."""
-        at = self._order[op]
-        loops = self._loops[op]
-        for w in self.writers(value):
-            if self._order[w] > at or w in loops:
+        writers = self.writers(value)
+        if not writers:
+            return False
+        at = self.order(op)
+        loops = self.loops_of(op)
+        for w in writers:
+            if self.order(w) > at or w in loops:
                 return True
-            if loops and any(loop in self._loops[w] for loop in loops):
+            if loops and any(loop in self.loops_of(w) for loop in loops):
                 return True
         return False
 
     def written_between(self, value, first_op, last_op) -> bool:
         """Whether `value`'s buffer is changed by an op strictly between `first_op` and
         `last_op` in program order (the two run in that order, in one iteration)."""
-        lo, hi = self._order[first_op], self._order[last_op]
-        return any(lo < self._order[w] < hi for w in self.writers(value))
+        writers = self.writers(value)
+        if not writers:
+            return False
+        lo, hi = self.order(first_op), self.order(last_op)
+        # a loop around `last_op` but not `first_op` runs its writers between the two too
+        first_loops = self.loops_of(first_op)
+        loops = [loop for loop in self.loops_of(last_op) if loop not in first_loops]
+        for w in writers:
+            if lo < self.order(w) < hi or w in loops:
+                return True
+            if loops and any(loop in self.loops_of(w) for loop in loops):
+                return True
+        return False
 
     def written_before(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op before `op` (or by a loop around it)."""
-        at = self._order[op]
-        loops = self._loops[op]
-        return any(self._order[w] < at or w in loops for w in self.writers(value))
+        writers = self.writers(value)
+        if not writers:
+            return False
+        at = self.order(op)
+        loops = self.loops_of(op)
+        return any(self.order(w) < at or w in loops for w in writers)
 
     def aliased(self, value) -> bool:
         """Whether another value names `value`'s buffer."""
