@@ -42,6 +42,7 @@ class Case:
     recorded: Path | None  # npz with the outputs recorded when the program was made
     key: str | None        # the recorded outputs' key prefix
     outputs_from: str      # the Paddle release that recorded them ("numpy" for generated)
+    tags: tuple = ()       # generated: the strategy's ingredients the program holds
 
     def to_json(self) -> dict:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items()}
@@ -49,6 +50,7 @@ class Case:
     @staticmethod
     def from_json(d: dict) -> "Case":
         paths = {"program", "params", "inputs", "recorded"}
+        d = {**d, "tags": tuple(d.get("tags", ()))}
         return Case(**{k: (Path(v) if k in paths and v is not None else v) for k, v in d.items()})
 
 
@@ -203,7 +205,8 @@ def generated_cases(work: Path, n: int) -> list[Case]:
         np.savez(f"{stem}.numpy.npz", **{f"out__{j}": np.asarray(v) for j, v in enumerate(g.expected)})
         cases.append(Case("generated", f"gen/{i:04d}", Path(f"{stem}.json"),
                           Path(f"{stem}.pdiparams") if params else None, Path(f"{stem}.inputs.npz"),
-                          Path(f"{stem}.numpy.npz"), "out__", "numpy"))
+                          Path(f"{stem}.numpy.npz"), "out__", "numpy",
+                          tuple(sorted(getattr(g, "ingredients", ()) or ()))))
     index.write_text(json.dumps({"n": n, "strategy_sha": _strategy_sha(),
                                  "cases": [c.to_json() for c in cases]}, indent=1))
     return cases

@@ -70,8 +70,18 @@ def write_report(dest: Path, rows: dict, info: dict, pd331: str, commit: str) ->
           f"- cases: corpus {cases['corpus']} distinct programs"
           + (f" ({info['corpus_duplicates_left_out']} duplicates left out)" if "corpus_duplicates_left_out" in info else "")
           + f", zoo {cases['zoo']} (models x releases 3.3.1, 3.0.0), generated {cases['generated']}",
-          "",
-          "| group | pipeline / params | configurations | pass | bit-exact | within tolerance | fail | verdicts |",
+          ""]
+    gen = {r["case"]: r for r in lines_ if r["group"] == "generated"}
+    if gen:
+        tags = Counter(t for r in gen.values() for t in r.get("tags", ()))
+        numpy_ok = Counter(r.get("original_vs_numpy", "-") for r in gen.values())
+        md += [f"Generated set: {len(gen)} programs from pirc.testing.strategies; programs holding each "
+               "ingredient: " + (", ".join(f"{t} {n}" for t, n in sorted(tags.items())) or "(none recorded)")
+               + f"; {len({r['case'] for r in lines_ if r['group'] == 'generated' and r['params'] == 'given'})} "
+               "with parameters. "
+               "Paddle's outputs of the original against the strategy's own numpy reference: "
+               + ", ".join(f"{v} {n}" for v, n in numpy_ok.most_common()) + ".", ""]
+    md += ["| group | pipeline / params | configurations | pass | bit-exact | within tolerance | fail | verdicts |",
           "|---|---|---|---|---|---|---|---|"]
     for g in GROUPS:
         for cfg, cell in sorted(table.get(g, {}).items()):
