@@ -28,8 +28,8 @@ must respect about buffers (docs/TESTING.md, "Generated programs"):
 * views (`reshape`, `squeeze`, `unsqueeze`, `flatten`), later written through either name;
 * shared intermediates and repeated pure ops (the same op on the same operands twice, with
   an in-place write of an operand in between or not: what cse must tell apart);
-* identity copies (`assign`, `scale` by 1), constant chains (`scale` of a `full`, `concat`
-  of constants) for canonicalize and const-fold;
+* identity copies (`assign`, `scale` by 1), cast pairs (to the other float type and back),
+  constant chains (`scale` of a `full`, `concat` of constants) for canonicalize and const-fold;
 * parameters (`builtin.parameter`, `GeneratedProgram.params`, `write_params()` for a
   `.pdiparams`), ops on parameters only (param-fold), parameters written in place, and
   `conv2d` + inference `batch_norm_` (conv-bn-fold).
@@ -69,7 +69,7 @@ VIEWS = ("pd_op.reshape", "pd_op.squeeze", "pd_op.unsqueeze", "pd_op.flatten")
 # What an aliasing program may hold; GeneratedProgram.ingredients names those it does.
 INGREDIENTS = ("inplace", "inplace-read-again", "0-d", "to_tensor-pair", "view", "view-written",
                "shared", "repeat", "repeat-across-write", "param", "param-written", "param-only-op",
-               "conv-bn", "const-chain", "identity")
+               "conv-bn", "const-chain", "identity", "cast-pair")
 # Constants whose Paddle print (6 significant digits) is exact, so the printed program and
 # the numpy reference hold the same numbers.
 _CONSTANTS = (0.0, 1.0, -1.0, 2.5, -0.5, 3.0, -100.0, 0.25)
@@ -285,6 +285,11 @@ def programs(draw, max_ops: int = 8, dtypes=("float32", "float64"), aliasing: bo
     """A random valid version-4 program with 1..max_ops compute ops (see module docstring).
     `aliasing` adds in-place ops, 0-D tensors, to_tensor constants, views and repeated ops;
     `parameters` adds builtin.parameter values (GeneratedProgram.params) and conv + bn."""
+    with np.errstate(all="ignore"):  # the reference overflows where the kernels do (exp, sigmoid)
+        return _program(draw, max_ops, dtypes, aliasing, parameters)
+
+
+def _program(draw, max_ops, dtypes, aliasing, parameters):
     dt = draw(st.sampled_from(dtypes))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
@@ -302,7 +307,7 @@ def programs(draw, max_ops: int = 8, dtypes=("float32", "float64"), aliasing: bo
         if aliasing:
             kinds += ["inplace_unary", "inplace_unary", "inplace_binary", "inplace_scale",
                       "to_tensor", "to_tensor", "view", "view", "repeat", "repeat", "identity",
-                      "const", "assign_value"]
+                      "const", "assign_value", "cast"]
             if shape:
                 kinds += ["concat"]
         if parameters:
@@ -406,10 +411,17 @@ def programs(draw, max_ops: int = 8, dtypes=("float32", "float64"), aliasing: bo
             b.ingredients.add("identity")
         elif kind == "concat":
             _concat(draw, b, vid, shape)
+        elif kind == "cast":
+            _cast_pair(draw, b, vid, shape)
         elif kind == "repeat":
             if b.pure:
                 name, operands, attrs, rshape, fn, at = draw(st.sampled_from(b.pure))
                 ids = [o for o in operands if isinstance(o, int)]
+                if ids and draw(st.booleans()):  # exp(x); relu_(x); exp(x): not the same value
+                    w = draw(st.sampled_from(ids))
+                    wname = draw(st.sampled_from(["pd_op.relu_", "pd_op.abs_", "pd_op.tanh_"]))
+                    b.write(b.emit(wname, [b.tensor(w)], [], b.shape_of[w]), w,
+                            INPLACE_UNARY[wname](b.read(w)))
                 if any(b.written_at.get(b.buf_of[i], -1) >= at for i in ids):
                     b.ingredients.add("repeat-across-write")
                 b.pure_op(name, operands, attrs, rshape, fn)
@@ -494,6 +506,18 @@ def _view(draw, b: _Builder, vid: int, shape: tuple) -> None:
                 INPLACE_UNARY[name](b.read(target_vid)))
         b.ingredients.add("view-written")
         _read_again(draw, b, draw(st.sampled_from([view, vid])))
+
+
+def _cast_pair(draw, b: _Builder, vid: int, shape: tuple) -> None:
+    """cast to the other float type and back (canonicalize composes cast pairs; on a
+    parameter, param-fold may fold what canonicalize produced)."""
+    other = "float64" if b.dt == "float32" else "float32"
+    mid = b.emit("pd_op.cast", [b.tensor(vid)], [f"dtype:{other}"], None,
+                 _ttype(shape, other))
+    back = b.emit("pd_op.cast", [(mid, _ttype(shape, other))], [f"dtype:{b.dt}"], shape)
+    b.add_value(back, b.read(vid).astype(other).astype(b.dt))
+    b.derived(back, [vid])
+    b.ingredients.add("cast-pair")
 
 
 def _concat(draw, b: _Builder, vid: int, shape: tuple) -> None:

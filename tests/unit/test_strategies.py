@@ -85,7 +85,7 @@ def test_aliasing_programs_reach_every_ingredient():
     assert set(INGREDIENTS) <= seen, sorted(set(INGREDIENTS) - seen)
     wanted = set(INPLACE_UNARY) | set(INPLACE_BINARY) | set(VIEWS) | {
         "pd_op.assign_value_", "pd_op.scale_", "pd_op.assign", "pd_op.concat", "builtin.combine",
-        "builtin.parameter", "pd_op.conv2d", "pd_op.batch_norm_"}
+        "builtin.parameter", "pd_op.conv2d", "pd_op.batch_norm_", "pd_op.cast"}
     assert wanted <= ops, sorted(wanted - ops)
 
 
