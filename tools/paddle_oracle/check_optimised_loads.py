@@ -170,6 +170,8 @@ class Slot:
         got = self.paddle.request(req, PADDLE_TIMEOUT)
         if "died" in got:
             return {"verdict": got["died"], "error": "Paddle process: " + got["error"]}
+        if got.get("flags_left_changed"):  # a flag it could not set back: a new process next time
+            self.paddle.stop()
         return got
 
     def opt(self, argv: list) -> subprocess.CompletedProcess:
@@ -297,6 +299,7 @@ class Checker:
         self.work = Path(args.work)
         self.write_lock = threading.Lock()
         self.zoo_tol = zoo_tolerance()
+        self.triaged: dict = {}
 
     def configs(self, case: Case) -> list[tuple[str, str]]:
         modes = ["none", "given"] if case.params is not None else ["none"]
@@ -316,7 +319,7 @@ class Checker:
         meta = d / "reference.json"
         if meta.exists():
             ref = json.loads(meta.read_text())
-            if ref.get("source") == source:
+            if ref.get("source") == source and ref["kind"] == "paddle":  # else: try Paddle again
                 return ref
         runs = []
         for k in (1, 2):
@@ -434,9 +437,9 @@ class Checker:
     def triage(self, case: Case, mode: str, ref: dict, worker: Slot) -> dict:
         """The same case through `--upgrade` alone: is the fault already there without passes?"""
         d = self.case_dir(case)
-        meta = d / f"triage.{mode}.json"
-        if meta.exists():
-            return json.loads(meta.read_text())
+        done = self.triaged.get((case.name, mode))
+        if done is not None:  # once per case and run of this script (pirc may change between runs)
+            return done
         entry, out, _ = self.optimise(case, None, "none", d, worker)
         if entry.get("verdict") != "PIRC_FAIL":
             got = d / f"upgrade.{mode}.out.npz"
@@ -446,7 +449,7 @@ class Checker:
             else:
                 entry.update(self.judge(case, ref, got))
         entry = {k: entry[k] for k in ("verdict", "detail") if k in entry}
-        meta.write_text(json.dumps(entry))
+        self.triaged[(case.name, mode)] = entry
         return entry
 
     def run_case(self, case: Case, worker: Slot) -> None:

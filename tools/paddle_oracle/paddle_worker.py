@@ -13,7 +13,8 @@ out__<i>), LOAD_FAIL, RUN_FAIL or INPUT_MISSING, with `error`, `feed_names`, `nu
 that kills the process (a segfault in a kernel) is seen by the driver as end of file: it records
 CRASH and starts a new worker.
 
-Every request loads its program afresh into a new Scope with a new Executor, as
+After each request every global flag a program changed is set back (`pd_op.enable_check_model_nan_inf`
+turns on FLAGS_check_nan_inf for the whole process).  Every request loads its program afresh into a new Scope with a new Executor, as
 check_json_loads.py does: parameters a program writes in place (Paddle's executor keeps such
 writes in the scope across runs) never leak from one request into the next, so two requests
 for the same program are two independent first runs.
@@ -56,6 +57,17 @@ def run_one(req, paddle, np):
     return {**rep, "verdict": "RAN"}
 
 
+def snapshot(flags) -> dict:
+    """Every global flag Paddle exposes, name -> value."""
+    got = {}
+    for k in flags.keys():
+        try:
+            got[k] = flags[k]
+        except Exception:  # noqa: BLE001 -- a flag that cannot be read is not ours to restore
+            pass
+    return got
+
+
 def main():
     import warnings
 
@@ -64,6 +76,8 @@ def main():
     import paddle
 
     paddle.enable_static()
+    flags = paddle.base.core.globals()
+    initial = snapshot(flags)
     out = sys.stdout
     sys.stdout = sys.stderr  # anything Paddle prints goes to stderr, out stays ours
     out.write("@@READY " + json.dumps({"paddle_version": paddle.__version__}) + "\n")
@@ -77,6 +91,16 @@ def main():
             rep = run_one(req, paddle, np)
         except Exception:  # noqa: BLE001 -- a bug here is a verdict too, not a dead worker
             rep = {"verdict": "WORKER_ERROR", "error": traceback.format_exc()[-2000:]}
+        # a program can set process-wide flags (pd_op.enable_check_model_nan_inf turns on
+        # FLAGS_check_nan_inf): put every flag back so the next request runs as in a new process
+        changed = [k for k, v in snapshot(flags).items() if initial.get(k, v) != v]
+        for k in changed:
+            try:
+                paddle.set_flags({k: initial[k]})
+            except Exception:  # noqa: BLE001 -- a read-only flag: say so, the driver restarts
+                rep["flags_left_changed"] = rep.get("flags_left_changed", []) + [k]
+        if changed:
+            rep["flags_restored"] = changed
         rep["secs"] = round(time.time() - t0, 3)
         out.write("@@RESULT " + json.dumps(rep) + "\n")
         out.flush()
