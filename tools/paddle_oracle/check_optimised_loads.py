@@ -113,24 +113,31 @@ class LineWorker:
 
     def _start(self):
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=open(self.log, "ab"), text=True, env=self.env, bufsize=1,
-                                     cwd=ROOT)
-        self.served = 0
+                                     stderr=open(self.log, "ab"), env=self.env, cwd=ROOT)
+        self.served, self.buf = 0, b""
         line = self._line(300)
         if not line or not line.startswith("@@READY"):
             raise SystemExit(f"{' '.join(self.cmd)}: did not start (see {self.log})")
 
     def _line(self, timeout: float) -> str | None:
+        """The next `@@` line; None after `timeout`, "" when the process died.  Reads the pipe
+        unbuffered into our own buffer: a buffered readline after select() would leave a
+        second line in Python's buffer, where select() cannot see it."""
         deadline = time.time() + timeout
+        fd = self.proc.stdout.fileno()
         while True:
+            while b"\n" in self.buf:
+                raw, self.buf = self.buf.split(b"\n", 1)
+                line = raw.decode("utf-8", "replace")
+                if line.startswith("@@"):
+                    return line
             left = deadline - time.time()
-            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return None
-            line = self.proc.stdout.readline()
-            if not line:
-                return ""  # end of file: the process died
-            if line.startswith("@@"):
-                return line
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return ""
+            self.buf += chunk
 
     def stop(self):
         if self.proc is not None:
@@ -144,8 +151,11 @@ class LineWorker:
             self.stop()
             self._start()
         self.served += 1
-        self.proc.stdin.write(json.dumps(req) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write((json.dumps(req) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # it died after its last answer: _line sees the end of file
         line = self._line(timeout)
         if not line:
             code = self.proc.poll()

@@ -78,8 +78,11 @@ def main():
     paddle.enable_static()
     flags = paddle.base.core.globals()
     initial = snapshot(flags)
-    out = sys.stdout
-    sys.stdout = sys.stderr  # anything Paddle prints goes to stderr, out stays ours
+    # the protocol gets a private copy of fd 1; fd 1 itself (what Python and C++ code print)
+    # becomes stderr, so nothing else can land between our lines
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     out.write("@@READY " + json.dumps({"paddle_version": paddle.__version__}) + "\n")
     out.flush()
     for line in sys.stdin:

@@ -12,6 +12,7 @@ import contextlib
 import gc
 import io
 import json
+import os
 import sys
 import traceback
 
@@ -19,8 +20,11 @@ import traceback
 def main():
     from pirc.cli.opt import run
 
-    out = sys.stdout
-    sys.stdout = sys.stderr  # -o is always a file here; anything printed is not ours
+    # the protocol gets a private copy of fd 1; fd 1 itself (what Python and C++ code print)
+    # becomes stderr, so nothing else can land between our lines
+    out = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     out.write("@@READY {}\n")
     out.flush()
     for line in sys.stdin:
