@@ -45,7 +45,8 @@ a pass's fault (`upgrade_only` passes) from one already there (`upgrade_only` fa
 Results: one JSON line per case x configuration, appended to --out/optimised_loads.jsonl as each
 finishes; a rerun skips the lines already there whose source (program + params + inputs sha256)
 is unchanged (`--rerun-failed` redoes the failing ones; `--recheck` re-runs pirc for every
-line and calls Paddle again only where pirc's output (sha256 of JSON + params) changed).  Then
+line that passed with another pirc (git trees of pirc/, dialects/, patches/, pipelines/) and calls
+Paddle again only where pirc's output (sha256 of JSON + params) changed).  Then
 optimised_loads.json (every line, with per-group counts) and optimised_loads.md
 (optimised_report.py) are rewritten from the whole file.
 """
@@ -310,6 +311,7 @@ def compare(got: list, want: list, shape_only: set, tol: tuple[float, float]) ->
 class Checker:
     def __init__(self, args, rows: dict, out_file: Path, commit: str):
         self.args, self.rows, self.out_file, self.commit = args, rows, out_file, commit
+        self.tree = pirc_tree()
         self.work = Path(args.work)
         self.write_lock = threading.Lock()
         self.zoo_tol = zoo_tolerance()
@@ -500,7 +502,9 @@ class Checker:
             key = f"{case.group}|{case.name}|{pipeline}|{mode}"
             old = self.rows.get(key)
             fresh = old is not None and old.get("source") == source
-            if fresh and not self.args.recheck and not (self.args.rerun_failed and old["verdict"] not in PASS):
+            current = fresh and old.get("pirc_tree") == self.tree and old["verdict"] in PASS
+            if fresh and (current or not self.args.recheck) and not (
+                    self.args.rerun_failed and old["verdict"] not in PASS):
                 continue
             todo.append((pipeline, mode, key, old if fresh else None))
         if not todo:
@@ -518,6 +522,7 @@ class Checker:
                    **({"tags": list(case.tags)} if case.tags else {}),
                    **({"original_vs_numpy": ref["original_vs_numpy"]} if "original_vs_numpy" in ref else {}),
                    **entry, "secs": round(time.time() - t0, 2), "pirc_commit": self.commit,
+                   "pirc_tree": self.tree,
                    "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")}
             with self.write_lock:
                 self.rows[key] = row
@@ -535,6 +540,21 @@ def git_commit() -> str:
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "pirc", "dialects"],
                            capture_output=True, text=True).stdout.strip()
     return head + ("+dirty" if dirty else "")
+
+
+PIRC_INPUTS = ("pirc", "dialects", "patches", "pipelines")  # what pirc-opt's output depends on
+
+
+def pirc_tree() -> str:
+    """The git trees of what pirc-opt's output depends on (and any uncommitted change there):
+    a line run with the same tree and source needs no `--recheck`."""
+    trees = subprocess.run(["git", "-C", str(ROOT), "rev-parse", *(f"HEAD:{d}" for d in PIRC_INPUTS)],
+                           capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "-C", str(ROOT), "diff", "HEAD", "--", *PIRC_INPUTS],
+                           capture_output=True, text=True).stdout
+    untracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--others", "--exclude-standard",
+                                "--", *PIRC_INPUTS], capture_output=True, text=True).stdout
+    return hashlib.sha256((trees + dirty + untracked).encode()).hexdigest()[:16]
 
 
 def read_rows(path: Path) -> dict:
