@@ -581,7 +581,8 @@ def compact(path: Path, rows: dict) -> None:
 
     implied = {"key", "detail", "paddle", "pirc_rc"}  # for a passing line: its verdict says them
     keep = [{k: v for k, v in r.items() if not empty(v) and not (
-        k in implied and (k == "key" or r["verdict"] in PASS))} for _, r in sorted(rows.items())]
+        k in implied and (k == "key" or r["verdict"] in ("BITEXACT", "ALLCLOSE")))}
+        for _, r in sorted(rows.items())]
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in keep))
     tmp.replace(path)
