@@ -47,7 +47,9 @@ class OpAliasing:
 
     inplace: tuple[tuple[int, int], ...] = ()  # (result, operand): result IS operand's buffer after the write
     views: tuple[tuple[int, int], ...] = ()    # (result, operand): result shares operand's buffer, no write
-    preserves_values: frozenset[int] = frozenset()  # operands written without changing their values
+    # operands written without changing their values, when `when` holds on the op's attributes
+    # (an inference batch_norm_'s statistics): ask `preserved(op)` / `value_writes(op)` of an op
+    preserves_values: frozenset[int] = frozenset()
     writes: frozenset[int] = frozenset()       # operands the op writes
     # The condition under which `preserves_values` holds (dialects/aliasing.yaml `when`);
     # None: always.  `preserved(op)` evaluates it on an op's attributes.

@@ -322,3 +322,38 @@ def test_const_fold_folds_a_slice_down_to_0d():
     (full,) = [op for op in after.walk() if op.name == "pd_op.full"]
     assert list(full.attributes["shape"].data) == []
     _same_outputs(before, after, {})
+
+
+def test_a_fold_that_cannot_be_evaluated_is_no_crash_on_the_cli(tmp_path, capsys):
+    from pirc.cli.opt import run
+
+    stem = FUZZ / "pass-crash-const-fold-shape-inconsistent-add"
+    report = tmp_path / "report.json"
+    assert run([f"{stem}.pir.txt", "--from-version=4", "-p", "default", "--pass-stats",
+                "--pass-report", str(report), "-o", str(tmp_path / "out.pir")]) == 0
+    assert "evaluation failed: ValueError: operands could not be broadcast" in capsys.readouterr().err
+    assert _count(pirc.load(str(tmp_path / "out.pir")), "pd_op.add") == 1
+
+
+@pytest.mark.parametrize("name", ["pd_op.dirichlet", "pd_op.standard_gamma", "pd_op.exponential_",
+                                  "pd_op.random_", "pd_op.uniform_inplace_", "pd_op.dropout_"])
+def test_random_ops_are_never_merged_folded_or_dropped(name):
+    # two runs of Paddle 3.3.1 differ on them (the oracle): a draw is not a pure function
+    from pirc.ir.effects import INPLACE_WRITE, WRITE, effect_of
+    from pirc.ir.specs import get_spec
+
+    effect = effect_of(get_spec(name, 4))
+    assert effect.kind == WRITE and effect is not INPLACE_WRITE and "random" in effect.why
+
+
+def test_cse_keeps_two_dirichlet_draws():
+    text = """{
+    (%0) = "pd_op.data" () {dtype:float32,name:"alpha",place:Place(undefined:0),shape:[4,3],stop_gradient:[true]} : () -> tensor<4x3xf32>
+    (%1) = "pd_op.dirichlet" (%0) {stop_gradient:[true]} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    (%2) = "pd_op.dirichlet" (%0) {stop_gradient:[true]} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    (%3) = "pd_op.fetch" (%1) {col:0,name:"a",persistable:[true],stop_gradient:[true]} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+    (%4) = "pd_op.fetch" (%2) {col:1,name:"b",persistable:[true],stop_gradient:[true]} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+}"""
+    program = pirc.parse(text, from_version=4)
+    run_pipeline(program, "default")
+    assert _count(program, "pd_op.dirichlet") == 2
