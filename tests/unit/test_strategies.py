@@ -5,7 +5,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 
 import pirc
-from pirc.testing.strategies import BINARY, REDUCE, UNARY, programs
+from pirc.testing.strategies import (BINARY, INGREDIENTS, INPLACE_BINARY, INPLACE_UNARY, REDUCE,
+                                     UNARY, VIEWS, aliasing_programs, programs)
 
 FAST = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
@@ -49,3 +50,65 @@ def test_strategy_reaches_every_op_kind():
         "pd_op.scale", "pd_op.matmul", "pd_op.reshape", "pd_op.transpose", "pd_op.data",
         "pd_op.full_int_array", "pd_op.full", "pd_op.fetch"}
     assert wanted <= seen, sorted(wanted - seen)
+
+
+# -- aliasing programs: in-place ops, 0-D tensors, to_tensor constants, views, parameters ----
+
+
+@FAST
+@given(aliasing_programs())
+def test_aliasing_programs_verify_and_round_trip(g):
+    p = g.parse()
+    pirc.verify(p, strict=True)
+    again = pirc.parse(pirc.to_text(p, "pir"))
+    assert pirc.to_text(again, "pir") == pirc.to_text(p, "pir")
+    fetches = [op for op in p.block.ops if op.name == "pd_op.fetch"]
+    assert len(fetches) == len(g.expected) >= 1
+    for op, want in zip(fetches, g.expected):
+        assert tuple(d.data for d in op.results[0].type.dims.data) == want.shape
+    declared = {op.attributes["parameter_name"].data for op in p.block.ops
+                if op.name == "builtin.parameter"}
+    assert declared == set(g.params)
+
+
+def test_aliasing_programs_reach_every_ingredient():
+    seen, ops = set(), set()
+
+    @settings(max_examples=200, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(aliasing_programs())
+    def collect(g):
+        seen.update(g.ingredients)
+        ops.update(g.op_names)
+
+    collect()
+    assert set(INGREDIENTS) <= seen, sorted(set(INGREDIENTS) - seen)
+    wanted = set(INPLACE_UNARY) | set(INPLACE_BINARY) | set(VIEWS) | {
+        "pd_op.assign_value_", "pd_op.scale_", "pd_op.assign", "pd_op.concat", "builtin.combine",
+        "builtin.parameter", "pd_op.conv2d", "pd_op.batch_norm_", "pd_op.cast"}
+    assert wanted <= ops, sorted(wanted - ops)
+
+
+def test_aliasing_reference_follows_paddle_buffers(tmp_path):
+    """The numpy reference of the hand-checked shapes (Paddle 3.3.1's static executor): two
+    to_tensor constants keep their own values, an in-place write is seen by every name of
+    the buffer, a view is a copy; the parameters round-trip through a .pdiparams file."""
+    found = {}
+
+    @settings(max_examples=300, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow])
+    @given(aliasing_programs())
+    def collect(g):
+        for key in ("to_tensor-pair", "view-written", "param-written"):
+            if key in g.ingredients and key not in found:
+                found[key] = g
+
+    collect()
+    assert set(found) == {"to_tensor-pair", "view-written", "param-written"}
+    g = found["param-written"]
+    g.write_params(tmp_path / "w.pdiparams")
+    back = pirc.read_params(str(tmp_path / "w.pdiparams"), g.parse())
+    assert sorted(back) == sorted(g.params)
+    for name, value in g.params.items():
+        np.testing.assert_array_equal(back[name], value)
+    assert g.fresh_params()[name] is not g.params[name]
