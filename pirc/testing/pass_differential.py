@@ -79,21 +79,24 @@ def _holds_batch_norm(program) -> bool:
 
 
 def check_target(program, target: str, inputs: dict, params: dict | None,
-                 before: list[np.ndarray]) -> Outcome:
+                 before: list[np.ndarray], give_params: bool = True) -> Outcome:
     """Run `target` (a pass, a pipeline name or a spec) on a copy of `program` and compare
-    the copy's outputs with `before` (run_outputs of the original)."""
+    the copy's outputs with `before` (run_outputs of the original).  `give_params=False`
+    runs the passes without the parameters (pirc-opt without --params); the runs still
+    get them."""
     import pirc
 
     original = pirc.to_text(program)
     work = program.clone()
     try:
-        result = pirc.run_pipeline(work, target, params=_fresh(params), report=False)
+        result = pirc.run_pipeline(work, target, params=_fresh(params) if give_params else None,
+                                   report=False)
     except PircError as e:
         return Outcome(target, "refused", e.render())
     text = pirc.to_text(work)
     if text == original:
         return Outcome(target, "unchanged")
-    new_params = result.params if result.params is not None else params
+    new_params = result.params if give_params and result.params is not None else params
     try:
         after = run_outputs(work, inputs, new_params)
     except PircError as e:
