@@ -187,7 +187,24 @@ def make_surface_case(front: str, rng: random.Random, origin: dict):
     return Case(front, data, from_version=4, pool_index=n, args=args, origin=origin)
 
 
+_VALID_OPTIONS = {"canonicalize": ["max-iterations=3"], "const-fold": ["max-iterations=2", "max-elements=16"],
+                  "upgrade": ["target-version=4"]}
+
+
+def _valid_spec(rng: random.Random) -> str:
+    """A spec pirc runs: real passes, options of the right kind."""
+    names = rng.sample(PASS_NAMES[:6], rng.randrange(1, 5)) if rng.random() < 0.8 else \
+        [rng.choice(["default", "inference"])]
+    out = []
+    for name in names:
+        opts = _VALID_OPTIONS.get(name)
+        out.append(name + ("{" + rng.choice(opts) + "}" if opts and rng.random() < 0.5 else ""))
+    return ",".join(out)
+
+
 def _spec_text(rng: random.Random) -> str:
+    if rng.random() < 0.4:
+        return _valid_spec(rng)
     parts = []
     for _ in range(rng.choice([1, 1, 2, 3, 6])):
         name = rng.choice(PASS_NAMES) if rng.random() < 0.9 else rng.choice(["bogus", "CSE", "", "cse ", "-",
@@ -233,6 +250,11 @@ def _rollout(rng, n):
         if rng.random() < 0.1:
             entry = rng.choice([None, "enabled", [], 3])
         passes[name] = entry
+    if rng.random() < 0.35:  # a file pirc takes: the pipeline then runs as it says
+        passes = {name: rng.choice([{"state": "enabled"}, {"state": "disabled"},
+                                    {"state": "canary", "fraction": rng.choice([0.0, 0.5, 1.0])},
+                                    {"state": "allowlist", "programs": rng.choice([["p"], []])}])
+                  for name in rng.sample(PASS_NAMES[:6], rng.randrange(1, 4))}
     doc = {"passes": passes}
     if rng.random() < 0.1:
         doc = rng.choice([None, [], "passes", {"passes": None}, {"passes": []}, {"other": 1}])
@@ -318,7 +340,7 @@ def _tags_json(rng, n):
     program = pirc.parse(_canonical(n, "default"))
     doc = json.loads(pirc.to_text(program, "json"))
     pirc_key = doc.setdefault("base_code", {}).setdefault("pirc", {})
-    for _ in range(rng.choice([1, 1, 2, 3])):
+    for _ in range(rng.choice([0, 1, 1, 2, 3])):  # 0: the tags a real run wrote
         roll = rng.random()
         tags = pirc_key.get("graph_tags")
         if roll < 0.4 and isinstance(tags, list) and tags and isinstance(tags[0], list) and tags[0]:
