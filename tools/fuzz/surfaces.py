@@ -29,6 +29,7 @@ import re
 import struct
 import tempfile
 import zipfile
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -265,6 +266,7 @@ def _rollout(rng, n):
     return text, [], ["rollout-grammar"]
 
 
+@lru_cache(maxsize=2 * POOL)
 def _canonical(n: int, pipeline: str | None = None) -> str:
     import pirc
     from .generate import generated_aliasing_program
@@ -334,11 +336,15 @@ def _odd_json(rng):
                        "١", "²"])
 
 
-def _tags_json(rng, n):
+@lru_cache(maxsize=POOL)
+def _optimised_json(n: int) -> str:
     import pirc
 
-    program = pirc.parse(_canonical(n, "default"))
-    doc = json.loads(pirc.to_text(program, "json"))
+    return pirc.to_text(pirc.parse(_canonical(n, "default")), "json")
+
+
+def _tags_json(rng, n):
+    doc = json.loads(_optimised_json(n))
     pirc_key = doc.setdefault("base_code", {}).setdefault("pirc", {})
     for _ in range(rng.choice([0, 1, 1, 2, 3])):  # 0: the tags a real run wrote
         roll = rng.random()
@@ -373,6 +379,7 @@ _NPZ_DTYPES = ["<f4", "<f8", ">f4", ">f8", "<f2", "<i4", "<i8", ">i8", "|b1", "|
                "<M8[s]", "|V4", "<u8"]
 
 
+@lru_cache(maxsize=POOL)
 def _program_feeds(n: int) -> dict:
     import pirc
     from .generate import generated_aliasing_program
@@ -418,7 +425,8 @@ def _inputs(rng, n):
             if rng.random() < 0.08:
                 continue  # a feed missing
             key = rng.choice([name, "in__" + name]) if rng.random() < 0.95 else rng.choice(["", "x/y", "é"])
-            z.writestr(key + (".npy" if rng.random() < 0.97 else ""), _npy_bytes(rng, shape))
+            suffix = ".npy" if rng.random() < 0.97 or not key else ""
+            z.writestr(key + suffix, _npy_bytes(rng, shape))
         if rng.random() < 0.1:
             z.writestr(rng.choice(["extra.npy", "in__nope.npy", "notes.txt"]), _npy_bytes(rng, (2,)))
     data = bytearray(buf.getvalue())
@@ -467,17 +475,24 @@ def _desc(rng, code, shape) -> bytes:
     return b"".join(fields)
 
 
-def _params(rng, n):
+@lru_cache(maxsize=POOL)
+def _param_types(n: int) -> tuple:
+    """(name, shape, Paddle dtype code) of pool program n's parameters, sorted by name."""
     import pirc
-    from pirc.runtime.params import DTYPES, parameter_types
+    from pirc.runtime.params import parameter_types
     from .generate import generated_aliasing_program
 
-    program = pirc.parse(generated_aliasing_program(n), from_version=4)
-    types = parameter_types(program)
+    types = parameter_types(pirc.parse(generated_aliasing_program(n), from_version=4))
+    return tuple((name, tuple(int(d.data) for d in types[name].dims.data),
+                  5 if types[name].dtype.__class__.__name__ == "Float32Type" else 6)
+                 for name in sorted(types))
+
+
+def _params(rng, n):
+    from pirc.runtime.params import DTYPES
+
     out = bytearray()
-    for name in sorted(types):
-        shape = tuple(int(d.data) for d in types[name].dims.data)
-        code = 5 if types[name].dtype.__class__.__name__ == "Float32Type" else 6
+    for name, shape, code in _param_types(n):
         if rng.random() < 0.15:
             code = rng.choice(list(DTYPES) + [99, -1, 2**40])
         lod = 0 if rng.random() < 0.95 else rng.choice([1, 65, 2**63])
