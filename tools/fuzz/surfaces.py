@@ -56,18 +56,22 @@ def _value(rng: random.Random) -> str:
 # -- the programs the surfaces apply to -----------------------------------------------------
 
 _DIR: Path | None = None
+_DIR_PID = 0
 _WRITTEN: dict[int, tuple[str, str, str]] = {}
 
 
 def _workdir() -> Path:
-    global _DIR
-    if _DIR is None or not _DIR.exists():
-        _DIR = Path(tempfile.mkdtemp(prefix="pirc-fuzz-surfaces-"))
+    """This process's folder: workers forked from one parent must not share their files."""
+    global _DIR, _DIR_PID
+    if _DIR is None or _DIR_PID != os.getpid() or not _DIR.exists():
+        _DIR, _DIR_PID = Path(tempfile.mkdtemp(prefix="pirc-fuzz-surfaces-")), os.getpid()
+        _WRITTEN.clear()
     return _DIR
 
 
 def program_files(n: int) -> tuple[str, str, str]:
     """(program .pir, its .pdiparams or '', its inputs .npz) of pool program n."""
+    _workdir()
     if n in _WRITTEN and Path(_WRITTEN[n][0]).exists():
         return _WRITTEN[n]
     import pirc
@@ -92,6 +96,25 @@ def program_files(n: int) -> tuple[str, str, str]:
 
 def _out(name: str) -> str:
     return str(_workdir() / name)
+
+
+def warm(front: str) -> None:
+    """Fill the per-process caches a front end's inputs are made from (in the parent, before
+    the workers fork, so that each worker does not build all 64 programs again)."""
+    from .generate import generated_aliasing_program
+
+    for n in range(POOL):
+        generated_aliasing_program(n)
+        if front == "repro":
+            _canonical(n)
+        elif front == "tags-text":
+            _canonical(n, "default")
+        elif front == "tags-json":
+            _optimised_json(n)
+        elif front == "inputs":
+            _program_feeds(n)
+        elif front == "params":
+            _param_types(n)
 
 
 # -- running a command in process -------------------------------------------------------------
@@ -515,8 +538,3 @@ def _params(rng, n):
     return bytes(out).decode("latin-1"), ["opt"] if rng.random() < 0.4 else [], applied
 
 
-def cleanup() -> None:
-    if _DIR is not None and _DIR.exists():
-        for f in _DIR.iterdir():
-            with contextlib.suppress(OSError):
-                os.unlink(f)
