@@ -132,7 +132,7 @@ def run_command(which: str, argv: list[str]) -> Outcome:
         try:
             status = run(argv + ["--debug"])
         except PircError as e:
-            return Outcome(True, False, note=e.render())
+            return Outcome(note=e.render())
         except SystemExit as e:  # argparse: a usage error is exit 2 with its message
             if e.code in (0, 2, None):
                 return Outcome(note=sink.getvalue()[-500:])
