@@ -40,7 +40,7 @@ def generated_json(n: int) -> str:
 
 
 @lru_cache(maxsize=256)
-def generated_aliasing_program(n: int) -> str:
+def generated_aliasing_program(n: int, max_ops: int = 10) -> str:
     """Paddle-printed text (PIR version 4) of a random aliasing program
     (pirc.testing.strategies.aliasing_programs), the same for the same n."""
     from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -51,7 +51,7 @@ def generated_aliasing_program(n: int) -> str:
     @seed(n)
     @settings(max_examples=3, database=None, phases=[Phase.generate], deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(aliasing_programs())
+    @given(aliasing_programs(max_ops=max_ops))
     def capture(g):
         drawn.append(g.text)
 

@@ -40,6 +40,7 @@ from .checks import Outcome
 from .mutators import chars
 
 POOL = 64
+SURFACE_OPS = 5  # the programs' size matters little to these surfaces; small ones run faster
 _ODD_INTS = ["0", "1", "-1", "10", "2147483648", "9223372036854775808", "-9223372036854775809",
              "1e3", "0x10", "1_000", "+4", "-0", "١٢", "²", "٣", "1.5", "nan", "inf", "", " 3 ",
              "true", "false", "'a'", '"x"', "\ud800", "９"]
@@ -78,7 +79,7 @@ def program_files(n: int) -> tuple[str, str, str]:
     from .differential import synth_arrays
     from .generate import generated_aliasing_program
 
-    text = generated_aliasing_program(n)
+    text = generated_aliasing_program(n, SURFACE_OPS)
     d = _workdir()
     prog = d / f"p{n}.pir"
     prog.write_text(text)
@@ -104,7 +105,7 @@ def warm(front: str) -> None:
     from .generate import generated_aliasing_program
 
     for n in range(POOL):
-        generated_aliasing_program(n)
+        generated_aliasing_program(n, SURFACE_OPS)
         if front == "repro":
             _canonical(n)
         elif front == "tags-text":
@@ -294,7 +295,7 @@ def _canonical(n: int, pipeline: str | None = None) -> str:
     import pirc
     from .generate import generated_aliasing_program
 
-    program = pirc.parse(generated_aliasing_program(n), from_version=4)
+    program = pirc.parse(generated_aliasing_program(n, SURFACE_OPS), from_version=4)
     if pipeline:
         try:
             pirc.run_pipeline(program, pipeline)
@@ -407,7 +408,7 @@ def _program_feeds(n: int) -> dict:
     import pirc
     from .generate import generated_aliasing_program
 
-    program = pirc.parse(generated_aliasing_program(n), from_version=4)
+    program = pirc.parse(generated_aliasing_program(n, SURFACE_OPS), from_version=4)
     return {op.attributes["name"].data: tuple(int(d.data) for d in op.results[0].type.dims.data)
             for op in program.block.ops if op.name == "pd_op.data"}
 
@@ -505,7 +506,7 @@ def _param_types(n: int) -> tuple:
     from pirc.runtime.params import parameter_types
     from .generate import generated_aliasing_program
 
-    types = parameter_types(pirc.parse(generated_aliasing_program(n), from_version=4))
+    types = parameter_types(pirc.parse(generated_aliasing_program(n, SURFACE_OPS), from_version=4))
     return tuple((name, tuple(int(d.data) for d in types[name].dims.data),
                   5 if types[name].dtype.__class__.__name__ == "Float32Type" else 6)
                  for name in sorted(types))
