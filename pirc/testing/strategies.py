@@ -39,6 +39,12 @@ in-place op writes its operand's buffer, and every name of that buffer (the oper
 result, earlier in-place results) reads the new contents from then on; a view op's result is
 a buffer of its own (the executor copies: a write through a `reshape` result does not change
 its input, nor the reverse); a fetch reads its value's buffer at the end of the program.
+That is Paddle's sequential executor (`FLAGS_new_executor_sequential_run=1`, the semantics
+pirc's lowering implements, docs/LOWERING.md). Paddle's default multi-threaded executor does
+not order a read through an older name after a write through a later in-place result of the
+same buffer, and may reuse a buffer for an op's output while another name of it is still
+fetched; in such programs Paddle's own runs disagree (tools/paddle_oracle compares an
+optimised program with Paddle's run of the original, never with this reference).
 Parameters are read fresh for each run: give `run` a copy of `params` (`fresh_params()`).
 """
 
