@@ -51,15 +51,22 @@ def output_format_for(input_format: str, out_path: str | None, emit: str | None)
 def read_input(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
+    from . import limits
+
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        # bounded: a FIFO that never ends or a sparse file of a terabyte stops at the input
+        # size limit instead of filling memory
+        text = limits.read_bounded(path, limits.MAX_INPUT_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise PircError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise PircError(f"{path}: is a directory, expected a PIR text or JSON file") from None
     except UnicodeDecodeError as e:
         raise PircError(f"{path}: not UTF-8 text (byte {e.start}); expected PIR text or Paddle JSON") from None
+    except OSError as e:
+        raise PircError(f"{path}: cannot read it: {e.strerror}") from None
+    # what reading in text mode did: universal newlines (a CRLF file reads as LF)
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def parse_program(text: str, fmt: str, filename: str = "<input>", from_version: int | None = None,

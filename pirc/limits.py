@@ -62,5 +62,50 @@ MAX_STRING_ATTR = Limit("string attribute limit", "PIRC_MAX_STRING_BYTES", 16 <<
 MAX_NESTING = Limit("nesting depth limit", "PIRC_MAX_NESTING", 200, "levels")
 MAX_INT_DIGITS = Limit("integer literal limit", "PIRC_MAX_INT_DIGITS", 400, "digits")
 MAX_YAML_NODES = Limit("patch size limit (YAML nodes, aliases expanded)", "PIRC_MAX_YAML_NODES", 100_000, "nodes")
+# Side files, read whole (read_bounded): a FIFO that never ends or a sparse file of a terabyte
+# is refused at the limit instead of filling memory.  A .pdiparams holds a model's weights
+# (LLaMA-7B in float16 is 13 GB); a rollout file is a few lines; an inputs .npz holds a batch.
+MAX_PARAMS_BYTES = Limit("parameters file limit", "PIRC_MAX_PARAMS_BYTES", 256 << 30, "bytes")
+MAX_ROLLOUT_BYTES = Limit("rollout file limit", "PIRC_MAX_ROLLOUT_BYTES", 16 << 20, "bytes")
+MAX_INPUTS_BYTES = Limit("inputs file limit", "PIRC_MAX_INPUTS_BYTES", 64 << 30, "bytes")
 
-ALL = (MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_STRING_ATTR, MAX_NESTING, MAX_INT_DIGITS, MAX_YAML_NODES)
+ALL = (MAX_INPUT_BYTES, MAX_LINE_BYTES, MAX_STRING_ATTR, MAX_NESTING, MAX_INT_DIGITS, MAX_YAML_NODES,
+       MAX_PARAMS_BYTES, MAX_ROLLOUT_BYTES, MAX_INPUTS_BYTES)
+
+_CHUNK = 1 << 20
+
+
+def read_bounded(path: str, limit: Limit, what: str = "") -> bytes:
+    """The bytes of the file at `path` (`what` names it in messages: "parameters file"),
+    refused with a LimitError naming the file and `limit` when it holds more.
+
+    A regular file's size is checked before reading (a sparse file of a terabyte costs
+    nothing); anything else (a FIFO, a character device, /dev/stdin) is read in chunks and
+    refused as soon as it passes the limit, so an endless writer costs at most the limit.
+    OSError (missing file, a folder, no permission) is the caller's to word."""
+    with open(path, "rb") as f:
+        return read_open_bounded(f, path, limit, what)
+
+
+def read_open_bounded(f, path: str, limit: Limit, what: str = "") -> bytes:
+    """read_bounded of a file already open (binary): a FIFO can be opened only once."""
+    import stat
+
+    what = f"{what}: " if what else ""  # none for the program: the file is its only subject
+    cap = limit.value()
+    info = os.fstat(f.fileno())
+    if stat.S_ISDIR(info.st_mode):  # Linux opens a folder read-only; reading it fails
+        raise IsADirectoryError(21, "Is a directory", path)
+    if stat.S_ISREG(info.st_mode) and info.st_size > cap:
+        raise LimitError(f"{what}{limit.message(info.st_size)}").in_file(path)
+    chunks, size = [], 0
+    while True:
+        chunk = f.read(min(_CHUNK, cap + 1 - size))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            raise LimitError(f"{what}input exceeds the {limit.name} of {cap} {limit.unit} "
+                             f"(it goes on past that); no real input comes near it: if this "
+                             f"one is real, raise it with {limit.env}=N").in_file(path)

@@ -107,6 +107,10 @@ def expected_diagnostics(chunk: str, offset: int, filename: str) -> list[Expecte
         elif where == "below":
             below.append(e)
         elif where is not None:
+            if len(where) > 10:  # int() stops at 4,300 digits; no file has 10^9 lines
+                raise PircError(f"expected-{kind}@{where[:12]}...: a line offset of "
+                                f"{len(where) - 1} digits; no file has that many lines").at(
+                    _located(filename, number, found.start() + 1))
             e.line = number + int(where)
         out.append(e)
     return out

@@ -61,7 +61,8 @@ def _rules() -> tuple[_Rule, ...]:
     return tuple(rules)
 
 
-_INPLACE = Effect(WRITE, "in-place: writes its operand")
+INPLACE_WRITE = Effect(WRITE, "in-place: writes its operand")  # and nothing else
+_INPLACE = INPLACE_WRITE
 _NO_RESULTS = Effect(WRITE, "has no results: it matters only through an effect")
 _DEFAULT = Effect(PURE, "computes its results from its operands and attributes")
 
@@ -72,11 +73,23 @@ def effect_of(spec) -> Effect:
     for rule in _rules():
         if name in rule.ops or (rule.match is not None and rule.match.match(name)):
             return rule.effect
-    if spec.inplace or name.endswith("_"):
+    if spec.inplace or name.endswith("_") or _inplace_in_table(name):
         return _INPLACE
     if not spec.results:
         return _NO_RESULTS
     return _DEFAULT
+
+
+def _inplace_in_table(name: str) -> bool:
+    """Whether the alias model's table (dialects/aliasing.yaml) lists `name` as in-place."""
+    return name in _table_inplace()
+
+
+@lru_cache(maxsize=1)
+def _table_inplace() -> frozenset:
+    from .aliasing import _table
+
+    return frozenset(_table().get("inplace") or ())
 
 
 def traits_for(spec) -> tuple:

@@ -15,6 +15,9 @@ PIR's rules, not xDSL's: the op classes are generated without IRDL constraints
 * regions: every block ends in the spec's terminator (cf.yield), which yields as many values
   as the spec says; a while body's block arguments mirror its loop inputs;
 * an op built with another version's class (its definition changed in between);
+* no value read after an in-place op changed its buffer's type (`reshape_`, `transpose_`,
+  `squeeze_`, ...): Paddle reads such a name with its old shape over the rewritten buffer
+  (docs/DECISIONS.md), so the program means nothing; the in-place result is the name to read;
 * unknown op names only with strict=True.
 
 Ops are numbered in print order from 0, nested ops included: `op #17` is the 18th op a
@@ -29,6 +32,7 @@ from ..errors import VerifyError
 from .attrs import SCALAR_KINDS, attr_kind
 from .ops import ProgramModuleOp, is_null_value
 from .specs import UNIVERSAL_ATTRIBUTES, OpSpec, get_spec
+from .types import DenseTensorType
 
 MAX_REPORTED = 20
 
@@ -39,12 +43,15 @@ _SCALAR_LIKE = frozenset(SCALAR_KINDS) | {"complex64", "complex128", "scalar"}
 class Problem:
     """One verification problem: the op, its position in print order, and what is wrong."""
 
-    __slots__ = ("op", "index", "message")
+    __slots__ = ("op", "index", "message", "about_op")
 
-    def __init__(self, op, index: int, message: str):
+    def __init__(self, op, index: int, message: str, about_op: bool = True):
         self.op = op
         self.index = index
         self.message = message
+        # False: the problem is in how the program uses the op (no other version's
+        # definition of the op would fix it)
+        self.about_op = about_op
 
     def __str__(self) -> str:
         return f"op #{self.index} {self.op.name}: {self.message}"
@@ -79,7 +86,7 @@ def name_fitting_versions(problems: list[Problem], version: int) -> None:
     from ..versioning.policy import POLICY
     seen = set()
     for problem in problems:
-        if id(problem.op) in seen:
+        if id(problem.op) in seen or not problem.about_op:
             continue
         seen.add(id(problem.op))
         fits = [v for v in KNOWN_VERSIONS if v != version and _fits(problem.op, v)]
@@ -134,6 +141,12 @@ def collect_problems_in(program, ops) -> list[Problem]:
     return checker.problems
 
 
+def _read_after_retype(i: int, at: int, name: str, new_type: str) -> str:
+    return (f"operand {i} is read after op #{at} ({name}) changed its buffer in place to "
+            f"{new_type}: Paddle would read the rewritten buffer with the old shape; read "
+            f"op #{at}'s result instead")
+
+
 def _used_out_of_scope(i: int) -> str:
     return f"operand {i} is used before its definition or outside its scope"
 
@@ -175,9 +188,12 @@ class _Checker:
         # (id(attr), spec type) -> (attr, mismatch): attributes are memoised objects, so most
         # checks repeat; the attr is kept in the value so that its id stays unique.
         self.kinds: dict[tuple[int, str], tuple] = {}
+        # id(value) -> (print index, op name, result type) of the in-place op that changed the
+        # type of the value's buffer (module docstring).
+        self.retyped: dict[int, tuple] = {}
 
-    def report(self, op, index: int, message: str) -> None:
-        self.problems.append(Problem(op, index, message))
+    def report(self, op, index: int, message: str, about_op: bool = True) -> None:
+        self.problems.append(Problem(op, index, message, about_op))
 
     # -- scopes ---------------------------------------------------------------------------
 
@@ -190,10 +206,14 @@ class _Checker:
         for op in block.ops:
             index = self.count
             self.count += 1
+            retyped = self.retyped
             for i, value in enumerate(op._operands):  # the tuple `op.operands` wraps
                 if id(value) not in visible and not is_null_value(value):
                     self.report(op, index, _used_out_of_scope(i))
+                elif retyped and id(value) in retyped:
+                    self.report(op, index, _read_after_retype(i, *retyped[id(value)]), False)
             self.op(op, index)
+            self.note_retype(op, index)
             for region in op.regions:
                 for inner in region.blocks:
                     self.block(inner)
@@ -204,6 +224,21 @@ class _Checker:
                 added.extend(ids)
         # Leaving the block: what it defined is out of scope for what follows its region.
         visible.difference_update(added)
+
+    def note_retype(self, op, index: int) -> None:
+        plan = self.plans.get(op.name)
+        if plan is None or not (plan.spec.inplace or op.name.endswith("_")):
+            return
+        from .aliasing import op_aliasing
+
+        for r, o in op_aliasing(op.name, self.version).inplace:
+            if r < len(op.results) and o < len(op.operands):
+                value, result = op.operands[o], op.results[r]
+                # tensors only: a tensor array's type changes as it grows and Paddle reads
+                # the array after array_pop (its own programs do)
+                if (isinstance(result.type, DenseTensorType) and value.type != result.type
+                        and not is_null_value(value)):
+                    self.retyped[id(value)] = (index, op.name, _type_text(result.type))
 
     # -- one op ---------------------------------------------------------------------------
 

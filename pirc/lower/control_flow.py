@@ -116,6 +116,7 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
         else:
             sub.placeholder(hint)  # an unused carried slot (the while cond)
     outer = []
+    sub.captured = {}  # captured tensor -> its placeholder (to see which a write rebound)
     for v in captured:
         got = builder.value(v)
         if got is None:
@@ -124,7 +125,7 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
             sub.env[v] = [_typed(sub.placeholder("captured"), g) for g in got]
             outer.extend(got)
         else:
-            sub.env[v] = _typed(sub.placeholder("captured"), got)
+            sub.env[v] = sub.captured[v] = _typed(sub.placeholder("captured"), got)
             outer.append(got)
     block = region.blocks.first
     yielded = sub.lower_ops(block.ops)
@@ -157,19 +158,31 @@ def lower_if(builder, op) -> None:
     for v in _captured_values(true_region) + _captured_values(false_region):
         if v not in captured:
             captured.append(v)
-    branches = []
+    built = []
     outer = None
     for region, label in ((true_region, "true_graph"), (false_region, "false_graph")):
         sub, outer, yielded = _subgraph(builder, region, [], [], captured)
         if len(yielded) != len(op.results):
             raise LoweringError(f"pd_op.if yields {len(yielded)} values in its {label.split('_')[0]} "
                                 f"branch but has {len(op.results)} results")
-        branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded))))
+        built.append((sub, yielded, label))
+    # A branch that writes a value of this graph in place (Paddle: the branch writes the
+    # enclosing scope's variable, which keeps the write after the if) gives its new numbers
+    # back as extra outputs; the other branch gives the value as it was.
+    written = []
+    for sub, _, _ in built:
+        written.extend(v for v in sub.written_captures(sub.captured) if v not in written)
+    branches = []
+    for sub, yielded, label in built:
+        extra = [sub.env[v] for v in written]
+        branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra))))
     g = builder.graph
     scalar_pred = g.call_function(torch.all, (pred,))
     node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer)))
     for i, r in enumerate(op.results):
         builder.env[r] = g.call_function(operator.getitem, (node, i))
+    for k, v in enumerate(written):
+        builder.rebind_written(v, g.call_function(operator.getitem, (node, len(op.results) + k)))
 
 
 def lower_while(builder, op) -> None:
@@ -181,17 +194,28 @@ def lower_while(builder, op) -> None:
         raise LoweringError(f"pd_op.while has {len(inputs)} loop inputs but its body block has "
                             f"{len(args)} arguments")
     captured = _captured_values(region)
-    body, outer, yielded = _subgraph(builder, region, [None] + args,
-                                     ["cond"] + [f"arg_{i}" for i in range(len(args))], captured)
+    hints = ["cond"] + [f"arg_{i}" for i in range(len(args))]
+    modules = set(builder.ctx.root._modules)
+    body, outer, yielded = _subgraph(builder, region, [None] + args, hints, captured)
+    # A body that writes a value of this graph in place writes the enclosing scope's variable
+    # in Paddle: the next iteration and the code after the loop read the written numbers.  Such
+    # values are carried too (the body lowered again with them as loop values).
+    written = body.written_captures(body.captured)
+    if written:
+        _drop_new_submodules(builder.ctx, modules)
+        captured = [v for v in captured if v not in written]
+        body, outer, yielded = _subgraph(builder, region, [None] + args + written,
+                                         hints + [f"written_{i}" for i in range(len(written))], captured)
     if len(yielded) != len(inputs) + 1:
         raise LoweringError(f"pd_op.while body yields {len(yielded)} values; expected the condition "
                             f"and {len(inputs)} loop values")
+    yielded = yielded + [body.env[v] for v in written]
     body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded))
 
     # The condition graph takes the same arguments as the body and reads the carried cond.
     cg = fx.Graph()
     first = cg.placeholder("cond")
-    for i in range(len(args)):
+    for i in range(len(args) + len(written)):
         cg.placeholder(f"arg_{i}")
     for i in range(len(outer)):
         cg.placeholder(f"captured_{i}")
@@ -199,11 +223,20 @@ def lower_while(builder, op) -> None:
     cond_name = builder.ctx.add_submodule("cond_graph", fx.GraphModule(builder.ctx.root, cg))
 
     g = builder.graph
-    carried = (builder.value(cond),) + tuple(builder.value(v) for v in inputs)
+    carried = (builder.value(cond),) + tuple(builder.value(v) for v in inputs + written)
     node = g.call_function(while_loop,
                            (g.get_attr(cond_name), g.get_attr(body_name), carried, tuple(outer)))
     for i, r in enumerate(op.results):
         builder.env[r] = g.call_function(operator.getitem, (node, i + 1))
+    for k, v in enumerate(written):
+        builder.rebind_written(v, g.call_function(operator.getitem, (node, 1 + len(inputs) + k)))
+
+
+def _drop_new_submodules(ctx, before: set) -> None:
+    """Forget the region graphs a first lowering of a body attached (it is lowered again)."""
+    for name in [n for n in ctx.root._modules if n not in before]:
+        delattr(ctx.root, name)
+        ctx.attr_names.discard(name)
 
 
 def lower_pylayer(builder, op) -> None:

@@ -9,7 +9,8 @@ also takes a one-element array of shape [1] and gets it as 0-d, as Paddle's exec
 that is no feed of the program is refused too (a misspelt name would otherwise be ignored),
 except in the corpus convention (`in__<feed>` keys beside `out__...` expectations: there
 only `in__` keys are inputs).  numpy has no bfloat16: a bf16 feed is given as Paddle hands
-bf16 to numpy, uint16 bit patterns, and is reinterpreted, never converted.
+bf16 to numpy, uint16 bit patterns, and is reinterpreted, never converted.  A big-endian
+array is converted to native order (the same numbers; torch takes native order only).
 """
 
 from __future__ import annotations
@@ -58,6 +59,10 @@ def as_tensor(value, spec: FeedSpec) -> torch.Tensor:
     if array.dtype.kind not in "biufc":
         raise FeedError(f"feed {spec.name}: given an array of {array.dtype} (not numbers); the "
                         f"program expects {describe(spec.dtype, spec.shape)}")
+    if not array.dtype.isnative:
+        # a big-endian array (np.save on a big-endian machine, or dtype ">f4"): torch takes
+        # native order only; the same numbers in native order
+        array = array.astype(array.dtype.newbyteorder("="))
     return torch.from_numpy(np.ascontiguousarray(array))
 
 

@@ -5,6 +5,11 @@ Each PIR value maps to what stands for it in the graph (`env`): an fx Node for a
 a `<<NULL VALUE>>`.  Ordinary ops become `graph.call_function(kernel, operands, attributes)`
 with the kernel the versioned registry resolves for the program's PIR version, so
 `print(gm.code)` reads like the program.  Ops with regions go to `control_flow`.
+
+An in-place op's kernel is its out-of-place twin's (kernels/inplace.py): the graph never
+mutates a tensor.  After a write, every name of the written storage is bound to the node
+that holds its new numbers (`storage.Storage`, from the alias model), as Paddle's executor,
+where they are one variable, reads them.
 """
 
 from __future__ import annotations
@@ -17,13 +22,16 @@ import torch
 import torch.fx as fx
 
 from ..errors import LoweringError
+from ..ir.aliasing import op_aliasing
 from ..ir.ops import is_null_value
+from ..ir.types import DenseTensorType
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handles itself
 from ..runtime.registry import REGISTRY
 from .failures import OP_META
 from .feeds import FeedSpec
 from .shape_values import ShapeTracker
+from .storage import VIEW_BASES, Storage
 from .values import python_value, torch_dtype_of_type
 
 
@@ -74,20 +82,14 @@ class LoweringContext:
             self._mutable[key] = positions
         return self._mutable[key]
 
-    def inplace_pairs(self, name: str, n_operands: int, n_results: int) -> tuple:
-        """(result index, operand index) of each in-place pair of the op's spec."""
-        key = ("inplace", name, n_operands, n_results)
+    def aliasing(self, name: str):
+        """The alias model's entry for op `name` at this program's version (pirc.ir.aliasing)."""
+        key = ("aliasing", name)
         if key not in self._mutable:
-            spec = get_spec(name, self.version)
-            pairs = ()
-            if (spec is not None and spec.inplace and not spec.variadic_operands
-                    and not spec.variadic_results and len(spec.operands) == n_operands
-                    and len(spec.results) == n_results):
-                operands = [o.name for o in spec.operands]
-                results = [r.name for r in spec.results]
-                pairs = tuple((results.index(r), operands.index(o)) for r, o in spec.inplace
-                              if r in results and o in operands)
-            self._mutable[key] = pairs
+            try:
+                self._mutable[key] = op_aliasing(name, self.version)
+            except ValueError:  # a spec whose in-place map the model cannot place: no aliasing
+                self._mutable[key] = None
         return self._mutable[key]
 
     def add_submodule(self, prefix: str, gm: fx.GraphModule) -> str:
@@ -108,6 +110,9 @@ class GraphBuilder:
         self.feed_specs: list[FeedSpec] = []  # what each feed must be (feeds.check_feeds)
         self.fetches: list[tuple[int, str, object]] = []  # (col, fetch name, node)
         self.shapes = ShapeTracker(self.graph)  # shape arithmetic as ints (shape_values)
+        self.storage = Storage()  # the names of each storage, for rebinding after a write
+        self.written: set = set()  # values rebound by a write: no longer their defining op's
+        self.parameters: dict = {}  # Paddle parameter name -> (first value, its get_attr node)
 
     # -- values --------------------------------------------------------------------------
 
@@ -125,8 +130,26 @@ class GraphBuilder:
 
     def sub_builder(self) -> "GraphBuilder":
         """A builder for a nested region's graph, in this lowering's context (control_flow
-        asks for it, so that it need not import this module back)."""
-        return GraphBuilder(self.ctx)
+        asks for it, so that it need not import this module back).  It knows which values
+        of this graph name one storage and which were written, so a write inside the region
+        to one captured name rebinds the others there too."""
+        sub = GraphBuilder(self.ctx)
+        sub.storage = self.storage.copy()
+        sub.written = set(self.written)
+        return sub
+
+    def written_captures(self, captured: dict) -> list:
+        """The captured values (value -> placeholder) a write in this region rebound: dense
+        tensors only (a tensor array is a Python list its kernels change themselves)."""
+        return [v for v, placeholder in captured.items()
+                if isinstance(v.type, DenseTensorType) and self.env.get(v) is not placeholder
+                and isinstance(self.env.get(v), fx.Node)]
+
+    def rebind_written(self, value, node) -> None:
+        """`node` holds `value`'s numbers after a write elsewhere (a region): rebind its names."""
+        for v in self.storage.rebind(self, value, node):
+            self.written.add(v)
+            self.shapes.values.pop(v, None)
 
     def bind_results(self, op, produced) -> None:
         """Map op's results to `produced` (a node for one result, else a node of a tuple)."""
@@ -160,8 +183,15 @@ class GraphBuilder:
                                                 None if shape is None else tuple(shape)))
                 self.env[op.results[0]] = node
             elif name == "builtin.parameter":
-                self.env[op.results[0]] = self.graph.get_attr(
-                    self.ctx.param_nodes[op.attributes["parameter_name"].data])
+                pname = op.attributes["parameter_name"].data
+                first = self.parameters.get(pname)
+                if first is None:
+                    node = self.graph.get_attr(self.ctx.param_nodes[pname])
+                    self.parameters[pname] = (op.results[0], node)
+                    self.env[op.results[0]] = node
+                else:  # the parameter named again: the same variable, as it is now
+                    self.env[op.results[0]] = self.env[first[0]]
+                    self.storage.same(op.results[0], first[0])
             elif name == "pd_op.fetch":
                 node = self.value(op.operands[0])
                 col = op.attributes.get("col")
@@ -170,6 +200,7 @@ class GraphBuilder:
                 self.env[op.results[0]] = node
             elif name == "builtin.combine":
                 self.env[op.results[0]] = [self.value(v) for v in op.operands]
+                self.storage.gathered(op.results[0], [v for v in op.operands if not is_null_value(v)])
             elif name in ("builtin.split", "builtin.slice"):
                 self._unpack(op)
             elif name == "pd_op.if":
@@ -180,6 +211,11 @@ class GraphBuilder:
                 control_flow.lower_pylayer(self, op)
             else:
                 self._call_kernel(op)
+                self.shapes.record(op, self.env)
+                self._apply_writes(op)
+                self._record_types(op)
+                self._tag_new_nodes(op)
+                continue
             self.shapes.record(op, self.env)
             self._record_types(op)
             self._tag_new_nodes(op)
@@ -215,6 +251,9 @@ class GraphBuilder:
         A value computed from shapes (shape64, slice, stack ...) is its elements, ints and
         nodes that yield ints (shape_values), so a dynamic dim stays symbolic.
         """
+        if v in self.written:  # a write changed it since its op made it
+            shape = self.shapes.folded(v)
+            return shape if shape is not None else self.value(v)
         owner = v.owner
         name = getattr(owner, "name", None)
         if name == "builtin.combine":
@@ -243,13 +282,19 @@ class GraphBuilder:
         for result, i in picks:
             if isinstance(source, list):
                 self.env[result] = source[i]
+                member = op.operands[0].owner.operands[i] if hasattr(op.operands[0].owner, "operands") else None
+                if member is not None and not is_null_value(member):
+                    self.storage.same(result, member)
             else:
                 self.env[result] = self.graph.call_function(operator.getitem, (source, i))
 
-    def _call_kernel(self, op) -> None:
+    def call_kernel(self, op, replace: dict | None = None) -> fx.Node:
+        """A call of op's kernel on its operands' nodes (`replace`: operand index -> node to
+        pass instead, for recomputing a view from its written base)."""
         entry = self.ctx.registry.resolve(op.name, self.ctx.version)
         mutable = self.ctx.mutable_attribute_operands(op.name, len(op.operands))
-        args = tuple(self._folded(v) if i in mutable else self.value(v)
+        replace = replace or {}
+        args = tuple(replace[i] if i in replace else self._folded(v) if i in mutable else self.value(v)
                      for i, v in enumerate(op.operands))
         wanted = self.ctx.spec_attribute_names(op.name)
         kwargs = {}
@@ -258,12 +303,64 @@ class GraphBuilder:
                 # an attribute named like a Python keyword (mish's `lambda`) is `lambda_`:
                 # torch.fx writes kwargs into generated source
                 kwargs[key + "_" if keyword.iskeyword(key) else key] = python_value(attr)
-        node = self.graph.call_function(entry.fn, args, kwargs)
-        if not op.results:
+        return self.graph.call_function(entry.fn, args, kwargs)
+
+    def _call_kernel(self, op) -> None:
+        node = self.call_kernel(op)
+        self._last_call = node
+        if op.results:
+            self.bind_results(op, node)
+
+    def _apply_writes(self, op) -> None:
+        """Record op's in-place results and views as names of their operands' storage, and
+        after a write that changes values rebind every name of the written storage."""
+        oa = self.ctx.aliasing(op.name)
+        if oa is None or not (oa.inplace or oa.views):
             return
-        self.bind_results(op, node)
-        for result_i, operand_i in self.ctx.inplace_pairs(op.name, len(op.operands), len(op.results)):
-            # Functional form of an in-place op (array_write_, assign_value_): later uses of
-            # the mutated operand in this block read the op's result instead.
-            if op.results[result_i] in self.env and not is_null_value(op.operands[operand_i]):
-                self.env[op.operands[operand_i]] = self.env[op.results[result_i]]
+        results, operands = list(op.results), list(op.operands)
+        for r, o in oa.views:
+            # a view the lowering can rebuild its base from (storage.VIEW_BASES); array_pop's
+            # element leaves the array it views (tensor arrays are Python lists here)
+            if op.name in VIEW_BASES and r < len(results) and o < len(operands) and results[r] in self.env \
+                    and not is_null_value(operands[o]) and operands[o] in self.env:
+                self.storage.view(results[r], operands[o], op)
+        changed = oa.value_writes(op)
+        for r, o in oa.inplace:
+            if r >= len(results) or o >= len(operands) or is_null_value(operands[o]) \
+                    or operands[o] not in self.env or is_null_value(results[r]):
+                continue
+            result = results[r]
+            if result not in self.env:  # an unused result of a multi-result op: its node
+                self.env[result] = self.graph.call_function(operator.getitem, (self._last_call, r))
+            self.storage.same(result, operands[o])
+            if o in changed and isinstance(self.env[operands[o]], fx.Node):
+                for v in self.storage.rebind(self, operands[o], self.env[result]):
+                    if v is not result:
+                        self.written.add(v)
+                        self._reshape_tracking(v, result)
+
+    def _reshape_tracking(self, v, result) -> None:
+        """A rebound name's tracked shape ints are the written result's (or none)."""
+        got = self.shapes.values.get(result)
+        if got is not None and self.env.get(v) is self.env.get(result):
+            self.shapes.values[v] = got
+        else:
+            self.shapes.values.pop(v, None)
+
+    def write_back_parameters(self) -> list[tuple[str, fx.Node]]:
+        """Copy each parameter a value-changing write left rebound into its module buffer, at
+        the end of the graph: a later run reads it, as a later run of Paddle's executor
+        reads the scope's variable (docs/LOWERING.md, "In-place writes")."""
+        written = []
+        for pname, (value, node) in self.parameters.items():
+            now = self.env.get(value)
+            if isinstance(now, fx.Node) and now is not node:
+                # Everything reads a copy of the buffer: kernels may return views of what
+                # they get (flatten, reshape), and an output viewing the buffer would show
+                # the write made after it.
+                with self.graph.inserting_after(node):
+                    read = self.graph.call_function(torch.clone, (node,))
+                node.replace_all_uses_with(read, delete_user_cb=lambda user: user is not read)
+                self.graph.call_function(torch.ops.aten.copy_.default, (node, now))
+                written.append((pname, now))
+        return written

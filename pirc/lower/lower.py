@@ -70,7 +70,8 @@ def _as_tensor(value, name: str) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         return value.detach()
     if isinstance(value, np.ndarray) or np.isscalar(value):
-        return torch.from_numpy(np.ascontiguousarray(value))
+        # np.require, not np.ascontiguousarray: that one makes a 0-D parameter 1-D
+        return torch.from_numpy(np.require(value, requirements="C"))
     raise LoweringError(f"parameter {name}: expected a numpy array or torch tensor, got {type(value).__name__}")
 
 
@@ -139,6 +140,7 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     param_map = bind_parameters(program, params, ctx)
     builder = GraphBuilder(ctx)
     builder.lower_ops(program.block.ops)
+    written_parameters = builder.write_back_parameters()
 
     if builder.fetches:
         ordered = sorted(enumerate(builder.fetches), key=lambda item: (item[1][0], item[0]))
@@ -158,6 +160,8 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     gm.pirc_feed_specs = list(builder.feed_specs)  # dtype and dims of each feed
     gm.pirc_fetch_names = names
     gm.pirc_version = program.version
+    # Paddle parameters the forward writes in place (a later call reads the written values)
+    gm.pirc_written_parameters = sorted(n for n, _ in written_parameters)
 
     if device == "npu":
         gm = _for_npu(gm)
@@ -206,7 +210,8 @@ def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:
     except ImportError as e:
         raise LoweringError(f"the NPU lowering (pirc.lower.npu.fusion) is not available: {e}") from None
     extras = {k: getattr(gm, k) for k in ("pirc_parameters", "pirc_feeds", "pirc_feed_specs",
-                                          "pirc_fetch_names", "pirc_version")}
+                                          "pirc_fetch_names", "pirc_version",
+                                          "pirc_written_parameters")}
     fused = fuse_for_npu(gm)
     for k, v in extras.items():
         setattr(fused, k, v)

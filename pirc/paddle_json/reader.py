@@ -22,6 +22,7 @@ the top-level ops of a Paddle-written file are decoded one at a time
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr
@@ -49,6 +50,33 @@ __all__ = ["read_program"]
 
 class _NonStandard(Exception):
     pass
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+# A UTF-16 surrogate: as a \u escape in the text, or (a str handed to read_program) itself.
+# Paired escapes decode to one character; what is left after decoding is a lone one.
+_SURROGATE_HINT = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(obj) -> str | None:
+    """The JSON path of the first string (key or value) holding a lone surrogate, or None.
+    Iterative; run only when the text holds a surrogate escape at all."""
+    stack = [(obj, "")]
+    while stack:
+        v, path = stack.pop()
+        if type(v) is str:
+            if _SURROGATE.search(v):
+                return path
+        elif type(v) is dict:
+            for k, x in v.items():
+                if _SURROGATE.search(k):
+                    return f"{path}.{k.encode('utf-8', 'backslashreplace').decode()}"
+                stack.append((x, f"{path}.{k}"))
+        elif type(v) is list:
+            stack.extend((x, f"{path}[{i}]") for i, x in reversed(list(enumerate(v))))
+    return None
 
 
 def _reject_constant(name: str):
@@ -98,7 +126,8 @@ def _read_checked(text_or_obj, filename: str) -> Program:
         if 4 * size > limits.MAX_INPUT_BYTES.value():  # only then can its UTF-8 be too big
             size = len(text_or_obj.encode("utf-8", "surrogatepass"))
         _check_size(size, filename)
-        program = _read_streamed(text_or_obj, filename)
+        suspect = _SURROGATE_HINT.search(text_or_obj) is not None
+        program = None if suspect else _read_streamed(text_or_obj, filename)
         if program is not None:
             return program
         try:
@@ -113,9 +142,20 @@ def _read_checked(text_or_obj, filename: str) -> Program:
         except (RecursionError, ValueError):
             # nesting at Python's recursion limit, or an integer over its 4,300 digits
             raise scanner_failure(text_or_obj, 0, 1, "") from None
+        if suspect:
+            _check_surrogates(obj, filename)
     else:
         obj = text_or_obj
     return _build(obj, filename)
+
+
+def _check_surrogates(obj, filename: str) -> None:
+    path = _lone_surrogate(obj)
+    if path is not None:
+        raise JsonError("a string holds a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff "
+                        "escape), which is no Unicode character: Paddle's JSON reader refuses it "
+                        "too; escape a character outside the BMP as a surrogate pair",
+                        path=path.lstrip("."), filename=filename)
 
 
 def _check_size(size: int, filename: str) -> None:
@@ -252,6 +292,11 @@ class _Reader(ValueDecoder):
                                       "pass version, rollout, fingerprint before, fingerprint after] "
                                       f"(fingerprints pfp1: + 64 hex digits), got {show(t)}",
                            f"{where}.{C.GRAPH_TAGS}[{i}]")
+            if not _INT64_MIN <= t[1] <= _INT64_MAX:
+                # the text front end's rule too: a pass version is an int64 (what the
+                # canonical text prints must read back)
+                raise SchemaViolation(f"a pass version is an int64, got {show(t[1])}",
+                                      f"{where}.{C.GRAPH_TAGS}[{i}][1]")
             tags.append(GraphTag(*t))
         manifest = None
         if C.MANIFEST in meta:
@@ -279,6 +324,8 @@ class _Reader(ValueDecoder):
                 if not ok:
                     raise SchemaViolation(f"expected {'an integer' if want_int else 'a string'}, got {show(raw[key])}",
                                           f"{where}.{key}")
+                if want_int and not _INT64_MIN <= raw[key] <= _INT64_MAX:
+                    raise SchemaViolation(f"expected an int64, got {show(raw[key])}", f"{where}.{key}")
         return Manifest(*(raw.get(k) for k in names))
 
     def top(self, prog, block: Block, extra: dict) -> None:

@@ -18,9 +18,11 @@ fires:
 * `pd_op.transpose` by the identity is `x`; a transpose of a transpose is one transpose by
   the composed permutation, or `x` when that is the identity.
 
-Replacing a result by an input keeps the aliasing rules of pirc.passes.infra.forwarding:
-neither value may be written in place, and a fetch keeps reading a value computed in its
-block that no other fetch reads.  A rewrite those rules forbid is counted as a skip.  A
+Replacing a result by an input asks the alias model (pirc.ir.aliasing, through
+pirc.passes.infra.forwarding): no op may change the result's buffer, nor the input's after
+the identity op, and a fetch keeps reading a value computed in its block that no other fetch
+reads; composing two casts or transposes needs the inner result unwritten and the source
+unwritten between the two.  A rewrite those rules forbid is counted as a skip.  A
 `full` a rewrite matched (a scale's factor, a dropout's p) goes with it when nothing else
 uses it; other ops the rewrites leave unused (the first of two transposes) are dce's.
 """
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from ..ir import attrs as A
 from ..ir.types import ELEMENT_TYPE_NAMES
 from .folding.constants import full_scalar
-from .infra.forwarding import may_forward, only_read
+from .infra.forwarding import may_forward, may_reread
 from .infra.greedy import DEFAULT_MAX_ITERATIONS, Pattern, apply_patterns, replace_op
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
@@ -47,7 +49,7 @@ def _forward(pc, op, value, matched=None):
     result = op.results[0]
     if any(r.first_use is not None for r in op.results[1:]):
         return None
-    if not may_forward(op, result, value):
+    if not may_forward(op, result, value, pc.aliases):
         pc.skip(ALIASING, op)
         return None
     matched = matched or [op]
@@ -84,7 +86,7 @@ class DropInferenceDropout(Pattern):
         p = op.operands[2]
         full = _producer(p, "pd_op.full")
         if getattr(attrs.get("mode"), "data", "downgrade_in_infer") != "upscale_in_train" \
-                and full_scalar(p) != 0:
+                and full_scalar(p, pc.aliases) != 0:
             return None
         # p's full is matched (read, or left unused: erased with the dropout when so).
         return _forward(pc, op, op.operands[0], [op] + ([full] if full is not None else []))
@@ -99,7 +101,7 @@ class DropIdentityScale(Pattern):
         if bias is None or A.scalar_value(bias) != 0:
             return None
         scale = op.operands[1]
-        if full_scalar(scale) != 1:
+        if full_scalar(scale, pc.aliases) != 1:
             return None
         return _forward(pc, op, op.operands[0], [op, scale.op])
 
@@ -144,7 +146,7 @@ class ComposeCasts(Pattern):
         if (t, u) not in _WIDENING or not (v in _FLOATS or {t, u, v} <= _INTS):
             return None
         pc.matched()
-        if not only_read(x) or not only_read(inner.results[0]):
+        if not may_reread(pc.aliases, inner, op, x):
             pc.skip(ALIASING, op)
             return None
         rewrite = pc.begin([inner, op])
@@ -188,7 +190,7 @@ class ComposeTransposes(Pattern):
         if composed == sorted(composed):
             return _forward(pc, op, x, [inner_op, op])
         pc.matched()
-        if not only_read(x) or not only_read(inner_op.results[0]):
+        if not may_reread(pc.aliases, inner_op, op, x):
             pc.skip(ALIASING, op)
             return None
         rewrite = pc.begin([inner_op, op])

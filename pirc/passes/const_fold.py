@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..ir import attrs as A
 from .folding.constants import SOURCES, constant_ops, constant_value, tensor_info
 from .folding.rules import RULES
-from .infra.forwarding import only_read
+from .infra.forwarding import unwritten
 from .infra.greedy import DEFAULT_MAX_ITERATIONS, Pattern, apply_patterns, replace_op
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
@@ -34,6 +34,18 @@ from .infra.rewrites import ANY_OP, OpUse
 COMBINE = "builtin.combine"
 _NOT_FOLDED = False          # a cached plan: the rule declined
 _TRUE = A.array_attr([A.bool_attr(True)])
+
+
+class Unfoldable:
+    """A cached plan: evaluating the op failed (a skip, with `reason`; never a pass crash)."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 _UNDEFINED = A.place_attr(0)
 
 
@@ -42,9 +54,16 @@ class Constants:
     is imported when the first constant is read: a program with nothing to fold never
     pays for it."""
 
-    def __init__(self):
+    def __init__(self, pc=None):
         self._memo: dict = {}
         self._np = None
+        self._pc = pc
+
+    @property
+    def aliases(self):
+        """The alias model (pirc.ir.aliasing) of the program, built when a constant is first
+        read: a program with nothing to fold never pays for it."""
+        return None if self._pc is None else self._pc.aliases
 
     @property
     def np(self):
@@ -63,7 +82,7 @@ class Constants:
             return None
         entry = self._memo.get(id(owner))
         if entry is None or entry[0] is not owner:
-            entry = self._memo[id(owner)] = (owner, constant_value(v, self._numpy))
+            entry = self._memo[id(owner)] = (owner, constant_value(v, self._numpy, self.aliases))
         return entry[1]
 
 
@@ -97,11 +116,16 @@ class FoldOp(Pattern):
             return None
         result = op.results[0]
         info = tensor_info(result.type)
-        if info is None or not only_read(result):
+        # a result whose buffer is written in place is no constant: its users read the write
+        if info is None or not unwritten(self.constants.aliases, result):
             return None
         matched = list(dict.fromkeys(sources)) + [op]
         plan = pc.cached(pc.state.fingerprint(matched), lambda: self._evaluate(op, args, info))
         if plan is _NOT_FOLDED:
+            return None
+        if isinstance(plan, Unfoldable):
+            pc.matched()
+            pc.skip(plan.reason, op, pc.state.fingerprint(matched))
             return None
         first = sources[0] if sources else op
         new_ops = constant_ops(plan, result.type, pc.version,
@@ -119,7 +143,9 @@ class FoldOp(Pattern):
             block.insert_op_before(new, op)
         users = replace_op(op, [new_ops[-1].results[0]])
         for source in matched[:-1]:  # in-place constants dce cannot remove (module docstring)
-            if source.name == "pd_op.assign_value_" and source.results[0].first_use is None:
+            if (source.name == "pd_op.assign_value_" and source.results[0].first_use is None
+                    and sum(1 for _ in source.operands[0].uses) == 1):
+                # no other name of the buffer reads the write: it goes with its last reader
                 source.parent.erase_op(source, safe_erase=False)
         rewrite.done(new_ops)
         return users
@@ -141,7 +167,7 @@ class FoldOp(Pattern):
                 args.append(info)
             elif kind == "vec":
                 combine = getattr(v, "op", None)
-                if combine is None or combine.name != COMBINE or not only_read(v):
+                if combine is None or combine.name != COMBINE or not unwritten(self.constants.aliases, v):
                     return None, None
                 arrays = [self.constants.value(x) for x in combine.operands]
                 if any(a is None for a in arrays):
@@ -163,9 +189,14 @@ class FoldOp(Pattern):
                 out = self.rule.fold(op, args, np)
         except KeyError:  # an attribute the rule reads is missing (read without the verifier)
             return _NOT_FOLDED
+        except (ValueError, IndexError, TypeError) as e:
+            # shapes the verifier accepts but that do not add up (add of [2] and [3] into
+            # [3]): the kernel would refuse them at run time; folding is skipped, with why
+            return Unfoldable(f"evaluation failed: {_first_line(e)}")
         if out is None or out.shape != info[0] or out.dtype.name != info[1]:
             return _NOT_FOLDED
-        out = np.ascontiguousarray(out)
+        if not out.flags.c_contiguous:  # np.ascontiguousarray would make a 0-D array 1-D
+            out = out.copy(order="C")
         out.setflags(write=False)  # shared through the rewrite cache
         return out
 
@@ -201,6 +232,6 @@ class ConstantFolding(PircPass):
     max_elements: int = 1024
 
     def run(self, pc: PassContext) -> None:
-        constants = Constants()
+        constants = Constants(pc)
         apply_patterns(pc, [FoldOp(root, rule, constants, self.max_elements)
                             for root, rule in RULES.items()], self.max_iterations)

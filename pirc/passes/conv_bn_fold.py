@@ -20,7 +20,10 @@ the folded program reassociates the arithmetic, so it agrees with the original w
 float32 rounding, not bit for bit (tests/unit/test_conv_bn_fold.py states the tolerance).
 
 It reads parameter values (`pc.params`): without them every match is skipped with the
-reason.  The parameters the fold leaves unused go, with their values, so the parameters
+reason.  It reads them as stored, so a parameter whose buffer an op changes in place (the
+alias model, pirc.ir.aliasing: `relu_(w)` before the conv) is skipped too, with the reason;
+the inference norm's own write of its running statistics keeps their values and is no
+obstacle.  The parameters the fold leaves unused go, with their values, so the parameters
 written after the pipeline are the program's.
 """
 
@@ -83,6 +86,11 @@ class ConvBatchNormFold(PircPass):
             if m is None:
                 continue
             pc.matched()
+            written = written_parameters(m, pc.aliases)
+            if written:
+                pc.skip(f"aliasing: parameter {', '.join(written)} is written in place",
+                        norm, pc.state.fingerprint(m.ops))
+                continue
             if pc.params is None:
                 pc.skip(needs_params(self.name), norm, pc.state.fingerprint(m.ops))
                 continue
@@ -127,6 +135,14 @@ def match(norm) -> Match | None:
     if any(_shape(v) != (channels,) for v in norm.operands[1:] if not is_null_value(v)):
         return None
     return Match(conv, norm, add, reshape, bias_param)
+
+
+def written_parameters(m: Match, aliases) -> list[str]:
+    """The names of the parameters the fold would read whose buffer an op changes in place."""
+    values = [m.conv.operands[1], *(v for v in m.norm.operands[1:] if not is_null_value(v))]
+    if m.bias_param is not None:
+        values.append(m.bias_param.results[0])
+    return sorted({parameter_name(parameter_op(v)) for v in values if aliases.is_written(v)})
 
 
 def global_stats(norm) -> bool:

@@ -6,12 +6,17 @@ revision), take the same values, and carry equal attributes, properties and resu
 reads of state and anything with an effect never are.  The later op's uses move to the
 earlier op's results and the later op goes; an op in a region may reuse a value computed
 before the op that holds the region, not the other way round.
+
+In-place writes (the alias model, pirc.ir.aliasing): a value whose buffer is written in
+place is never merged (both names would then be one buffer, written once for two), and two
+ops are not merged across a write of an operand's buffer (the later one reads new values).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..ir.aliasing import AliasAnalysis
 from .infra.op_keys import OpKeys, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
@@ -32,7 +37,8 @@ class CommonSubexpressionElimination(PircPass):
     rewrites = {ANY_OP: OpUse(ANY_OP, conservative=True)}
 
     def run(self, pc: PassContext) -> None:
-        for op, earlier in common_subexpressions(pc.program.block, OpKeys()):
+        aliases = AliasAnalysis(pc.program)
+        for op, earlier in common_subexpressions(pc.program.block, OpKeys(), aliases):
             pc.matched()
             rewrite = pc.begin([op])
             if rewrite is None:

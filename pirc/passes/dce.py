@@ -1,16 +1,27 @@
 """dce: remove ops whose results nobody uses and that have no effect besides them.
 
 An op is removable when its effect (pirc.ir.effects, from dialects/effects.yaml) is `pure`
-or `read`: feeds, fetches, parameters, in-place updates, random ops and control flow stay.
+or `read`: feeds, fetches, parameters, random ops and control flow stay.
 Removing an op can make its operands' producers dead too, so the block is walked from its
 end, once, and nested regions before the op that holds them.
+
+An in-place op is removed only when the alias model (pirc.ir.aliasing) says nobody can see
+its write: its results are unused, it is in-place and nothing more (effects.yaml names no
+other effect), it is outside any loop, and every buffer it changes is the program's own (each
+name made by a pure or in-place op: no parameter, feed, block argument or region result) and
+read by no op after it, under any name.  What a `to_tensor` constant leaves once its
+readers are gone (`full` + `assign_value_`) goes that way; a write another name reads stays.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.ir import Operation
 from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
+
+from ..ir.aliasing import aliasing_of
+from ..ir.effects import INPLACE_WRITE, effect_of, is_pure
 
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
@@ -33,6 +44,39 @@ class DeadCodeElimination(PircPass):
         _block(pc.program.block, pc)
 
 
+def unseen_write(op, pc) -> bool:
+    """Whether `op` is an in-place op whose write no one can see (module docstring).  The
+    alias model (`pc.aliases`) is built only when an op gets that far."""
+    spec = getattr(type(op), "spec", None)
+    if (spec is None or op.regions or effect_of(spec) is not INPLACE_WRITE
+            or any(r.first_use is not None for r in op.results)):
+        return False
+    aliases = pc.aliases
+    if not aliases.knows_op(op) or aliases.loops_of(op):
+        return False
+    writes = aliasing_of(op, aliases.version).writes
+    if not writes:
+        return False
+    at = aliases.order(op)
+    for o in writes:
+        if o >= len(op.operands) or not aliases.knows(op.operands[o]):
+            return False
+        for name in aliases.names(op.operands[o]):
+            owner = name.owner
+            if not isinstance(owner, Operation) or not (is_pure(owner) or _only_in_place(owner)):
+                return False
+            for use in name.uses:
+                user = use.operation
+                if user is not op and (not aliases.knows_op(user) or aliases.order(user) > at):
+                    return False
+    return True
+
+
+def _only_in_place(op) -> bool:
+    spec = getattr(type(op), "spec", None)
+    return spec is not None and effect_of(spec) is INPLACE_WRITE
+
+
 def _block(block, pc: PassContext) -> None:
     op = block.last_op
     while op is not None:
@@ -40,7 +84,8 @@ def _block(block, pc: PassContext) -> None:
         for region in op.regions:
             for inner in region.blocks:
                 _block(inner, pc)
-        if all(r.first_use is None for r in op.results) and would_be_trivially_dead(op):
+        if all(r.first_use is None for r in op.results) and (
+                would_be_trivially_dead(op) or unseen_write(op, pc)):
             pc.matched()
             rewrite = pc.begin([op])
             if rewrite is not None:

@@ -17,6 +17,12 @@ parameters are given: without them every match is skipped with the reason.  Resu
 2**20 elements, or of dynamic shape, stay computed, so folding never multiplies a model's
 size; random ops, in-place ops, control flow and tensor arrays are never pure, so never
 folded.
+
+The alias model (pirc.ir.aliasing) decides what may be read at compile time: a parameter
+whose buffer an op changes in place (`relu_(w)`, an `assign_out_` into it: Paddle keeps that
+write in the parameter's storage) is not a constant, nor is a value whose buffer is written;
+an inference `batch_norm_` writes its running statistics without changing them, so they
+stay foldable.  A cone whose evaluation fails is skipped with the reason.
 """
 
 from __future__ import annotations
@@ -48,10 +54,18 @@ class ParamFold(PircPass):
     # semantic version (module docstring).  Not in conservative mode: the kernels are this
     # pirc's, the program another pirc's.
     rewrites = {ANY_OP: OpUse(ANY_OP)}
+    # It may fold what canonicalize (a composed cast or transpose) and const-fold (full,
+    # full_int_array, full + assign_value_) leave: those are ordinary ops that mean what
+    # their spec says, and param-fold computes them with the kernels the unfolded program
+    # runs, so the value is the same bit for bit (docs/PASSES.md, "Who rewrites whose output").
+    may_rewrite_after = ("canonicalize", "const-fold")
 
     def run(self, pc: PassContext) -> None:
         block = pc.program.block
-        computable, frontier = foldable(block, pc.program.version)
+        # Without parameters nothing is folded (each match is a skip): the alias model is only
+        # asked when values will be read.
+        computable, frontier = foldable(block, pc.program.version,
+                                        pc.aliases if pc.params is not None else None)
         # Block positions, taken once: ordering each cone by a walk of the block made the
         # pass quadratic (33 s at 100k ops).  Parameters made on the way have no position:
         # they read nothing, so they may come first.
@@ -77,7 +91,10 @@ class ParamFold(PircPass):
                 taken = program_parameter_names(pc.program) | set(pc.params)
             arrays = [pc.params[parameter_name(p)] for p in params]
             array = pc.cached(f"{rewrite.fingerprint}:{value.index}",
-                              lambda: evaluate(cone, value, pc), extra=weights_digest(arrays))
+                              lambda: _evaluated(cone, value, pc), extra=weights_digest(arrays))
+            if isinstance(array, str):
+                pc.skip(array, value.owner, rewrite.fingerprint)
+                continue
             like = params[0]
             name = fresh_name(f"{parameter_name(like)}.{value.owner.name.split('.')[-1]}", taken)
             taken.add(name)
@@ -88,18 +105,25 @@ class ParamFold(PircPass):
             rewrite.done([new])
 
 
-def foldable(block, version: int):
+def foldable(block, version: int, aliases=None):
     """(every op whose values can be computed now: parameters, constants and the ops on
     them; the values of the ops among them that read a parameter which an op outside uses),
-    in block order."""
+    in block order.  `aliases` (pirc.ir.aliasing.AliasAnalysis): a value whose buffer is
+    written in place is none of them."""
     constant: dict = {}    # value -> whether it depends on a parameter
     computable, folded = set(), []
+
+    def written(values) -> bool:
+        return aliases is not None and any(aliases.is_written(v) for v in values)
+
     for op in block.ops:
         if op.name == PARAMETER:
-            constant[op.results[0]] = True
-            computable.add(op)
+            if not written(op.results):
+                constant[op.results[0]] = True
+                computable.add(op)
             continue
-        if not _foldable_op(op, version) or not all(v in constant for v in op.operands):
+        if (not _foldable_op(op, version) or not all(v in constant for v in op.operands)
+                or written(op.results)):
             continue
         reads_param = any(constant[v] for v in op.operands)
         for r in op.results:
@@ -145,6 +169,18 @@ def cone_of(value, computable: set, position: dict | None = None) -> list:
     return sorted(seen, key=lambda op: position.get(id(op), -1))
 
 
+def _evaluated(cone: list, value, pc: PassContext):
+    """`evaluate`, or the skip reason when it fails (shapes the verifier accepts that do not
+    add up, an op the lowering refuses): a fold that cannot be computed is never a crash."""
+    from ..errors import PircError
+
+    try:
+        return evaluate(cone, value, pc)
+    except (PircError, RuntimeError, ValueError, IndexError, TypeError) as e:
+        lines = str(e).strip().splitlines()
+        return f"evaluation failed: {type(e).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+
+
 def evaluate(cone: list, value, pc: PassContext):
     """`value` computed by pirc's kernels: the cone as a program of its own, with one fetch,
     lowered and run (float32 for bfloat16, as read_params gives it)."""
@@ -171,4 +207,6 @@ def evaluate(cone: list, value, pc: PassContext):
     result = result.detach().cpu()
     if result.dtype == torch.bfloat16:
         result = result.to(torch.float32)  # exact: bfloat16 widens to float32
-    return np.ascontiguousarray(result.numpy())
+    array = result.numpy()
+    # np.ascontiguousarray would make a 0-D value 1-D (a [] parameter stored as [1])
+    return array if array.flags.c_contiguous else array.copy(order="C")

@@ -18,10 +18,12 @@ rewritten byte for byte, bfloat16 included.
 
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
 
+from .. import limits
 from ..atomic import write_atomically
 from ..errors import ParamsError
 
@@ -131,7 +133,11 @@ def read_tensor(r: _Reader) -> np.ndarray:
     if any(d < 0 for d in dims):
         raise r.fail(f"negative dimension in shape {dims}")
     name, np_dtype = DTYPES[dtype_code]
-    count = int(np.prod(dims, dtype=np.int64)) if dims else 1
+    count = math.prod(dims)  # exact: np.prod in int64 wraps, and [2^32, 2^32] became 0
+    if math.prod(d for d in dims if d) * np_dtype.itemsize >= 1 << 63:
+        # Paddle counts elements in int64; numpy cannot even shape an empty array like it
+        raise r.fail(f"shape {dims} of {name} overflows int64 (its element count or byte size "
+                     "is 2^63 or more); the file is damaged or not a .pdiparams file")
     raw = r.take(count * np_dtype.itemsize, f"the {name} data of shape {dims}")
     array = np.frombuffer(raw, dtype=np_dtype).reshape(dims).copy()
     if name == "bfloat16":
@@ -142,8 +148,7 @@ def read_tensor(r: _Reader) -> np.ndarray:
 def read_tensors(path: str) -> list[np.ndarray]:
     """Every tensor of a .pdiparams file, in file order."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = limits.read_bounded(path, limits.MAX_PARAMS_BYTES, "parameters file")
     except OSError as e:
         raise ParamsError(f"cannot read parameters file {path}: {e.strerror}") from None
     r = _Reader(data, path)

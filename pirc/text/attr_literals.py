@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from .. import limits
 from ..ir import attrs as A
@@ -62,6 +63,9 @@ _INT32_RANGE = range(-(2**31), 2**31)
 _SPECIAL_FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan, "-nan": -math.nan}
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class LiteralError(ValueError):
     """A literal that does not fit the kind the spec or its tag asks for."""
 
@@ -74,12 +78,22 @@ def decode_string(raw: str, canonical: bool) -> str:
     """
     if canonical:
         try:
-            return json.loads(raw)
+            value = json.loads(raw)
         except json.JSONDecodeError as e:
             # The lexer lets any backslash pair and control character through
             # (Paddle's printer writes them raw); canonical text is JSON's.
             raise LiteralError(f"{raw[:40]} is not a JSON string ({e.msg.lower().removesuffix(' at')} at character "
                                f"{e.pos}); escape it as JSON does: \\\\, \\n, \\t, \\uXXXX") from None
+        if not value.isascii():
+            lone = _SURROGATE.search(value)
+            if lone is not None:
+                # json.loads pairs \ud83d\ude00 into one character and keeps an unpaired
+                # escape as a lone surrogate, which no UTF-8 output can hold (Paddle's JSON
+                # reader refuses it too)
+                raise LiteralError(f"a lone UTF-16 surrogate escape (\\u{ord(lone.group()):04x}, "
+                                   f"character {lone.start()} of the string) is no Unicode "
+                                   "character; escape a character outside the BMP as a pair")
+        return value
     return raw[1:-1].replace('\\"', '"')
 
 
@@ -260,6 +274,9 @@ def _json_scalar(text: str):
         data = None
     if type(data) is not list or not data or type(data[0]) is not str:
         raise LiteralError(f'expected a Scalar as a JSON string "[dtype, value...]", got {text!r}')
+    if any(type(v) is str and _SURROGATE.search(v) for v in data):
+        raise LiteralError(f"a Scalar's JSON {text[:40]!r} holds a lone UTF-16 surrogate escape, "
+                           "which is no Unicode character")
     return A.ScalarAttr(tuple(data))
 
 

@@ -136,7 +136,7 @@ def test_pirc_bisect_says_when_nothing_diverges(capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--inputs", "missing.npz", "-p", "default"], "error: inputs file missing.npz does not exist"),
+    (["--inputs", "missing.npz", "-p", "default"], "missing.npz: error: inputs file: no such file"),
     (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "-p", "dec"], "error: unknown pass 'dec' (did you mean 'dce'?)"),
     (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "-p", "dce"], "error: the parameters do not fit the program"),
     (["--inputs", str(CORPUS / "mlp.3.3.1.io.npz"), "--params", str(CORPUS / "cnn.3.3.1.pdiparams"), "-p", "dce"],

@@ -15,7 +15,7 @@ from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
 from .eigen_generic_pow import special_values
 from .eigen_packets import eigen_packet_lanes
-from .operands import number, scalar_like
+from .operands import INT_CAST_DTYPES, c_int_cast, number, scalar_like
 
 
 @REGISTRY.register("pd_op.add", since=1)
@@ -330,8 +330,13 @@ def scale(x, scale=1.0, *, bias=0.0, bias_after_scale=True):
     if x.is_floating_point() or x.is_complex():
         s = scalar_like(scale, x)
         b = torch.tensor(bias, dtype=x.dtype) if not isinstance(bias, torch.Tensor) else bias.to(x.dtype)
+    elif x.dtype in INT_CAST_DTYPES:
+        # Paddle casts scale and bias to the integer type first (Scalar::to<T>, a C++
+        # static_cast): scale(7, 1.5, 0.7) == 7, and NaN or inf is INT_MIN (c_int_cast);
+        # the integer product and sum then wrap, in Paddle's kernel as in torch's.
+        s = torch.tensor(c_int_cast(scale, x.dtype), dtype=x.dtype)
+        b = torch.tensor(c_int_cast(bias, x.dtype), dtype=x.dtype)
     else:
-        # Paddle casts scale and bias to the integer type first: scale(7, 1.5, 0.7) == 7.
         s = torch.tensor(int(number(scale)), dtype=x.dtype)
         b = torch.tensor(int(number(bias)), dtype=x.dtype)
     if bias_after_scale:
@@ -497,7 +502,8 @@ def _scale_call(site):
     if not all(type(v) in (int, float) for v in (s, b)):
         return None
     if site.dtype(x) in (torch.int32, torch.int64):
-        s, b = int(s), int(b)  # the kernel's integer rule (Python ints keep x's dtype)
+        # the kernel's integer rule (Python ints keep x's dtype)
+        s, b = c_int_cast(s, site.dtype(x)), c_int_cast(b, site.dtype(x))
     elif site.dtype(x) not in _REAL_FLOATS:
         return None
     if s == 1:

@@ -1,8 +1,8 @@
 """In-place ops (`leaky_relu_`, `logit_`, `relu_`, ...) lower to their out-of-place kernel.
 
 Paddle's `X_` computes what `X` computes and writes the result into its input. The lowering
-is functional: the graph builder rebinds later uses of the mutated operand to the op's result
-(graph_builder, `inplace_pairs`), so `X`'s kernel is `X_`'s kernel wherever the two ops take
+is functional: the graph builder rebinds every name of the written storage to the op's result
+(graph_builder `_apply_writes`, storage.py), so `X`'s kernel is `X_`'s kernel wherever the two ops take
 the same operands and attributes and give the same results. That is checked against the op
 specs at every PIR version an `X` entry covers; an alias is registered only for the versions
 where it holds, with the entry's behaviour flags. An in-place op with a kernel of its own

@@ -12,6 +12,8 @@ are.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 
@@ -40,6 +42,34 @@ def number(value):
     if isinstance(value, (list, tuple)):
         return number(value[0])
     return value
+
+
+# Integer dtypes: (bits, signed).  x86-64 converts a double to an integer narrower than 64
+# bits through a 32-bit register (cvttsd2si), then keeps the low bits.
+_INT_BITS = {torch.uint8: (8, False), torch.int8: (8, True), torch.int16: (16, True),
+             torch.int32: (32, True), torch.int64: (64, True)}
+INT_CAST_DTYPES = frozenset(_INT_BITS) | {torch.bool}
+
+
+def c_int_cast(value, dtype: torch.dtype) -> int:
+    """A scalar operand as C++ `static_cast<T>` gives it on x86-64, T the integer `dtype`:
+    what Paddle's `Scalar::to<T>()` hands an integer kernel (scale's factor and bias).
+
+    A float is truncated toward zero; NaN, +-inf and values outside the 32-bit (64-bit for
+    int64) range become the "integer indefinite" INT_MIN of that width; narrower types keep
+    the low bits of the 32-bit result; bool is `v != 0`.  Checked on the 3.3.1 wheel:
+    scale(int32 x, nan) is INT_MIN * x, scale(int8 x, 300) is x * 44, scale(uint8 x, 2.7,
+    bias=-1.9) is 2x + 255, scale(bool x, 0.5) is x."""
+    v = number(value)
+    if dtype is torch.bool:
+        return bool(v != 0)  # static_cast<bool>: NaN and 0.5 are true
+    bits, signed = _INT_BITS[dtype]
+    if isinstance(v, float):
+        wide = 64 if bits == 64 else 32
+        low = -(1 << (wide - 1))
+        v = math.trunc(v) if math.isfinite(v) and low <= math.trunc(v) < -low else low
+    v = int(v) % (1 << bits)  # an integer converts by keeping its low bits
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
 
 
 def axis_of(value, rank: int) -> int:

@@ -27,7 +27,7 @@ from ...ir import attrs as A
 from ...ir.builder import append_op
 from ...ir.registry import op_class
 from ...ir.types import ELEMENT_TYPE_NAMES, DenseTensorType
-from ..infra.forwarding import only_read
+from ..infra.forwarding import unwritten
 
 # Element types folding handles, by the dtype name Paddle and numpy share.
 DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64"}
@@ -54,12 +54,15 @@ def tensor_info(t) -> tuple[tuple[int, ...], str] | None:
     return shape, dtype
 
 
-def constant_value(value, numpy):
-    """The numpy array a constant op's result holds, or None (not a constant, or one that
-    another op may write in place).  `numpy()` gives the numpy module, asked only once the
-    value is known to be a constant."""
+def constant_value(value, numpy, aliases=None):
+    """The numpy array a constant op's result holds, or None (not a constant, or one whose
+    buffer an op changes in place: the alias model `aliases`, pirc.ir.aliasing).  `numpy()`
+    gives the numpy module, asked only once the value is known to be a constant."""
     op = getattr(value, "op", None)
-    if op is None or op.name not in SOURCES or not only_read(value):
+    if op is None or op.name not in SOURCES:
+        return None
+    # an assign_value_ defines its value by writing: that write is the constant's own
+    if not unwritten(aliases, value, op if op.name == "pd_op.assign_value_" else None):
         return None
     info = tensor_info(value.type)
     if info is None:
@@ -148,12 +151,12 @@ def _full(version, rtype, dtype, shape, value, place, stop_gradient):
         "stop_gradient": stop_gradient, "value": A.float_attr(float(value), double=True)}, None)
 
 
-def full_scalar(value):
+def full_scalar(value, aliases=None):
     """The number a one-element `pd_op.full` holds as its attribute spells it (no numpy:
     canonicalize asks on every scale and dropout), or None: another producer, more than one
-    element, or a value something writes in place."""
+    element, or a value whose buffer something writes in place (the alias model)."""
     op = getattr(value, "op", None)
-    if op is None or op.name != "pd_op.full" or not only_read(value):
+    if op is None or op.name != "pd_op.full" or not unwritten(aliases, value):
         return None
     attrs = op.attributes
     shape, v = attrs.get("shape"), attrs.get("value")

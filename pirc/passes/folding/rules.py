@@ -143,7 +143,7 @@ def _slice(op, args, np):
     drop = {a % x.ndim for a in (scalar_value(d) for d in op.attributes["decrease_axis"].data)}
     if drop:
         out = out.reshape([s for i, s in enumerate(out.shape) if i not in drop])
-    return np.ascontiguousarray(out)
+    return np.array(out, order="C")  # a copy; np.ascontiguousarray would make 0-D 1-D
 
 
 def _full_like(op, args, np):

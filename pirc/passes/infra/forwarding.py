@@ -1,20 +1,27 @@
-"""When a value may stand for another: the aliasing rules identity rewrites keep.
+"""When a value may stand for another, or be read as a constant: the alias model's queries
+that the rewriting passes share.
 
-Removing an identity op (`y = assign(x)`, a same-type cast, an inference dropout) makes every
-user of `y` read `x`.  In PIR that is only the same program when nobody writes either value:
+Every question about in-place writes goes to the one alias model (pirc.ir.aliasing, reached
+as `pc.aliases`): which values name one buffer, and which ops change it.  Removing an
+identity op (`y = assign(x)`, a same-type cast, an inference dropout) makes every user of `y`
+read `x`: after it, every name of `y`'s buffer is a name of `x`'s.  That is the same program
+only when
 
-* an in-place op (`relu_(y)`, `assign_value_(y)`) that writes `y` would, after the rewrite,
-  write `x`'s storage, which other users of `x` see;
-* an in-place op that writes `x` after the identity op would, after the rewrite, change
-  what `y`'s users read (they read a copy taken before the write);
-* a `cf.yield` passes the value out of a region, where the enclosing op may write it;
+* no op changes `y`'s buffer (an in-place op on `y`, on a view of it, on the result of a
+  region that yields it: after the rewrite it would change `x`, which other users read);
+* no op changes `x`'s buffer after the identity op (`y`'s users read a copy taken before);
 
-so both values must only ever be read.  An op only reads its operands unless it is in-place
-(a spec `inplace` entry, or a name ending in `_`: Paddle's spelling), holds regions, has no
-spec (unknown effects), or keeps or shares its operand's storage (`_KEEPS_OPERAND`: yields,
-parameter stores, share / memcpy ops, dependencies).  A random op or a print reads its
-operand like a pure op does: its effect is elsewhere.  A `builtin.combine` only reads when
-its vector is only read.
+which `may_forward` asks.  `unwritten` is the question folding asks of a constant or a
+parameter: nothing changes its buffer (an `assign_value_` that defines the value by writing
+is the constant's own write).
+
+A value the pass made after the analysis was built (a constant const-fold wrote) is unknown
+to it; for such a value the answer comes from its uses: it is unwritten when every user only
+reads it (no in-place op, no op without a spec, no region).
+
+Besides writes, some ops hand their operand's storage to something the model does not follow
+(`_EXPORTS`: stacks for the backward pass, memcpy and shadow ops, dependencies, arrays,
+saving): a value they use is never forwarded.
 
 A fetch is Paddle's output: it copies its operand into the fetch list under the fetch's
 name.  Forwarding `y = id(x)` into `fetch(y)` is kept to the case Paddle itself produces
@@ -31,28 +38,30 @@ from ...ir.effects import is_pure
 FETCH = "pd_op.fetch"
 COMBINE = "builtin.combine"
 
-# Ops that are not in-place by name or spec but keep their operand's storage alive under
-# another name, or hand it to another region or program: a value they use is not only read.
-_KEEPS_OPERAND = frozenset({
-    "cf.yield", "cf.tuple_push", "cf.stack_create", "builtin.set_parameter",
-    "builtin.shadow_output", "pd_op.shadow_feed", "pd_op.shadow_feed_tensors",
-    "pd_op.share_data", "pd_op.share_data_sr", "pd_op.share_var", "pd_op.depend",
+# Ops that are not in-place but hand their operand's storage to something the alias model
+# does not follow (another program, the backward pass's stacks, a device copy, an array): a
+# value they use is never forwarded.
+_EXPORTS = frozenset({
+    "cf.tuple_push", "cf.stack_create", "builtin.shadow_output",
+    "pd_op.shadow_feed", "pd_op.shadow_feed_tensors", "pd_op.share_var", "pd_op.depend",
     "pd_op.memcpy", "pd_op.memcpy_d2h", "pd_op.memcpy_d2h_multi_io", "pd_op.memcpy_h2d",
     "pd_op.write_to_array", "pd_op.save_combine",
 })
 
 
 def only_reads(op) -> bool:
-    """Whether `op` only reads its operands (module docstring)."""
+    """Whether `op` only reads its operands, judged from the op alone (for values the alias
+    model does not know): not in-place, a spec, no regions, nothing exported."""
     if is_pure(op):
         return op.name != COMBINE or only_read(op.results[0])
     spec = getattr(type(op), "spec", None)
     return not (spec is None or spec.inplace or op.name.endswith("_") or op.regions
-                or op.name in _KEEPS_OPERAND)
+                or op.name in _EXPORTS or op.name == "cf.yield" or op.name == "builtin.set_parameter")
 
 
 def only_read(value, ignore=None) -> bool:
-    """Whether every user of `value` (other than the op `ignore`) only reads it."""
+    """Whether every user of `value` (other than the op `ignore`) only reads it (from the
+    users alone: `unwritten` asks the alias model first)."""
     for use in value.uses:
         user = use.operation
         if user is not ignore and user.name != FETCH and not only_reads(user):
@@ -60,14 +69,53 @@ def only_read(value, ignore=None) -> bool:
     return True
 
 
+def exported(value, ignore=None) -> bool:
+    """Whether an op other than `ignore` hands `value`'s storage on (`_EXPORTS`)."""
+    return any(use.operation is not ignore and use.operation.name in _EXPORTS
+               for use in value.uses)
+
+
+def unwritten(aliases, value, by=None) -> bool:
+    """Whether no op changes `value`'s buffer but `by` (the op that defines it by writing,
+    an `assign_value_`, or None) -- the alias model's answer, or the uses' for a value it
+    does not know."""
+    if aliases is not None and aliases.knows(value):
+        return aliases.writers(value) == ((by,) if by is not None else ())
+    return only_read(value, ignore=by)
+
+
+def written_after(aliases, value, op) -> bool:
+    """Whether `value`'s buffer is changed after `op` (the uses' answer for a value the model
+    does not know: any user that is more than a reader)."""
+    if aliases is not None and aliases.knows(value) and aliases.knows_op(op):
+        return aliases.written_after(value, op)
+    return not only_read(value, ignore=op)
+
+
+def may_reread(aliases, inner, op, x) -> bool:
+    """Whether `op`, which reads `inner`'s result, may read `inner`'s operand `x` instead
+    (composing two casts or transposes): `inner`'s result is never changed, and `x`'s buffer
+    is not changed between the two ops."""
+    if not unwritten(aliases, inner.results[0]) or exported(x):
+        return False
+    if aliases is not None and aliases.knows(x) and aliases.knows_op(inner) and aliases.knows_op(op):
+        return not aliases.written_between(x, inner, op)
+    return only_read(x)
+
+
 def fetched(value) -> bool:
     return any(use.operation.name == FETCH for use in value.uses)
 
 
-def may_forward(op, result, value) -> bool:
-    """Whether `result` (of `op`) may be replaced by `value` everywhere: same type, neither
-    written in place, and a fetch of `result` keeps its meaning (module docstring)."""
-    if result.type != value.type or not only_read(result) or not only_read(value, ignore=op):
+def may_forward(op, result, value, aliases=None) -> bool:
+    """Whether `result` (of `op`) may be replaced by `value` everywhere: same type, no write
+    tells them apart, nothing exported, and a fetch of `result` keeps its meaning (module
+    docstring)."""
+    if result.type != value.type:
+        return False
+    if not unwritten(aliases, result) or written_after(aliases, value, op):
+        return False
+    if exported(result) or exported(value, ignore=op):
         return False
     if fetched(result):
         owner = getattr(value, "op", None)

@@ -45,7 +45,9 @@ def _no_dead_ops(program) -> list[str]:
 
 @invariant("no-common-subexpressions")
 def _no_common_subexpressions(program) -> list[str]:
+    from ...ir.aliasing import AliasAnalysis
     from .op_keys import OpKeys, common_subexpressions
 
     return [f"{op.name} computes what an earlier {earlier.name} computes"
-            for op, earlier in common_subexpressions(program.block, OpKeys())]
+            for op, earlier in common_subexpressions(program.block, OpKeys(),
+                                                     AliasAnalysis(program))]

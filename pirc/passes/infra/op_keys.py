@@ -44,23 +44,32 @@ class OpKeys:
                 tuple([canon(r.type) for r in op.results]))
 
 
-def common_subexpressions(block, keys: OpKeys, outer: dict | None = None):
+def common_subexpressions(block, keys: OpKeys, aliases, outer: dict | None = None):
     """(op, earlier) for each pure op of `block` (nested regions included) that an earlier
     op computes too, in its block or an enclosing one, before the op holding its region.
-    The caller may erase `op` when it gets it: the walk has moved past it."""
+    The caller may erase `op` when it gets it: the walk has moved past it.
+
+    The alias model (`aliases`, a pirc.ir.aliasing.AliasAnalysis of the program) decides
+    which pairs mean the same: an op whose result's buffer is written in place anywhere is
+    never merged either way (merging would make one write change both names), and a pair
+    is not one when an operand's buffer is written between the two (the later op reads the
+    written values): the later op then stands for the key from there on."""
     seen = dict(outer) if outer else {}
     op = block.first_op
     while op is not None:
         following = op.next_op
         key = keys.key(op)
+        if key is not None and any(aliases.is_written(r) for r in op.results):
+            key = None
         if key is not None:
             earlier = seen.get(key)
-            if earlier is not None:
+            if earlier is not None and not any(
+                    aliases.written_between(v, earlier, op) for v in op.operands):
                 yield op, earlier  # no regions: nothing below it to walk
                 op = following
                 continue
             seen[key] = op
         for region in op.regions:
             for inner in region.blocks:
-                yield from common_subexpressions(inner, keys, seen)
+                yield from common_subexpressions(inner, keys, aliases, seen)
         op = following

@@ -57,6 +57,7 @@ class PassContext:
     rewrites: int = 0
     skips: list[Skip] = field(default_factory=list)
     rewrites_detail: list[dict] = field(default_factory=list)
+    _aliases: object = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.state is None:
@@ -83,6 +84,20 @@ class PassContext:
     def options_text(self) -> str:
         from .pipeline import pass_text
         return pass_text(self.pass_obj)
+
+    @property
+    def aliases(self):
+        """The alias model of the program (pirc.ir.aliasing.AliasAnalysis): which values share
+        a buffer and which ops write it.  Built on first ask, for the program as it was then:
+        rewrites keep it true (no pass adds a write to an existing buffer, and merging or
+        forwarding only happens where it says no write tells the names apart); a value made
+        after it was built is unknown to it (`knows`), and the queries of
+        pirc.passes.infra.forwarding then decide from that value's uses."""
+        if self._aliases is None:
+            from ...ir.aliasing import AliasAnalysis
+
+            self._aliases = AliasAnalysis(self.program)
+        return self._aliases
 
     def matched(self, n: int = 1) -> None:
         self.matches += n

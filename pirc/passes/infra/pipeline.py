@@ -75,10 +75,13 @@ def read_named(path: Path) -> tuple[list[str], int]:
 def _parse_list(spec: str, named: dict, expanding: set):
     if not spec:
         raise PipelineError("empty pipeline: name passes (`cse,dce`) or a pipeline (`default`)")
+    _check_digits(spec)
     try:
         arg_specs = list(xdsl_parse_pipeline(spec))
     except ArgSpecParseError as e:
         raise PipelineError(f"pipeline {spec!r}: {_one_line(e)}") from None
+    except ValueError as e:  # what xDSL's literal conversion raises past _check_digits
+        raise PipelineError(f"pipeline {_clipped(spec)}: {e}") from None
     passes = all_passes()
     for arg in arg_specs:
         cls = passes.get(arg.name)
@@ -93,6 +96,27 @@ def _parse_list(spec: str, named: dict, expanding: set):
             raise PipelineError(f"unknown pass {arg.name!r}{_closest(arg.name, [*passes, *named])}; "
                                 "`pirc-opt --list-passes` lists them")
         yield _instantiate(cls, arg)
+
+
+# A run of digits outside a quoted string; quoted strings are skipped whole.
+_QUOTED_OR_DIGITS = re.compile(r'"(?:[^"\\]|\\.)*"|\d+')
+
+
+def _check_digits(spec: str) -> None:
+    """An option's number past the integer literal limit (pirc/limits.py) is refused before
+    xDSL converts it: Python's int() stops at 4,300 digits with a ValueError."""
+    from ... import limits
+
+    cap = limits.MAX_INT_DIGITS.value()
+    for m in _QUOTED_OR_DIGITS.finditer(spec):
+        if m.group().isdigit() and len(m.group()) > cap:
+            raise PipelineError(f"pipeline {_clipped(spec)}: the number at column {m.start() + 1}: "
+                                f"{limits.MAX_INT_DIGITS.message(len(m.group()))}")
+
+
+def _clipped(spec: str, keep: int = 80) -> str:
+    """A spec as an error quotes it: a 5,000-digit option is not printed whole."""
+    return repr(spec) if len(spec) <= keep else repr(spec[:keep]) + f" (+{len(spec) - keep} characters)"
 
 
 def _instantiate(cls, arg):

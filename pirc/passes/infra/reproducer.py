@@ -48,6 +48,9 @@ def read_reproducer(text: str, filename: str) -> tuple[str, int | None]:
     if limit is None:
         return found.group(1).strip(), None
     raw = limit.group(1).strip()
-    if not raw.isdigit():
-        raise PircError(f"{filename}: `// bisect-limit: {raw}`: expected a number of rewrites (0 or more)")
+    # isascii: str.isdigit() is true of '²' and other digits int() refuses
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 19:
+        shown = raw if len(raw) <= 40 else raw[:40] + "..."
+        raise PircError(f"`// bisect-limit: {shown}`: expected a number of rewrites "
+                        "(0 or more, ASCII digits, at most 19 of them)").in_file(filename)
     return found.group(1).strip(), int(raw)

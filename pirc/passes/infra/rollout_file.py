@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ... import limits
 from ...errors import ErrorList, PircError
+from ...limits import LimitError
 from ...versioning.located_yaml import LocatedYaml, describe, is_scalar
 from .rollout import ALLOWLIST, CANARY, DISABLED, ENABLED, STATES
 
@@ -61,8 +63,12 @@ def read_rollout_file(path: str, source: str = "--rollout") -> dict[str, PassRol
     variable), by pass name; RolloutError (one, or an ErrorList of all) when it cannot be
     read or is not a rollout file."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        # bounded: a FIFO that never ends or a sparse file of a terabyte is refused at the
+        # rollout file limit (pirc/limits.py), not read into memory
+        text = limits.read_bounded(path, limits.MAX_ROLLOUT_BYTES, f"the rollout file {source} names"
+                                   ).decode("utf-8")
+    except LimitError as e:
+        raise RolloutError(e.bare_message, path) from None
     except FileNotFoundError:
         raise RolloutError(f"the rollout file {source} names does not exist", path) from None
     except (OSError, UnicodeDecodeError) as e:
