@@ -322,9 +322,7 @@ def _program(draw, max_ops, dtypes, aliasing, parameters):
         if kind == "data":
             b.data(draw(_shapes(aliasing)), rng)
         elif kind == "param":
-            # not 0-D: pirc.run turns a 0-D parameter array into shape [1] and refuses it
-            # (np.ascontiguousarray; /work/coord/diff-findings.md), a bug for the lowering
-            b.parameter(draw(_shapes()), rng)
+            b.parameter(draw(_shapes(aliasing)), rng)  # 0-D ones too
         elif kind == "unary":
             name = draw(st.sampled_from(sorted(UNARY)))
             if name == "pd_op.exp":

@@ -74,7 +74,7 @@ def test_aliasing_programs_verify_and_round_trip(g):
 def test_aliasing_programs_reach_every_ingredient():
     seen, ops = set(), set()
 
-    @settings(max_examples=200, deadline=None, derandomize=True,
+    @settings(max_examples=300, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow])
     @given(aliasing_programs())
     def collect(g):
