@@ -1,6 +1,7 @@
 """Command line of the fuzzer.
 
-    python -m tools.fuzz run [--front text|json|yaml|all]... [--seed S] [--count N] [--jobs J]
+    python -m tools.fuzz run [--front text|json|yaml|all|passes|spec|rollout|repro|tags-text|tags-json|
+                              inputs|params|pass-layer]... [--seed S] [--count N] [--jobs J]
                              [--time-budget SECONDS] [--hang-seconds 10] [--memory-mb 2048]
                              [--out fuzz-out] [--minimize-seconds 20] [--stats-json FILE]
     python -m tools.fuzz replay FILE [--front F] [--from-version N] [--patch-version N] [--program P]
