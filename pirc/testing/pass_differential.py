@@ -74,32 +74,42 @@ def run_outputs(program, inputs: dict, params: dict | None = None) -> list[np.nd
     return list(pirc.run(program, inputs, params=_fresh(params)).values())
 
 
+def _pass_names(target: str) -> list[str]:
+    """The names in a pipeline spec ("default", "cse,dce", "const-fold{max-iterations=1},cse")."""
+    import re
+
+    return re.findall(r"([A-Za-z][\w-]*)(?:\{[^}]*\})?(?:,|$)", target)
+
+
 def _holds_batch_norm(program) -> bool:
     return any(op.name in ("pd_op.batch_norm", "pd_op.batch_norm_") for op in program.walk())
 
 
 def check_target(program, target: str, inputs: dict, params: dict | None,
-                 before: list[np.ndarray]) -> Outcome:
+                 before: list[np.ndarray], give_params: bool = True) -> Outcome:
     """Run `target` (a pass, a pipeline name or a spec) on a copy of `program` and compare
-    the copy's outputs with `before` (run_outputs of the original)."""
+    the copy's outputs with `before` (run_outputs of the original).  `give_params=False`
+    runs the passes without the parameters (pirc-opt without --params); the runs still
+    get them."""
     import pirc
 
     original = pirc.to_text(program)
     work = program.clone()
     try:
-        result = pirc.run_pipeline(work, target, params=_fresh(params), report=False)
+        result = pirc.run_pipeline(work, target, params=_fresh(params) if give_params else None,
+                                   report=False)
     except PircError as e:
         return Outcome(target, "refused", e.render())
     text = pirc.to_text(work)
     if text == original:
         return Outcome(target, "unchanged")
-    new_params = result.params if result.params is not None else params
+    new_params = result.params if give_params and result.params is not None else params
     try:
         after = run_outputs(work, inputs, new_params)
     except PircError as e:
         return Outcome(target, "broken", e.render(), text)
     tolerance = None
-    if target in _REASSOCIATING and _holds_batch_norm(program):
+    if _REASSOCIATING & set(_pass_names(target)) and _holds_batch_norm(program):
         tolerance = _REASSOCIATION
     problem = compare_outputs(before, after, tolerance)
     if problem:

@@ -39,6 +39,12 @@ in-place op writes its operand's buffer, and every name of that buffer (the oper
 result, earlier in-place results) reads the new contents from then on; a view op's result is
 a buffer of its own (the executor copies: a write through a `reshape` result does not change
 its input, nor the reverse); a fetch reads its value's buffer at the end of the program.
+That is Paddle's sequential executor (`FLAGS_new_executor_sequential_run=1`, the semantics
+pirc's lowering implements, docs/LOWERING.md). Paddle's default multi-threaded executor does
+not order a read through an older name after a write through a later in-place result of the
+same buffer, and may reuse a buffer for an op's output while another name of it is still
+fetched; in such programs Paddle's own runs disagree (tools/paddle_oracle compares an
+optimised program with Paddle's run of the original, never with this reference).
 Parameters are read fresh for each run: give `run` a copy of `params` (`fresh_params()`).
 """
 
@@ -307,7 +313,7 @@ def _program(draw, max_ops, dtypes, aliasing, parameters):
         if aliasing:
             kinds += ["inplace_unary", "inplace_unary", "inplace_binary", "inplace_scale",
                       "to_tensor", "to_tensor", "view", "view", "repeat", "repeat", "identity",
-                      "const", "assign_value", "cast"]
+                      "const", "assign_value", "cast", "fold", "fold"]
             if shape:
                 kinds += ["concat"]
         if parameters:
@@ -316,9 +322,7 @@ def _program(draw, max_ops, dtypes, aliasing, parameters):
         if kind == "data":
             b.data(draw(_shapes(aliasing)), rng)
         elif kind == "param":
-            # not 0-D: pirc.run turns a 0-D parameter array into shape [1] and refuses it
-            # (np.ascontiguousarray; /work/coord/diff-findings.md), a bug for the lowering
-            b.parameter(draw(_shapes()), rng)
+            b.parameter(draw(_shapes(aliasing)), rng)  # 0-D ones too
         elif kind == "unary":
             name = draw(st.sampled_from(sorted(UNARY)))
             if name == "pd_op.exp":
@@ -413,6 +417,8 @@ def _program(draw, max_ops, dtypes, aliasing, parameters):
             _concat(draw, b, vid, shape)
         elif kind == "cast":
             _cast_pair(draw, b, vid, shape)
+        elif kind == "fold":
+            _constant_expression(draw, b)
         elif kind == "repeat":
             if b.pure:
                 name, operands, attrs, rshape, fn, at = draw(st.sampled_from(b.pure))
@@ -506,6 +512,26 @@ def _view(draw, b: _Builder, vid: int, shape: tuple) -> None:
                 INPLACE_UNARY[name](b.read(target_vid)))
         b.ingredients.add("view-written")
         _read_again(draw, b, draw(st.sampled_from([view, vid])))
+
+
+def _constant_expression(draw, b: _Builder) -> None:
+    """Ops on constants only (0-D ones included), what const-fold folds: a scale of a full,
+    a binary op of two fulls, a concat of two fulls."""
+    shape = draw(_shapes(True))
+    x = b.full(shape, draw(st.sampled_from(_CONSTANTS)))
+    how = draw(st.sampled_from(["scale", "binary", "concat"] if shape else ["scale", "binary"]))
+    if how == "scale":
+        s, bias = draw(st.sampled_from([2.0, 0.5, -1.5])), draw(st.sampled_from([0.0, 1.0]))
+        b.pure_op("pd_op.scale", [x, b.full1(s)], [f"bias:{bias}", "bias_after_scale:true"], shape,
+                  lambda v, s=s, bias=bias: v * s + bias)
+    elif how == "binary":
+        name = draw(st.sampled_from(sorted(BINARY)))
+        y = b.full(shape, draw(st.sampled_from(_CONSTANTS)))
+        b.pure_op(name, [x, y], [], shape, BINARY[name])
+    else:
+        b.full(shape, draw(st.sampled_from(_CONSTANTS)))
+        _concat(draw, b, x, shape)
+    b.ingredients.add("const-chain")
 
 
 def _cast_pair(draw, b: _Builder, vid: int, shape: tuple) -> None:

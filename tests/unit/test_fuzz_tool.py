@@ -87,3 +87,69 @@ def test_replay_says_ok_for_an_input_pirc_refuses(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 0
     assert "ok: refused with pirc's own error" in out
+
+
+# -- the pass layer: differential mode and surfaces ----------------------------------------
+
+from tools.fuzz.cases import PASS_FRONTS  # noqa: E402
+from tools.fuzz.findings import load_case, save_class  # noqa: E402
+
+
+@pytest.mark.parametrize("front", PASS_FRONTS)
+def test_pass_layer_inputs_are_reproducible(front):
+    first = [make_case(front, 5, k) for k in range(6)]
+    again = [make_case(front, 5, k) for k in reversed(range(6))][::-1]
+    assert [c.data for c in first] == [c.data for c in again]
+    assert [c.options() for c in first] == [c.options() for c in again]
+    assert [make_case(front, 6, k).data for k in range(6)] != [c.data for c in first]
+
+
+_TANH = """{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[3],stop_gradient:[true]} : () -> tensor<3xf32>
+    (%1) = "pd_op.tanh" (%0) {stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+    (%2) = "pd_op.fetch" (%1) {col:0,name:"y",persistable:[true],stop_gradient:[true]} : (tensor<3xf32>) -> tensor<3xf32>
+}
+"""
+
+
+def test_differential_mode_reports_a_pass_that_changes_the_numbers(monkeypatch):
+    import pirc
+
+    class Result:
+        params = None
+
+    def wrong_pass(program, pipeline, **kw):  # "optimises" tanh into abs
+        program.module = pirc.parse(_TANH.replace("pd_op.tanh", "pd_op.abs"), from_version=4).module
+        return Result()
+
+    case = Case("passes", _TANH, from_version=4, targets=["cse"], origin={"seed_file": "t"})
+    assert checks.check_case(case).accepted  # the real cse keeps the numbers
+    monkeypatch.setattr(pirc, "run_pipeline", wrong_pass)
+    result = engine.run_one(case, hang_s=30)
+    assert result.sig == "Finding miscompile [cse]", result.traceback
+    assert "max difference" in result.traceback
+
+
+def test_a_surface_internal_error_is_a_finding_and_a_pirc_error_is_not(monkeypatch):
+    import pirc.cli.run as run_cli
+    from pirc.errors import PircError
+
+    case = make_case("inputs", 1, 0)
+    monkeypatch.setattr(run_cli, "load_inputs", lambda path: {}["missing"])
+    result = engine.run_one(case, hang_s=30)
+    assert result.sig is not None and result.sig.startswith("KeyError @ "), result.sig
+
+    def refuse(path):
+        raise PircError(f"{path}: refused")
+    monkeypatch.setattr(run_cli, "load_inputs", refuse)
+    result = engine.run_one(case, hang_s=30)
+    assert result.sig is None and "refused" in result.note
+
+
+def test_binary_cases_are_saved_as_bytes(tmp_path):
+    case = make_case("params", 2, 3)
+    folder = save_class(tmp_path, "Sig", 1, case, case, "tb", "", False)
+    raw = (folder / "input.pdiparams").read_bytes()
+    assert raw == case.data.encode("latin-1")
+    back = load_case(folder)
+    assert back.front == "params" and back.data == case.data and back.pool_index == case.pool_index

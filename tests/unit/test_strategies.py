@@ -74,7 +74,7 @@ def test_aliasing_programs_verify_and_round_trip(g):
 def test_aliasing_programs_reach_every_ingredient():
     seen, ops = set(), set()
 
-    @settings(max_examples=200, deadline=None, derandomize=True,
+    @settings(max_examples=300, deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow])
     @given(aliasing_programs())
     def collect(g):
@@ -112,3 +112,15 @@ def test_aliasing_reference_follows_paddle_buffers(tmp_path):
     for name, value in g.params.items():
         np.testing.assert_array_equal(back[name], value)
     assert g.fresh_params()[name] is not g.params[name]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(aliasing_programs(max_ops=8))
+def test_aliasing_programs_run_to_the_numpy_reference(g):
+    """pirc runs aliasing programs as Paddle's executor does (the reference's buffer model)."""
+    out = pirc.run(g.parse(), g.inputs, params=g.fresh_params() or None)
+    assert len(out) == len(g.expected)
+    for got, want in zip(out.values(), g.expected):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -18,7 +18,14 @@ from . import seeds as S
 from .mutators import chars, json_tree, patch_yaml, pir_text
 
 FRONTS = ("text", "json", "yaml")
-EXTENSIONS = {"text": ".pir", "json": ".json", "yaml": ".yaml"}
+# The pass layer's fronts (differential.py, surfaces.py): `passes` is the differential mode.
+SURFACES = ("spec", "rollout", "repro", "tags-text", "tags-json", "inputs", "params")
+PASS_FRONTS = ("passes",) + SURFACES
+ALL_FRONTS = FRONTS + PASS_FRONTS
+EXTENSIONS = {"text": ".pir", "json": ".json", "yaml": ".yaml", "passes": ".pir", "spec": ".spec",
+              "rollout": ".rollout.yaml", "repro": ".repro.pir", "tags-text": ".pir",
+              "tags-json": ".json", "inputs": ".npz", "params": ".pdiparams"}
+BINARY = ("inputs", "params")  # data holds bytes, one latin-1 character each
 
 GENERATED_SHARE = 0.06      # inputs drawn from pirc.testing.strategies (then maybe mutated)
 STRUCTURED_SHARE = 0.6      # of the mutations, the structure-aware ones
@@ -33,6 +40,10 @@ class Case:
     program: str | None = None       # yaml: the JSON seed (path) the patch upgrades
     write_order: int = 0             # which of the three formats checks.check_writes tries first
     origin: dict = field(default_factory=dict)  # seed file, index, mutators: for the report
+    targets: list | None = None      # passes: the passes / pipelines compared before and after
+    with_params: bool = True         # passes: whether the passes get the parameters
+    pool_index: int | None = None    # surfaces: which generated program the input applies to
+    args: list | None = None         # surfaces: extra command-line choices
 
     def options(self) -> dict:
         """Everything but the data: what case.json holds beside the input file."""
@@ -43,7 +54,7 @@ class Case:
     @classmethod
     def from_options(cls, data: str, options: dict) -> "Case":
         known = {k: options[k] for k in ("front", "from_version", "patch_version", "program", "write_order",
-                                         "origin")
+                                         "origin", "targets", "with_params", "pool_index", "args")
                  if k in options}
         return cls(data=data, **known)
 
@@ -60,6 +71,12 @@ def make_case(front: str, seed: int, index: int) -> Case:
     rng = _rng(front, seed, index)
     origin = {"seed": seed, "index": index}
     makers = {"text": _text_case, "json": _json_case, "yaml": _yaml_case}
+    if front == "passes":
+        from .differential import make_passes_case
+        return make_passes_case(rng, origin)
+    if front in SURFACES:
+        from .surfaces import make_surface_case
+        return make_surface_case(front, rng, origin)
     if front not in makers:
         raise ValueError(f"unknown front end {front!r}")
     case = makers[front](rng, origin)

@@ -54,6 +54,13 @@ def check_case(case: Case) -> Outcome:
         return _check_program(lambda: _read_json(case.data, "<fuzz.json>"), case.write_order)
     if case.front == "yaml":
         return _check_patch(case)
+    if case.front == "passes":
+        from .differential import check_passes_case
+        return check_passes_case(case)
+    from .cases import SURFACES
+    if case.front in SURFACES:
+        from .surfaces import check_surface_case
+        return check_surface_case(case)
     raise ValueError(f"unknown front end {case.front!r}")
 
 

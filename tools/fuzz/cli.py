@@ -1,6 +1,7 @@
 """Command line of the fuzzer.
 
-    python -m tools.fuzz run [--front text|json|yaml|all]... [--seed S] [--count N] [--jobs J]
+    python -m tools.fuzz run [--front text|json|yaml|all|passes|spec|rollout|repro|tags-text|tags-json|
+                              inputs|params|pass-layer]... [--seed S] [--count N] [--jobs J]
                              [--time-budget SECONDS] [--hang-seconds 10] [--memory-mb 2048]
                              [--out fuzz-out] [--minimize-seconds 20] [--stats-json FILE]
     python -m tools.fuzz replay FILE [--front F] [--from-version N] [--patch-version N] [--program P]
@@ -18,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from .cases import FRONTS, make_case
+from .cases import ALL_FRONTS, BINARY, FRONTS, PASS_FRONTS, make_case
 
 
 def main(argv=None) -> int:
@@ -26,8 +27,9 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="fuzz one or more front ends")
-    run.add_argument("--front", action="append", choices=FRONTS + ("all",),
-                     help="front end (repeatable; default: all three, one after the other)")
+    run.add_argument("--front", action="append", choices=ALL_FRONTS + ("all", "pass-layer"),
+                     help="front end (repeatable; default: all three readers, one after the other; "
+                          "pass-layer: the differential mode `passes` and the pass surfaces)")
     run.add_argument("--seed", type=int, default=1)
     run.add_argument("--count", type=int, default=1000, help="inputs per front end (default 1000)")
     run.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
@@ -44,7 +46,7 @@ def main(argv=None) -> int:
 
     replay = sub.add_parser("replay", help="re-run the checks on one saved input and show the result")
     replay.add_argument("file")
-    replay.add_argument("--front", choices=FRONTS)
+    replay.add_argument("--front", choices=ALL_FRONTS)
     replay.add_argument("--from-version", type=int)
     replay.add_argument("--patch-version", type=int)
     replay.add_argument("--program", help="yaml: the JSON program (path in the checkout) the patch upgrades")
@@ -52,7 +54,7 @@ def main(argv=None) -> int:
     replay.add_argument("--memory-mb", type=int, default=2048)
 
     case = sub.add_parser("case", help="write input INDEX of a run (what `run` checked)")
-    case.add_argument("--front", choices=FRONTS, required=True)
+    case.add_argument("--front", choices=ALL_FRONTS, required=True)
     case.add_argument("--seed", type=int, default=1)
     case.add_argument("--index", type=int, required=True)
     case.add_argument("-o", "--output", help="file to write (default: stdout)")
@@ -68,7 +70,10 @@ def main(argv=None) -> int:
     if args.command == "case":
         c = make_case(args.front, args.seed, args.index)
         if args.output:
-            Path(args.output).write_text(c.data, encoding="utf-8", errors="surrogatepass")
+            if c.front in BINARY:
+                Path(args.output).write_bytes(c.data.encode("latin-1"))
+            else:
+                Path(args.output).write_text(c.data, encoding="utf-8", errors="surrogatepass")
             Path(args.output + ".case.json").write_text(json.dumps(c.options(), indent=1) + "\n")
         else:
             sys.stdout.write(c.data)
@@ -85,9 +90,14 @@ def _run(args) -> int:
     from .findings import class_dir, save_class
     from .seeds import json_seeds, text_seeds, yaml_seeds
 
-    fronts = list(FRONTS) if not args.front or "all" in args.front else list(dict.fromkeys(args.front))
+    fronts = list(FRONTS) if not args.front or "all" in args.front else []
+    for f in args.front or ():
+        fronts += list(PASS_FRONTS) if f == "pass-layer" else [] if f == "all" else [f]
+    fronts = list(dict.fromkeys(fronts))
     out = Path(args.out)
     text_seeds(), json_seeds(), yaml_seeds()  # read once, before the workers fork
+    if set(fronts) & set(PASS_FRONTS):
+        _warm_pass_layer()
     import pirc.text.parser, pirc.paddle_json.reader, pirc.versioning.schema  # noqa: F401,E401
     all_stats = []
     found_any = False
@@ -123,6 +133,18 @@ def _run(args) -> int:
     if args.stats_json:
         Path(args.stats_json).write_text(json.dumps([_stats_dict(s, out) for s in all_stats], indent=1) + "\n")
     return 1 if found_any else 0
+
+
+def _warm_pass_layer() -> None:
+    """Before the workers fork: torch on one thread (a generated program's ops are tiny;
+    threads only add start-up cost, and one thread gives every machine the same bits), the
+    lowering, the passes and hypothesis imported once."""
+    import os
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import torch
+    torch.set_num_threads(1)
+    import pirc.lower, pirc.passes, pirc.cli.opt, pirc.cli.run  # noqa: F401,E401
+    from pirc.testing import pass_differential, strategies  # noqa: F401
 
 
 def _minimizable(sig: str) -> bool:
@@ -167,6 +189,14 @@ def _replay(args) -> int:
              "yaml": f"as {case.patch_version}.yaml, upgrading {case.program}"}.get(case.front, "")
     print(f"replaying {args.file} ({case.front}{', ' + where if where else ''}; {len(case.data)} characters)")
     result = run_one(case, args.hang_seconds)
+    if result.sig is None and case.front in PASS_FRONTS:
+        if case.front == "passes":
+            print("ok: " + (result.note or "every target keeps the outputs: "
+                            + ", ".join(case.targets or ())))
+        else:
+            print("ok: " + ("the command succeeded" if result.accepted
+                            else "refused with pirc's own error:\n" + result.note))
+        return 0
     if result.sig is None:
         if not result.accepted:
             print("ok: refused with pirc's own error:\n" + result.note)

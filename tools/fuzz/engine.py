@@ -205,6 +205,10 @@ class Stats:
 
 def run_campaign(front: str, seed: int, count: int, jobs: int, time_budget: float | None,
                  hang_s: float, memory_mb: int | None, log=print) -> Stats:
+    from .cases import SURFACES
+    if front in SURFACES:  # build the pool of programs once, before the workers fork
+        from .surfaces import warm
+        warm(front)
     ctx = mp.get_context("fork")
     shared = _Shared(ctx.Value("q", 0), ctx.Lock(), ctx.Value("b", 0), ctx.Array("d", [-1.0] * 3 * jobs),
                      ctx.Queue())

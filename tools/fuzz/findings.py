@@ -15,7 +15,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from .cases import EXTENSIONS, Case
+from .cases import BINARY, EXTENSIONS, Case
 from .signature import slug
 
 REPLAY = "python -m tools.fuzz replay {}"
@@ -31,9 +31,9 @@ def save_class(out: Path, sig: str, count: int, original: Case, small: Case, tra
     folder = class_dir(out, original.front, sig)
     ext = EXTENSIONS[original.front]
     folder.mkdir(parents=True, exist_ok=True)
-    _write(folder / f"input{ext}", small.data)
+    _write(folder / f"input{ext}", small.data, original.front)
     if small.data != original.data and len(original.data) < 2_000_000:
-        _write(folder / f"original{ext}", original.data)
+        _write(folder / f"original{ext}", original.data, original.front)
     (folder / "case.json").write_text(json.dumps(small.options(), indent=1) + "\n")
     replay = REPLAY.format(folder / f"input{ext}")
     lines = [
@@ -61,8 +61,11 @@ def save_class(out: Path, sig: str, count: int, original: Case, small: Case, tra
     return folder
 
 
-def _write(path: Path, data: str) -> None:
-    path.write_text(data, encoding="utf-8", errors="surrogatepass")
+def _write(path: Path, data: str, front: str = "text") -> None:
+    if front in BINARY:
+        path.write_bytes(data.encode("latin-1"))
+    else:
+        path.write_text(data, encoding="utf-8", errors="surrogatepass")
 
 
 def load_case(path: Path, front: str | None = None, from_version: int | None = None,
@@ -75,11 +78,15 @@ def load_case(path: Path, front: str | None = None, from_version: int | None = N
         if not inputs:
             raise FileNotFoundError(f"{path}: no input.* in this folder")
         path = inputs[0]
-    data = path.read_text(encoding="utf-8", errors="surrogatepass")
     options = {}
     sidecar = path.parent / "case.json" if path.name.startswith("input.") else Path(str(path) + ".case.json")
     if sidecar.is_file():  # `case.json` beside a saved input, FILE.case.json beside `case -o FILE`
         options = json.loads(sidecar.read_text())
+    if (front or options.get("front")) in BINARY or path.suffix in (".npz", ".npy", ".pdiparams"):
+        data = path.read_bytes().decode("latin-1")
+        options.setdefault("front", "params" if path.suffix == ".pdiparams" else "inputs")
+    else:
+        data = path.read_text(encoding="utf-8", errors="surrogatepass")
     if front is not None:
         options["front"] = front
     if "front" not in options:

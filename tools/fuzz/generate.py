@@ -37,3 +37,23 @@ def generated_json(n: int) -> str:
     from pirc.text.parser import parse_text
 
     return write_program(parse_text(generated_program(n), "<generated>", 4))
+
+
+@lru_cache(maxsize=256)
+def generated_aliasing_program(n: int, max_ops: int = 10) -> str:
+    """Paddle-printed text (PIR version 4) of a random aliasing program
+    (pirc.testing.strategies.aliasing_programs), the same for the same n."""
+    from hypothesis import HealthCheck, Phase, given, seed, settings
+    from pirc.testing.strategies import aliasing_programs
+
+    drawn = []
+
+    @seed(n)
+    @settings(max_examples=3, database=None, phases=[Phase.generate], deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(aliasing_programs(max_ops=max_ops))
+    def capture(g):
+        drawn.append(g.text)
+
+    capture()
+    return drawn[-1]
