@@ -12,10 +12,13 @@ Big-endian arrays are converted to native order by the feed check (pirc/lower/fe
 from __future__ import annotations
 
 import io
+import lzma
 import math
 import os
 import stat
 import struct
+import tokenize
+import warnings
 import zipfile
 import zlib
 
@@ -26,8 +29,17 @@ _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # a member first, or an empty archive
 
 # What zipfile, its decompressors and numpy's .npy reader raise on a damaged member.
-_MEMBER_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
-                  ValueError, OSError, struct.error, SyntaxError)
+_MEMBER_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, EOFError, NotImplementedError,
+                  RuntimeError, ValueError, OSError, struct.error, SyntaxError)
+# What numpy's .npy header parser raises besides ValueError: the header is a Python literal
+# read by ast.literal_eval, and on a SyntaxError numpy re-tokenizes it as a Python 2 header
+# (tokenize.TokenError on a cut one); a set or dict literal of lists is a TypeError
+# ("unhashable"), deep nesting a RecursionError or the parser's MemoryError, an absurd
+# subarray shape in the descr an OverflowError from np.dtype.
+_HEADER_ERRORS = (ValueError, SyntaxError, tokenize.TokenError, TypeError, OverflowError,
+                  RecursionError, MemoryError, EOFError, struct.error)
+# numpy's NPY_MAXDIMS: no ndarray has more dimensions (np.empty, reshape refuse them)
+_NPY_MAXDIMS = 64
 
 
 class InputsError(PircError):
@@ -66,7 +78,10 @@ def load_inputs(path: str) -> dict:
             raise fail(f"not a readable .npz (zip) archive: {e}") from None
         with archive:
             out, used = {}, 0  # bytes of the members read so far
-            for info in archive.infolist():
+            for index, info in enumerate(archive.infolist()):
+                if not info.filename:  # ZipInfo.is_dir() would index filename[-1]
+                    raise fail(f"member #{index} has an empty name; an .npz holds one "
+                               "FEED.npy per feed, FEED the pd_op.data name")
                 if info.is_dir():
                     continue
                 if not info.filename.endswith(".npy"):
@@ -113,11 +128,27 @@ def _read_member(np, archive: zipfile.ZipFile, info: zipfile.ZipInfo, used: int)
         version = fmt.read_magic(fp)
         # versions 2.0 and 3.0 share the 4-byte header length (3.0 allows UTF-8 field names)
         read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-        shape, _fortran, dtype = read_header(fp)
+        try:
+            with warnings.catch_warnings():  # "created on Python 2": read the same, say nothing
+                warnings.simplefilter("ignore", UserWarning)
+                shape, _fortran, dtype = read_header(fp)
+        except _HEADER_ERRORS as e:
+            raise InputsError(f"its .npy header cannot be read ({type(e).__name__}: "
+                              f"{_one_line(e)}); the archive is damaged") from None
         if dtype.hasobject:
             raise InputsError(f"holds Python objects ({dtype}), which pirc does not unpickle; "
                               "feeds are arrays of numbers")
         data_offset = fp.tell()
+    if len(shape) > _NPY_MAXDIMS:
+        raise InputsError(f"its header claims {len(shape)} dimensions; numpy arrays have at "
+                          f"most {_NPY_MAXDIMS}; the archive is damaged")
+    if any(d < 0 for d in shape):
+        raise InputsError(f"its header claims a negative dimension in {list(shape)}; "
+                          "the archive is damaged")
+    if math.prod(d for d in shape if d) * max(dtype.itemsize, 1) >= 1 << 63:
+        # even an empty array of such a shape cannot exist (numpy counts in int64)
+        raise InputsError(f"its header claims {dtype.str}{list(shape)}, whose element count or "
+                          "byte size is 2^63 or more; the archive is damaged")
     claimed = math.prod(shape) * dtype.itemsize
     held = info.file_size - data_offset
     if claimed != held:
@@ -129,3 +160,10 @@ def _read_member(np, archive: zipfile.ZipFile, info: zipfile.ZipInfo, used: int)
                           f"{limit.message(used + claimed)}")
     with archive.open(info) as fp:
         return fmt.read_array(fp, allow_pickle=False)
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception's message on one line, cut to a readable length (numpy quotes the whole
+    damaged header in its message)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:200] + "..."

@@ -44,6 +44,10 @@ DTYPES: dict[int, tuple[str, np.dtype]] = {
 }
 
 
+# numpy's NPY_MAXDIMS: reshape refuses more dimensions than this
+_NPY_MAXDIMS = 64
+
+
 class _Reader:
     def __init__(self, data: bytes, filename: str):
         self.data = data
@@ -132,6 +136,10 @@ def read_tensor(r: _Reader) -> np.ndarray:
                      + ", ".join(f"{c} {n}" for c, (n, _) in DTYPES.items()))
     if any(d < 0 for d in dims):
         raise r.fail(f"negative dimension in shape {dims}")
+    if len(dims) > _NPY_MAXDIMS:
+        # Paddle's DDim holds at most 9; numpy cannot shape an array of more than 64
+        raise r.fail(f"{len(dims)} dimensions; numpy arrays have at most {_NPY_MAXDIMS} (and "
+                     "Paddle's at most 9): the file is damaged or not a .pdiparams file")
     name, np_dtype = DTYPES[dtype_code]
     count = math.prod(dims)  # exact: np.prod in int64 wraps, and [2^32, 2^32] became 0
     if math.prod(d for d in dims if d) * np_dtype.itemsize >= 1 << 63:

@@ -440,3 +440,89 @@ def test_the_side_file_limits_are_listed():
     for limit in (limits.MAX_PARAMS_BYTES, limits.MAX_ROLLOUT_BYTES, limits.MAX_INPUTS_BYTES):
         assert limit in limits.ALL
         assert math.log2(limit.default) >= 20
+
+
+# -- found by the differential fuzz campaign (tools.fuzz inputs / params fronts) ------------
+
+@pytest.mark.parametrize("name, says", [
+    # a member's .npy header dict cut by byte noise: numpy re-tokenizes it as a Python 2
+    # header and tokenize raised TokenError
+    ("run-inputs-BAD-TokenError-npz-inputs-py-116-read-member-rc-70.npz",
+     "member 'in__x0.npy': its .npy header cannot be read (TokenError: "),
+    # a member named "": zipfile's ZipInfo.is_dir() indexes filename[-1] (IndexError)
+    ("run-inputs-BAD-IndexError-npz-inputs-py-70-is-dir-rc-70.npz",
+     "member #0 has an empty name"),
+    # shape (10^20,): numpy's read_array raised OverflowError
+    ("run-inputs-BAD-OverflowError-shape-beyond-int64-rc-70.npz",
+     "member 'x1.npy': its header claims |S2[99999999999999999999], whose element count or "
+     "byte size is 2^63 or more"),
+])
+def test_fuzz_campaign_inputs_files_are_one_error_naming_the_member(name, says, tmp_path, capsys):
+    err = refused(run_program(FUZZ / name, tmp_path), capsys, says)
+    assert err.startswith(f"{FUZZ / name}: error: inputs file: "), err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out.npz").exists()
+
+
+def _npy_with_header(header: str, data: bytes = b"") -> bytes:
+    """A version 1.0 .npy member whose header dict is `header`, verbatim (padded as numpy pads)."""
+    h = header.encode("latin1")
+    h += b" " * (64 - (10 + len(h) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + data
+
+
+@pytest.mark.parametrize("header, says", [
+    ("{'descr': '<f4', 'fortran_order': False, 'shape': (2,", "TokenError"),   # cut
+    ("{[1]: 2}", "TypeError: unhashable type"),                                 # dict of a list
+    ("{[1], 2}", "TypeError: unhashable type"),                                 # set of a list
+    ("-" * 9000 + "1", "its .npy header cannot be read"),                        # parser depth
+    ("{'descr': ('<f4', (99999999999999999999,)), 'fortran_order': False, 'shape': (2, 3), }",
+     "its .npy header cannot be read"),
+    ("{'descr': '<f4', 'fortran_order': False, 'shape': (" + "1, " * 70 + "), }",
+     "its header claims 70 dimensions; numpy arrays have at most 64"),
+    ("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, -3), }",
+     "its header claims a negative dimension in [-2, -3]"),
+    ("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 99999999999999999999), }",
+     "<f4[0, 99999999999999999999], whose element count or byte size is 2^63 or more"),
+])
+def test_every_way_numpys_header_parser_fails_is_one_error(header, says, tmp_path, capsys):
+    with zipfile.ZipFile(tmp_path / "in.npz", "w") as z:
+        z.writestr("x.npy", _npy_with_header(header, b"\0" * 24))
+    err = refused(run_program(tmp_path / "in.npz", tmp_path), capsys,
+                  f"{tmp_path / 'in.npz'}: error: inputs file: member 'x.npy': ", says)
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_a_member_with_an_empty_name_among_others_is_named_by_index(tmp_path, capsys):
+    with zipfile.ZipFile(tmp_path / "in.npz", "w") as z:
+        z.writestr("x.npy", _npy_bytes(INPUTS["x"]))
+        z.writestr(zipfile.ZipInfo(""), b"")  # a plain "" trips zipfile itself
+    refused(run_program(tmp_path / "in.npz", tmp_path), capsys, "member #1 has an empty name")
+
+
+def test_pdiparams_with_more_than_64_dims_are_refused_naming_tensor_and_offset(tmp_path, capsys):
+    # a TensorDesc of 67 dims of size 1: the element count is fine, numpy's reshape refused
+    bad = FUZZ / "run-params-BAD-ValueError-pirc-runtime-params-py-142-read-tensor-67-dims-rc-70.pdiparams"
+    np.savez(tmp_path / "in.npz", **INPUTS)
+    err = refused(run_program(tmp_path / "in.npz", tmp_path, "--params", str(bad)), capsys,
+                  f"{bad}: error: tensor #0 at byte 162: 67 dimensions; numpy arrays have at "
+                  "most 64")
+    assert len(err.strip().splitlines()) == 1, err
+
+
+def test_pdiparams_65_dims_in_a_later_tensor_name_its_index(tmp_path):
+    from pirc.errors import ParamsError
+    from pirc.runtime.params import read_tensors
+
+    def stream(dims):
+        desc = b"\x08\x05" + b"".join(b"\x10" + _varint(d) for d in dims)
+        return ((0).to_bytes(4, "little") + (0).to_bytes(8, "little") + (0).to_bytes(4, "little")
+                + len(desc).to_bytes(4, "little") + desc + b"\0" * 4 * math.prod(dims))
+
+    first = stream([1] * 64)   # 64 dims: numpy's limit, still read
+    (tmp_path / "p.pdiparams").write_bytes(first + stream([1] * 65))
+    with pytest.raises(ParamsError, match=r"tensor #1 at byte \d+: 65 dimensions; numpy arrays "
+                                          r"have at most 64"):
+        read_tensors(str(tmp_path / "p.pdiparams"))
+    (tmp_path / "ok.pdiparams").write_bytes(first)
+    assert read_tensors(str(tmp_path / "ok.pdiparams"))[0].shape == (1,) * 64
