@@ -7,9 +7,10 @@ fires:
 * `pd_op.dropout` with `is_test` is `x` in `upscale_in_train` mode (the scaling happened in
   training); in `downgrade_in_infer` mode it multiplies by `1 - p` and is `x` only for p = 0;
   its mask must be unused;
-* `pd_op.scale` by 1 with bias 0 is `x` (bias before or after the scale).  For a float x
-  that holds -0.0 the op gives +0.0 (-0.0 * 1 + 0.0): the values compare equal, and Paddle's
-  own identity_op_clean_pass removes the op the same way;
+* `pd_op.scale` by 1 with bias 0 is `x` (bias before or after the scale) only where the
+  result is `x` bit for bit: an integer `x`, or a bias of -0.0.  A float `x` holding -0.0
+  gives +0.0 with a bias of +0.0 (-0.0 * 1 + 0.0, as Paddle's kernel computes it), so that
+  scale is kept; with a bias of -0.0 every value, -0.0 included, comes back unchanged;
 * `pd_op.cast` to the type it has is `x`; a cast of a cast whose first step widens without
   loss (float16 -> float32, int32 -> int64, ...) is one cast from the source.  That is exact
   only when every cast rounds to nearest: PIR version 1's float32 -> float16 truncates (the
@@ -29,6 +30,7 @@ uses it; other ops the rewrites leave unused (the first of two transposes) are d
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..ir import attrs as A
@@ -99,6 +101,11 @@ class DropIdentityScale(Pattern):
     def match_and_rewrite(self, op, pc):
         bias = op.attributes.get("bias")
         if bias is None or A.scalar_value(bias) != 0:
+            return None
+        # x * 1 + 0.0 (or (x + 0.0) * 1) turns a float -0.0 into +0.0; adding -0.0 changes
+        # no float, and an integer has no -0.
+        if _element(op.operands[0]) not in _INTS \
+                and math.copysign(1.0, float(A.scalar_value(bias))) > 0:
             return None
         scale = op.operands[1]
         if full_scalar(scale, pc.aliases) != 1:
@@ -224,8 +231,9 @@ PATTERNS = (ForwardAssign(), DropInferenceDropout(), DropIdentityScale(), DropSa
 class Canonicalize(PircPass):
     """Removes identity ops (assign, inference dropout, scale by 1, ...), composes casts and transposes.
 
-    The identities: assign, dropout with is_test, scale by 1 with bias 0, a cast to the
-    same type, a reshape to the same static shape, an identity transpose."""
+    The identities: assign, dropout with is_test, scale by 1 with bias 0 (integer x, or
+    bias -0.0: bit for bit), a cast to the same type, a reshape to the same static shape, an
+    identity transpose."""
 
     name = "canonicalize"
     version = 1

@@ -80,8 +80,10 @@ def _identity(kind, value, block, before_op):
         one = _op("pd_op.full", [], DenseTensorType.make(A.f32, (1,)), {
             "dtype": A.dtype_attr("float32"), "place": A.place_attr(1), "shape": A.int_array_attr((1,)),
             "stop_gradient": TRUE, "value": A.float_attr(1.0, double=True)})
+        # bias -0.0: x * 1 + -0.0 is x bit for bit (with +0.0 a -0.0 would become +0.0,
+        # and canonicalize rightly keeps that scale)
         ops = [one, _op("pd_op.scale", [value, one.results[0]], t, {
-            "bias": A.float_attr(0.0), "bias_after_scale": A.bool_attr(True), "stop_gradient": TRUE})]
+            "bias": A.float_attr(-0.0), "bias_after_scale": A.bool_attr(True), "stop_gradient": TRUE})]
     elif kind == "dropout":
         p = _op("pd_op.full", [], DenseTensorType.make(A.f32, (1,)), {
             "dtype": A.dtype_attr("float32"), "place": A.place_attr(1), "shape": A.int_array_attr((1,)),

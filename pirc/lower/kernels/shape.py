@@ -63,7 +63,10 @@ def unsqueeze(x, axis=()):
 
 @REGISTRY.register("pd_op.transpose", since=1)
 def transpose(x, *, perm=()):
-    return x.permute(list(perm)) if x.dim() else x
+    # Paddle's transpose writes a new dense tensor.  A permuted view would reach a matmul
+    # (or conv) as a strided operand, and torch then sums in another order than on the
+    # same values laid out densely (a folded constant): results differ in the last bit.
+    return x.permute(list(perm)).contiguous() if x.dim() else x
 
 
 @REGISTRY.register("pd_op.concat", since=1)
@@ -215,7 +218,7 @@ def _transpose_call(site):
     x = site.p["x"]
     if not site.rank(x):
         return None
-    return site.call(torch.permute, x, list(site.p["perm"]))
+    return site.method("contiguous", site.call(torch.permute, x, list(site.p["perm"])))
 
 
 @specializer(slice_)

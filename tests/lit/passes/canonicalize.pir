@@ -31,8 +31,8 @@
 // MALFORMED-NEXT: "pd_op.add"
 // MALFORMED-NEXT: "pd_op.dropout" (%{{[0-9]+}}) {is_test:true
 
-// An assign chain, a scale by 1 with bias 0, an inference dropout (upscale_in_train) and a
-// transpose pair that composes to the identity: the fetch reads the relu again, and the
+// An assign chain, a float scale by 1 with bias -0.0 (x * 1 + -0.0 is x bit for bit, -0.0
+// included), an inference dropout (upscale_in_train) and a transpose pair that composes to the identity: the fetch reads the relu again, and the
 // ops those rewrites matched and left unused (the fulls, the first transpose) go too.
 // CHECK-LABEL: "pd_op.data"
 // CHECK-NEXT:  (%[[X:[0-9]+]]) = "pd_op.relu"
@@ -43,7 +43,7 @@
     (%2) = "pd_op.assign" (%1) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     (%3) = "pd_op.assign" (%2) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     (%4) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xf32>
-    (%5) = "pd_op.scale" (%3, %4) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+    (%5) = "pd_op.scale" (%3, %4) {bias:-0.0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
     (%6) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0.1} : () -> tensor<1xf32>
     (%7, %8) = "pd_op.dropout" (%5, <<NULL VALUE>>, %6) {fix_seed:true,is_test:true,mode:"upscale_in_train",seed:1234,stop_gradient:[true,true]} : (tensor<2x3xf32>, <<NULL TYPE>>, tensor<1xf32>) -> tensor<2x3xf32>, tensor<2x3xu8>
     (%9) = "pd_op.transpose" (%7) {perm:[1,0],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
@@ -80,11 +80,13 @@
 // -----
 
 // Not identities, so they stay: a dropout in downgrade_in_infer mode with p = 0.1 (it
-// multiplies by 0.9), a scale by 2, a training dropout, a reshape to another shape, a cast
-// that narrows first.
+// multiplies by 0.9), a scale by 2, a float scale by 1 with bias +0.0 (x * 1 + 0.0 turns
+// -0.0 into +0.0, as Paddle computes it), a training dropout, a reshape to another shape, a
+// cast that narrows first.
 // CHECK-LABEL: "pd_op.data"
 // CHECK:       "pd_op.dropout" (%0, <<NULL VALUE>>, %{{[0-9]+}}) {{.*}}mode:"downgrade_in_infer"
 // CHECK:       "pd_op.scale"
+// CHECK:       "pd_op.scale" (%0, %{{[0-9]+}}) {bias:0
 // CHECK:       "pd_op.dropout" (%0, <<NULL VALUE>>, %{{[0-9]+}}) {fix_seed:true,is_test:false
 // CHECK:       "pd_op.reshape"
 // CHECK:       (%[[N:[0-9]+]]) = "pd_op.cast" (%0) {dtype:float16
@@ -95,6 +97,9 @@
     (%2, %3) = "pd_op.dropout" (%0, <<NULL VALUE>>, %1) {fix_seed:true,is_test:true,mode:"downgrade_in_infer",seed:1234,stop_gradient:[true,true]} : (tensor<2x3xf32>, <<NULL TYPE>>, tensor<1xf32>) -> tensor<2x3xf32>, tensor<2x3xu8>
     (%4) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:2} : () -> tensor<1xf32>
     (%5) = "pd_op.scale" (%2, %4) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+    (%15) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xf32>
+    (%16) = "pd_op.scale" (%0, %15) {bias:0,bias_after_scale:false,stop_gradient:[true]} : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+    (%17) = "pd_op.fetch" (%16) {col:3,name:"d",persistable:[true],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     (%6, %7) = "pd_op.dropout" (%0, <<NULL VALUE>>, %1) {fix_seed:true,is_test:false,mode:"upscale_in_train",seed:1234,stop_gradient:[true,true]} : (tensor<2x3xf32>, <<NULL TYPE>>, tensor<1xf32>) -> tensor<2x3xf32>, tensor<2x3xu8>
     (%8) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[3,2]} : () -> tensor<2xi64>
     (%9) = "pd_op.reshape" (%6, %8) {stop_gradient:[true]} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<3x2xf32>
