@@ -12,9 +12,9 @@ FAST = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow])
 
 
-@FAST
-@given(programs())
-def test_generated_programs_verify_and_round_trip(g):
+def _verified_round_tripped(g):
+    """The generated program, checked: it verifies strictly, its canonical text reads back to
+    the same text, and it fetches one value per expected output, of the expected shape."""
     p = g.parse()
     pirc.verify(p, strict=True)
     again = pirc.parse(pirc.to_text(p, "pir"))
@@ -23,6 +23,13 @@ def test_generated_programs_verify_and_round_trip(g):
     assert len(fetches) == len(g.expected) >= 1
     for op, want in zip(fetches, g.expected):
         assert tuple(d.data for d in op.results[0].type.dims.data) == want.shape
+    return p
+
+
+@FAST
+@given(programs())
+def test_generated_programs_verify_and_round_trip(g):
+    _verified_round_tripped(g)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True,
@@ -58,14 +65,7 @@ def test_strategy_reaches_every_op_kind():
 @FAST
 @given(aliasing_programs())
 def test_aliasing_programs_verify_and_round_trip(g):
-    p = g.parse()
-    pirc.verify(p, strict=True)
-    again = pirc.parse(pirc.to_text(p, "pir"))
-    assert pirc.to_text(again, "pir") == pirc.to_text(p, "pir")
-    fetches = [op for op in p.block.ops if op.name == "pd_op.fetch"]
-    assert len(fetches) == len(g.expected) >= 1
-    for op, want in zip(fetches, g.expected):
-        assert tuple(d.data for d in op.results[0].type.dims.data) == want.shape
+    p = _verified_round_tripped(g)
     declared = {op.attributes["parameter_name"].data for op in p.block.ops
                 if op.name == "builtin.parameter"}
     assert declared == set(g.params)

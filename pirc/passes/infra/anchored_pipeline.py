@@ -47,23 +47,33 @@ def pipeline_from_anchored(text: str) -> str | None:
     return _as_list(text[pos + 1:close]) or None
 
 
-def _as_list(inner: str) -> str:
-    """The list as `-p` spells it: mlir-opt trims the blanks around each pass (`cse, dce`,
-    `const-fold {max-iterations=2}`), xDSL's parser does not; blanks inside `{...}` separate
-    options and stay."""
-    entries, start, braces, i = [], 0, 0, 0
-    while i < len(inner):
-        c = inner[i]
+def _top_level(text: str, start: int):
+    """(position, character) of each character of `text` from `start` that stands outside a
+    quoted string and outside a pass's `{...}` options: where `,` separates passes and `(` /
+    `)` nest.  A `}` with no `{` before it closes nothing here."""
+    braces, i = 0, start
+    while i < len(text):
+        c = text[i]
         if c == '"':
-            i = _string_end(inner, i)
+            i = _string_end(text, i)
         elif c == "{":
             braces += 1
         elif c == "}":
             braces = max(braces - 1, 0)
-        elif c == "," and braces == 0:
+        elif braces == 0:
+            yield i, c
+        i += 1
+
+
+def _as_list(inner: str) -> str:
+    """The list as `-p` spells it: mlir-opt trims the blanks around each pass (`cse, dce`,
+    `const-fold {max-iterations=2}`), xDSL's parser does not; blanks inside `{...}` separate
+    options and stay."""
+    entries, start = [], 0
+    for i, c in _top_level(inner, 0):
+        if c == ",":
             entries.append(inner[start:i])
             start = i + 1
-        i += 1
     entries.append(inner[start:])
     if not inner.strip():
         return ""
@@ -73,24 +83,15 @@ def _as_list(inner: str) -> str:
 def _closing_paren(text: str, open_pos: int) -> int:
     """The position of the `)` that closes the `(` at `open_pos`; a PipelineError for a
     nested anchor or a missing `)`."""
-    braces, i = 0, open_pos + 1
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            i = _string_end(text, i)
-        elif c == "{":
-            braces += 1
-        elif c == "}":
-            braces = max(braces - 1, 0)
-        elif braces == 0 and c == "(":
+    for i, c in _top_level(text, open_pos + 1):
+        if c == "(":
             anchor = _ANCHOR_NAME.search(text, 0, i)
             name = anchor.group().strip() if anchor else ""
             raise _error(text, (anchor.start() if anchor else i),
                          f"pirc's passes run on the whole program: `{ANCHOR}(...)` holds a list of "
                          f"passes, not {('`' + name + '(...)`') if name else 'a nested `(...)`'}")
-        elif braces == 0 and c == ")":
+        elif c == ")":
             return i
-        i += 1
     raise _error(text, open_pos, f"`{ANCHOR}(` is never closed: expected `)` at the end")
 
 
