@@ -327,6 +327,7 @@ def write_log(path, entries, extra):
 
 
 def main():
+    global ZOO_PACKAGE
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", help="e.g. tests/fixtures/zoo")
     ap.add_argument("--zoo", choices=("zoo", "zoo2"), default=ZOO_PACKAGE,
@@ -337,7 +338,6 @@ def main():
     for hidden in ("--one", "--outdir", "--result", "--crossload-one", "--src-dir", "--from-ver"):
         ap.add_argument(hidden, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    global ZOO_PACKAGE
     ZOO_PACKAGE = os.environ["PIRC_ZOO_PACKAGE"] = args.zoo  # the children inherit it
     if args.result:
         return child(args)
