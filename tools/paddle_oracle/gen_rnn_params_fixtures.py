@@ -67,6 +67,11 @@ MODELS = {
         "paddle.nn.SimpleRNN(4, 3, activation='relu')",
         {"x": ((3, 5, 4), "float32", [-1, -1, 4]), "seq_len": ((3,), "int64", [-1])},
     ),
+    # every row shorter than the time axis, one of length 0 (its outputs 0, its state h0/c0)
+    "lstm_bidir_short_rows": (
+        "paddle.nn.LSTM(4, 3, num_layers=1, direction='bidirect')",
+        {"x": ((3, 6, 4), "float32", [-1, -1, 4]), "seq_len": ((3,), "int64", [-1])},
+    ),
     # not an rnn: a static program whose non-persistable parameter `b_state` (sorted between
     # the persisted `a_w` and `c_w`) is read only for its shape, and a persisted one added
     "static_shape_of_state": (
@@ -75,12 +80,16 @@ MODELS = {
     ),
 }
 
+SEQ_LENS = {"lstm_bidir_short_rows": [4, 2, 0]}
+
 
 def feed_value(model, feed, shape, dtype):
     import numpy as np
 
-    if feed == "seq_len":  # one full row, one shorter, one of length 1
-        time = MODELS[model][1]["x"][0][1]
+    if feed == "seq_len":
+        if model in SEQ_LENS:
+            return np.array(SEQ_LENS[model], dtype=dtype)
+        time = MODELS[model][1]["x"][0][1]  # one full row, one shorter, one of length 1
         return np.array([time, max(1, time - 2), 1][:shape[0]], dtype=dtype)
     rng = np.random.default_rng(zlib.crc32(f"{model}/feed/{feed}".encode()))
     return rng.standard_normal(shape).astype(dtype)
