@@ -64,6 +64,12 @@ def test_every_fixture_is_generated():
             assert log[model]["paddle"] == release
             for suffix in (".json", ".pdiparams", ".npz"):
                 assert (HERE / release / f"{model}{suffix}").is_file()
+            # the generator's round trip through real Paddle: pirc-opt wrote the program and
+            # --params-out under each pipeline, Paddle loaded and ran that, outputs unchanged
+            written = log[model]["pirc_written"]
+            assert sorted(written) == ["default", "inference"]
+            for check in written.values():
+                assert check == {"max_abs_diff": 0.0, "pdiparams_identical": True}, (release, model)
 
 
 @pytest.mark.parametrize("release,model", CASES)
