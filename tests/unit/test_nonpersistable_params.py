@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 import pirc
 from pirc.cli.opt import run as pirc_opt
@@ -270,3 +271,15 @@ def test_persistable_flag_spellings():
         op = next(op for op in program.walk() if op.name == "builtin.parameter")
         assert is_persisted(op) is persisted, attr
     assert created_value("s", _state_program("2x3").block.ops.first.next_op.results[0].type).shape == (2, 3)
+
+
+@pytest.mark.parametrize("model", [m for m in MODELS if m != "static_shape_of_state"])
+def test_the_rnn_module_runs_on_its_inputs_device(model):
+    """Moved to another device (torch's meta device stands in for npu / cuda on a CPU-only
+    machine), the module's rnn keeps every tensor on x's device: the initial states that
+    paddle.nn builds with `full` (made on the CPU) and the created dropout_state included."""
+    program_path, params_path, data = _files("3.3.1", model)
+    gm = pirc.lower(pirc.load(str(program_path)), str(params_path)).to("meta")
+    outs = gm(*[torch.from_numpy(data[f"in__{name}"]).to("meta") for name, _ in gm.pirc_feeds])
+    assert [o.device.type for o in outs] == ["meta"] * len(outs)
+    assert [tuple(o.shape) for o in outs] == [data[f"out__{i}"].shape for i in range(len(outs))]
