@@ -158,7 +158,10 @@ def second_text(rel: str, rec: dict, limit: int = 160) -> str:
     """A second attempt as evidence: the API tried and what Paddle did."""
     api = evidence_text(rec["api"], 120)
     if rec["status"] == "builds and runs":
-        return f"second attempt ({rel}): {api}: builds, runs on the CPU executor, outputs fetched"
+        lod = ("; its kernel reads the LoD of a fed LoD tensor, which pirc's runtime does not "
+               "carry" if rec.get("lod_feed") else "")
+        return (f"second attempt ({rel}): {api}: builds, runs on the CPU executor, outputs "
+                f"fetched{lod}")
     if rec["status"].startswith("runs, but"):
         emitted = ", ".join(o[6:] for o in rec.get("ops", ()) if o.startswith("pd_op.")
                             and o != "pd_op.data")
@@ -387,8 +390,8 @@ def reexamined_section(fwd: list[OpRow], vs: list[int], rel: list) -> list[str]:
            "`paddle._C_ops` call) recorded not buildable on CPU was tried again by",
            "`tools/paddle_oracle/reexamine_unbuildable.py` in Paddle 3.0.0 and 3.3.1: through the",
            "public API or layer that emits it, with LoD inputs fed as LoD tensors and outputs",
-           "fetched with `return_numpy=False`, each in its own child process",
-           "(`tools/paddle_oracle/results/reexamine_unbuildable.VER.json`). A record stays \"not",
+           "fetched with `return_numpy=False`, each in its own child process (one",
+           "`reexamine_unbuildable` file per release in `tools/paddle_oracle/results/`). A record stays \"not",
            "buildable\" only with both attempts' exceptions as its evidence; where Paddle's CPU",
            "executor built and ran the op, the record changed (to \"lowered\" once a kernel covers it).",
            "",
@@ -399,16 +402,23 @@ def reexamined_section(fwd: list[OpRow], vs: list[int], rel: list) -> list[str]:
     for label in ("lowered", "not yet", "not buildable"):
         out.append(f"| now {label} | " + " | ".join(
             str(sum(1 for r in was[v] if status[r.name][v] == label)) for v in vs) + " |")
-    changed = Counter(e["reason"] for r, e in recs if vs[-1] in e["pir_versions"]
-                      and status[r.name][vs[-1]] != "not buildable")
+    changed: dict[str, list[str]] = {}
+    for r, e in recs:
+        if vs[-1] in e["pir_versions"] and status[r.name][vs[-1]] != "not buildable":
+            changed.setdefault(e["reason"], []).append(r.name)
     out += ["", f"Changed at PIR {vs[-1]}, by the reason first recorded:", ""]
-    out += [f"- {evidence_text(label, 400)}: {n}"
-            for label, n in sorted(changed.items(), key=lambda kv: (-kv[1], kv[0]))]
+    total = sum(len(v) for v in changed.values())
+    out[-2] = f"Changed at PIR {vs[-1]}: {total} of {len(was[vs[-1]])}, by the reason first recorded:"
+    for label, ops in sorted(changed.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        text = evidence_text(label, 400) if label != "unlabelled" else \
+            "no reason given (the first attempt's exception only)"
+        out.append(f"- {text}: {len(ops)} ({', '.join(f'`{o[6:]}`' for o in ops)})")
     out += ["", "| op | first recorded as | first attempt | second attempt | now (" +
             ", ".join(f"PIR {v}" for v in vs) + ") |", "|---|---|---|---|---|"]
     for r, e in recs:
         second = second_attempt(r)
-        out.append(f"| `{r.name}` | {evidence_text(e['reason'], 120)} | "
+        label = e["reason"] if e["reason"] != "unlabelled" else "(no reason given)"
+        out.append(f"| `{r.name}` | {evidence_text(label, 120)} | "
                    f"{evidence_text(e['first_attempt'])} | "
                    f"{second_text(*second) if second else 'none'} | "
                    + ", ".join(status[r.name][v] for v in vs) + " |")

@@ -65,8 +65,9 @@ COO = "x = coo()\n"
 
 FAMILIES = {
     "csr unary": dict(
-        api="paddle.sparse.{fn}(x) on a CSR input, under paddle.jit.to_static",
-        snippet=CSR + "def fn(x):\n    return S.{fn}(x).to_dense()",
+        api="paddle.sparse.{fn} (else paddle.sparse.nn.functional.{fn}, else "
+            "paddle._C_ops.sparse_{fn}) on a CSR input, under paddle.jit.to_static",
+        snippet=CSR + "def fn(x):\n    return CSR_FN('{fn}')(x, *CSR_ARGS.get('{fn}', ())).to_dense()",
         fn=lambda s: s[:-len("_csr_sp")]),
     "csr binary": dict(
         api="paddle.sparse.{fn}(x, y) on CSR inputs, under paddle.jit.to_static",
@@ -80,7 +81,7 @@ FAMILIES = {
     "coo": dict(
         api="paddle.sparse.{fn} on a COO tensor (paddle.sparse.sparse_coo_tensor)",
         snippet=COO + "out = COO_CALL['{op}'](x)",
-        fn=lambda s: s.split("_coo")[0]),
+        fn=lambda s: re.split(r"_coo|_sp", s)[0]),
     "selected rows": dict(
         api="paddle.{fn} (else paddle._C_ops.{fn}) on a SelectedRows value: the sparse "
             "gradient of paddle.nn.Embedding(sparse=True) in a static training program",
@@ -103,8 +104,13 @@ FAMILIES = {
         api="paddle.distributed.{fn} in a static program on the CPU place, no process group",
         snippet="x = d('x', [2, 3])\nout = DIST_CALL['{op}'](x)", fn=lambda s: s.rstrip("_")),
     "incubate": dict(
-        api="paddle.incubate.nn.functional.{fn} on float32 operands on the CPU place",
-        snippet="out = generic(getattr(I, '{fn}'))", fn=lambda s: s.rstrip("_")),
+        api="paddle.incubate.nn.functional.{fn} on float32 operands on the CPU place (its "
+            "tensor arguments; else paddle._C_ops.{op} with the definition's attributes)",
+        snippet="try:\n    out = generic(getattr(I, '{fn}'))\n"
+                "except TypeError as e:\n"
+                "    if 'required positional' not in str(e):\n        raise\n"
+                "    out = generic()  # the API wants more than tensors: the op's own builder",
+        fn=lambda s: s.rstrip("_")),
     "generic": dict(
         api="paddle._C_ops.{op} in a static program on the CPU place (no public API)",
         snippet="out = generic()", fn=lambda s: s),
@@ -294,6 +300,10 @@ OPS = {
                                    "q = d('q', [1, 4, 2, 8])\nout = memory_efficient_attention(q, q, q, training=False)"),
     "fused_dot_product_attention": ("paddle.incubate.nn.functional.fused_dot_product_attention",
                                     "q = d('q', [1, 4, 2, 8])\nout = I.fused_dot_product_attention(q, q, q)"),
+    "variable_length_memory_efficient_attention": (
+        "paddle.incubate.nn.functional.variable_length_memory_efficient_attention",
+        "q = d('q', [1, 2, 4, 8])\nlens = d('lens', [1, 1], 'int32', value=np.array([[4]], 'int32'))\n"
+        "out = I.variable_length_memory_efficient_attention(q, q, q, lens, lens)"),
     "int_bincount": ("paddle.incubate.nn.functional.int_bincount",
                      "out = I.int_bincount(d('x', [6], 'int64', lo=0, hi=4), 0, 4, 'int64')"),
     "copy_to": ("Tensor.to / paddle._C_ops.copy_to to the CPU place",
@@ -350,7 +360,7 @@ def family_of(short, defs_entry, category):
         if re.match(r"(add|subtract|multiply|divide)_csr_csr_sp$", short):
             return "csr binary"
         return "csr unary"
-    if short.endswith("_sp"):
+    if short.endswith(("_sp", "_sp_")):
         return "coo"
     if short.endswith(("_sr", "_sr_")) or any("SelectedRows" in i["type"] for i in defs_entry["inputs"]):
         return "selected rows"
@@ -398,7 +408,8 @@ def first_words(e):
     keep = [ln for ln in lines if re.match(r"^\(?[A-Z][a-zA-Z]+(Error|Exception)", ln)
             or "Error" in ln[:40] or ln.startswith("[Hint")]
     text = " | ".join((keep or lines)[:3])
-    return f"{type(e).__name__}: {text}"[:700]
+    name = type(e).__name__
+    return (text if text.startswith(name) else f"{name}: {text}")[:700]
 
 
 def attempt(op, snippet, defs_entry):
@@ -423,12 +434,16 @@ def attempt(op, snippet, defs_entry):
         feed[name] = value
         return paddle.static.data(name, list(value.shape), dtype)
 
-    def coo():
-        """SPARSE_34 as a COO tensor built in the program (paddle.sparse.sparse_coo_tensor)."""
-        idx = np.array(np.nonzero(np.array(SPARSE_34))).astype("int64")
-        val = np.array(SPARSE_34, "float32")[tuple(idx)]
-        return S.sparse_coo_tensor(d("ci", idx.shape, "int64", value=idx),
-                                   d("cv", val.shape, value=val), [3, 4])
+    def coo(a=None, sparse_dim=None, tag="c"):
+        """A COO tensor of a's non-zeros (SPARSE_34 by default; the first `sparse_dim` dims
+        sparse) built in the program by paddle.sparse.sparse_coo_tensor."""
+        a = np.array(SPARSE_34 if a is None else a, "float32")
+        sd = a.ndim if sparse_dim is None else sparse_dim
+        nz = np.array(np.nonzero(np.abs(a).reshape(a.shape[:sd] + (-1,)).sum(-1)))
+        idx = nz.astype("int64")
+        val = a[tuple(idx)]
+        return S.sparse_coo_tensor(d(tag + "i", idx.shape, "int64", value=idx),
+                                   d(tag + "v", val.shape, value=val), list(a.shape))
 
     def lod(name, shape, lens, dtype="float32", lo=None, hi=None, value=None):
         levels = lens if lens and isinstance(lens[0], list) else [lens]
@@ -463,15 +478,14 @@ def attempt(op, snippet, defs_entry):
               SPARSE_34=np.array(SPARSE_34, "float32"),
               CSR_MATMUL={
                   "matmul_csr_dense_sp": lambda x: S.matmul(x, d("y", [4, 2])),
-                  "matmul_csr_csr_sp": lambda x: S.matmul(x, d("y", [4, 3], value=np.array(SPARSE_34).T).to_sparse_csr()).to_dense(),
+                  "matmul_csr_csr_sp": lambda x: S.matmul(x, ns["CSR_T"]).to_dense(),
                   "addmm_csr_dense_sp": lambda x: S.addmm(d("i", [3, 2]), x, d("y", [4, 2])),
-                  "addmm_csr_csr_sp": lambda x: S.addmm(d("i", [3, 3], value=np.eye(3)).to_sparse_csr(), x, d("y", [4, 3], value=np.array(SPARSE_34).T).to_sparse_csr()).to_dense(),
+                  "addmm_csr_csr_sp": lambda x: S.addmm(ns["CSR_EYE"], x, ns["CSR_T"]).to_dense(),
                   "mv_csr_sp": lambda x: S.mv(x, d("v", [4])),
                   "masked_matmul_sp": lambda x: S.masked_matmul(d("a", [3, 5]), d("b", [5, 4]), x).to_dense(),
                   "fused_attention_sp": lambda x: S.nn.functional.attention(
-                      d("q", [1, 1, 3, 4]), d("k", [1, 1, 3, 4]), d("v", [1, 1, 3, 4]),
-                      d("m", [3, 3], value=np.ones([3, 3])).to_sparse_csr()),
-                  "coo_to_csr_sp": lambda x: d("c", [3, 4], value=SPARSE_34).to_sparse_coo(2).to_sparse_csr().to_dense(),
+                      d("q", [1, 1, 3, 4]), d("k", [1, 1, 3, 4]), d("v", [1, 1, 3, 4]), ns["CSR_ONES"]),
+                  "coo_to_csr_sp": lambda x: x.to_sparse_coo(2).to_sparse_csr().to_dense(),
                   "dense_to_csr_sp": lambda x: x.to_dense(),
                   "csr_to_dense_sp": lambda x: x.to_dense(),
                   "csr_to_coo_sp": lambda x: x.to_sparse_coo(2).to_dense(),
@@ -481,16 +495,15 @@ def attempt(op, snippet, defs_entry):
               COO_CALL={
                   "acos_coo_sp": lambda x: paddle._C_ops.sparse_acos(x).to_dense(),
                   "acosh_coo_sp": lambda x: paddle._C_ops.sparse_acosh(x).to_dense(),
-                  "matmul_coo_coo_sp": lambda x: S.matmul(x, d("y", [4, 3], value=np.array(SPARSE_34).T).to_sparse_coo(2)).to_dense(),
+                  "matmul_coo_coo_sp": lambda x: S.matmul(x, coo(np.array(SPARSE_34).T, tag="y")).to_dense(),
                   "matmul_coo_dense_sp": lambda x: S.matmul(x, d("y", [4, 2])),
-                  "addmm_coo_coo_sp": lambda x: S.addmm(d("i", [3, 3], value=np.eye(3)).to_sparse_coo(2), x, d("y", [4, 3], value=np.array(SPARSE_34).T).to_sparse_coo(2)).to_dense(),
+                  "addmm_coo_coo_sp": lambda x: S.addmm(coo(np.eye(3), tag="i"), x, coo(np.array(SPARSE_34).T, tag="y")).to_dense(),
                   "addmm_coo_dense_sp": lambda x: S.addmm(d("i", [3, 2]), x, d("y", [4, 2])),
                   "mv_coo_sp": lambda x: S.mv(x, d("v", [4])),
                   "conv3d_implicit_gemm_sp": lambda x: S.nn.functional.subm_conv3d_igemm(
-                      d("c", [1, 2, 2, 2, 1], value=np.ones([1, 2, 2, 2, 1])).to_sparse_coo(4),
-                      d("w", [1, 1, 1, 1, 2])).to_dense(),
+                      coo(np.ones([1, 2, 2, 2, 1]), 4, "g"), d("w", [1, 1, 1, 1, 2])).to_dense(),
                   "sync_batch_norm_sp_": lambda x: S.nn.SyncBatchNorm(1)(
-                      d("c", [1, 2, 2, 2, 1], value=np.ones([1, 2, 2, 2, 1])).to_sparse_coo(4)).to_dense(),
+                      coo(np.ones([1, 2, 2, 2, 1]), 4, "g")).to_dense(),
               },
               SR_CALL={},
               DIST_CALL={
@@ -508,8 +521,21 @@ def attempt(op, snippet, defs_entry):
                   "recv_v2": lambda x: paddle.distributed.recv(x, 0) or x,
               })
     short = op[len("pd_op."):]
+    if jit:
+        ns["CSR_T"] = paddle.to_tensor(np.array(SPARSE_34, "float32").T).to_sparse_csr()
+        ns["CSR_EYE"] = paddle.to_tensor(np.eye(3, dtype="float32")).to_sparse_csr()
+        ns["CSR_ONES"] = paddle.to_tensor(np.ones([3, 3], "float32")).to_sparse_csr()
+    ns["CSR_FN"] = lambda f: (getattr(S, f, None) or getattr(S.nn.functional, f, None)
+                              or getattr(paddle._C_ops, "sparse_" + f))
+    ns["CSR_ARGS"] = {"pow": (2.0,), "reshape": ([4, 3],), "slice": ([0], [0], [2]),
+                      "transpose": ([1, 0],), "scale": (2.0, 0.0, True),
+                      "divide_scalar": (2.0,), "full_like": (1.0, paddle.float32),
+                      "cast": ("int64", "float64"), "leaky_relu": (0.1,)}
     base = re.sub(r"_sr_?$", "", short)
-    ns["SR_CALL"] = {short: lambda g: (getattr(paddle, base, None) or getattr(paddle._C_ops, base))(g)}
+    def sr_call(g):
+        fn = getattr(paddle, base, None) or getattr(paddle._C_ops, base)
+        return fn(g, g) if base == "multiply" else fn(g)
+    ns["SR_CALL"] = {short: sr_call}
     if jit:
         return attempt_jit(op, snippet, ns, rec)
     main, start = paddle.static.Program(), paddle.static.Program()
@@ -535,6 +561,7 @@ def attempt(op, snippet, defs_entry):
         exe.run(start)
         res = exe.run(main, feed=feed, fetch_list=outs, return_numpy=False)
         rec["ran"] = True
+        rec["lod_feed"] = any(isinstance(v, core.LoDTensor) for v in feed.values())
         stage = "fetch"
         rec["outputs"] = []
         for t in res:
@@ -550,7 +577,7 @@ def attempt(op, snippet, defs_entry):
     except BaseException as e:  # noqa: BLE001 (the exception is the evidence)
         rec["failed_at"] = stage
         rec["error"] = first_words(e)
-        rec["traceback_tail"] = traceback.format_exc()[-600:]
+        rec["traceback_tail"] = clean(traceback.format_exc())[-600:]
     return rec
 
 
@@ -577,7 +604,7 @@ def attempt_jit(op, snippet, ns, rec):
     except BaseException as e:  # noqa: BLE001 (the exception is the evidence)
         rec["failed_at"] = stage
         rec["error"] = first_words(e)
-        rec["traceback_tail"] = traceback.format_exc()[-600:]
+        rec["traceback_tail"] = clean(traceback.format_exc())[-600:]
     return rec
 
 
@@ -599,6 +626,30 @@ def stderr_tail(path):
     lines = [re.sub(r"^[IWE]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] ", "", ln) for ln in lines]
     lines = [ln for ln in lines if ln and "ccache" not in ln and not ln.startswith("warnings.")]
     return lines[-1][:300] if lines else ""
+
+
+_MACHINE = [  # what names the machine or the run, not Paddle's answer
+    (re.compile(re.escape(ROOT) + "/"), ""),
+    (re.compile(r"/[^\s\"']*/site-packages/"), "site-packages/"),
+    (re.compile(r"/tmp/[\w.-]+\.py"), "<snippet>"),
+    (re.compile(r"(PID|TID|pid|tid) (0x)?[0-9a-fA-F]+"), r"\1 N"),
+    (re.compile(r"0x[0-9a-fA-F]{6,}"), "0xN"),
+    (re.compile(r"@0x[0-9a-fA-F]+"), "@0xN"),
+    (re.compile(r"\b\d{2}:\d{2}:\d{2}\.\d+"), "HH:MM:SS"),
+]
+
+
+def clean(v):
+    """Strings of a record with this machine's paths, process ids and times taken out."""
+    if isinstance(v, str):
+        for rx, rep in _MACHINE:
+            v = rx.sub(rep, v)
+        return v
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    return v
 
 
 def run_one(op, api, snippet, defs_entry):
@@ -693,7 +744,7 @@ def main():
         fam, api, snippet = attempt_for(op, entry, cat)
         rec = run_with_fallback(op, api, snippet, entry)
         rec["family"] = fam
-        done[op] = rec
+        done[op] = clean(rec)
         print(f"[{i + 1}/{len(todo)} {time.time() - t0:.0f}s] {op}: {rec['status']} "
               f"{rec.get('error', '')[:150]}", flush=True)
     doc = {"paddle_version": ver, "date_utc": time.strftime("%Y-%m-%d", time.gmtime()),
