@@ -166,8 +166,9 @@ def second_text(rel: str, rec: dict, limit: int = 160) -> str:
         emitted = ", ".join(o[6:] for o in rec.get("ops", ()) if o.startswith("pd_op.")
                             and o != "pd_op.data")
         fb = rec.get("fallback", {})
-        return (f"second attempt ({rel}): {api}: runs but emits {emitted or 'no op'}, not this one; "
-                f"{evidence_text(fb.get('api', ''), 80)}: {evidence_text(fb.get('error', ''), limit)}")
+        return (f"second attempt ({rel}): {api}: runs but emits {emitted or 'no op'}, "
+                f"not this one; {evidence_text(fb.get('api', ''), 80)}: "
+                f"{evidence_text(fb.get('error', ''), limit)}")
     return f"second attempt ({rel}): {api}: {evidence_text(rec.get('error', ''), limit)}"
 
 
@@ -393,14 +394,16 @@ def reexamined_section(fwd: list[OpRow], vs: list[int], rel: list) -> list[str]:
            "`tools/paddle_oracle/reexamine_unbuildable.py` in Paddle 3.0.0 and 3.3.1: through the",
            "public API or layer that emits it, with LoD inputs fed as LoD tensors and outputs",
            "fetched with `return_numpy=False`, each in its own child process (one",
-           "`reexamine_unbuildable` file per release in `tools/paddle_oracle/results/`). A record stays \"not",
-           "buildable\" only with both attempts' exceptions as its evidence; where Paddle's CPU",
-           "executor built and ran the op, the record changed (to \"lowered\" once a kernel covers it).",
+           "`reexamine_unbuildable` file per release in `tools/paddle_oracle/results/`). A",
+           "record stays \"not buildable\" only with both attempts' exceptions as its evidence;",
+           "where Paddle's CPU executor built and ran the op, the record changed (to",
+           "\"lowered\" once a kernel covers it).",
            "",
            "| records | " + " | ".join(f"PIR {v}" for v in vs) + " |",
            "|---|" + "---|" * len(vs)]
     was = {v: [r for r, e in recs if v in e["pir_versions"]] for v in vs}
-    out.append("| not buildable by the first attempt | " + " | ".join(str(len(was[v])) for v in vs) + " |")
+    out.append("| not buildable by the first attempt | "
+               + " | ".join(str(len(was[v])) for v in vs) + " |")
     for label in ("lowered", "not yet", "not buildable"):
         out.append(f"| now {label} | " + " | ".join(
             str(sum(1 for r in was[v] if status[r.name][v] == label)) for v in vs) + " |")
@@ -410,7 +413,8 @@ def reexamined_section(fwd: list[OpRow], vs: list[int], rel: list) -> list[str]:
             changed.setdefault(e["reason"], []).append(r.name)
     out += ["", f"Changed at PIR {vs[-1]}, by the reason first recorded:", ""]
     total = sum(len(v) for v in changed.values())
-    out[-2] = f"Changed at PIR {vs[-1]}: {total} of {len(was[vs[-1]])}, by the reason first recorded:"
+    out[-2] = (f"Changed at PIR {vs[-1]}: {total} of {len(was[vs[-1]])}, by the reason "
+               "first recorded:")
     for label, ops in sorted(changed.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         text = evidence_text(label, 400) if label != "unlabelled" else \
             "no reason given (the first attempt's exception only)"
