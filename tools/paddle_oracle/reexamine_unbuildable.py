@@ -326,10 +326,14 @@ OPS = {
                          "a = paddle.tensor.create_array('float32')\n"
                          "paddle.tensor.array_write(d('x', [2, 3]), paddle.zeros([1], 'int64'), a)\n"
                          "out = paddle.tensor.array_length(a)"),
-    "select_input": ("paddle.static.nn.cond (old-IR select_input; PIR emits pd_op.if)",
-                     "x = d('x', [2, 3])\nout = paddle.static.nn.cond(paddle.mean(x) > 0, lambda: x * 2, lambda: x - 1)"),
-    "select_output": ("paddle.static.nn.cond (old-IR select_output; PIR emits pd_op.if)",
-                      "x = d('x', [2, 3])\nout = paddle.static.nn.cond(paddle.mean(x) < 0, lambda: x * 3, lambda: x + 1)"),
+    # paddle.static.nn.cond emits pd_op.if under PIR; an old model's conditional blocks
+    # carry the fluid select_input / select_output, which the translator keeps
+    "select_input": ("fluid select_input (an old-IR conditional block's merge) through the old-IR translator",
+                     "m = d('m', [1], 'int32', value=np.array([1], 'int32'))\n"
+                     "out = old('select_input', {'X': [d('a', [2, 3]), d('b', [2, 3])], 'Mask': [m]}, {'Out': 1})"),
+    "select_output": ("fluid select_output (an old-IR conditional block's split) through the old-IR translator",
+                      "m = d('m', [1], 'int32', value=np.array([1], 'int32'))\n"
+                      "out = old('select_output', {'X': [d('a', [2, 3])], 'Mask': [m]}, {'Out': 2})[1:]"),
     "max_pool2d_v2": ("paddle.nn.functional.max_pool2d (oneDNN's max_pool2d_v2 has no other entry)",
                       "out = F.max_pool2d(d('x', [1, 2, 4, 4]), 2)"),
     "correlation": ("paddle._C_ops.correlation (PWC-Net's cost volume; no public API)",
@@ -573,7 +577,9 @@ def attempt(op, snippet, defs_entry):
             rec["outputs"].append(m)
         rec["fetched"] = bool(outs)
         if not outs:
-            rec["error"] = "the attempt left nothing to fetch"
+            rec["error"] = ("the program built and ran, but the attempt left nothing to fetch"
+                            + (" (the op has no result, so a saved program prunes it)"
+                               if rec["emitted"] else ""))
     except BaseException as e:  # noqa: BLE001 (the exception is the evidence)
         rec["failed_at"] = stage
         rec["error"] = first_words(e)

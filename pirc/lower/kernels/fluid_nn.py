@@ -68,3 +68,23 @@ def soft_relu(x, *, threshold=40.0):
     math (a denormal argument of log is read as the smallest normal)."""
     t = torch.clamp(x, -threshold, threshold)
     return torch.log(eigen_packet_log_input(1 + torch.exp(t)))
+
+
+# -- an old model's conditional blocks ----------------------------------------------------------
+# A fluid `cond` runs one of two conditional blocks and joins them with select_input (and
+# splits a value into them with select_output); the old-IR translator keeps both ops, with the
+# mask first and two branches (PIR's own cond is pd_op.if).
+
+@REGISTRY.register("pd_op.select_input", since=1)
+def select_input(mask, *inputs):
+    """SelectInputKernel: the input the mask (int32, one element) picks."""
+    return inputs[int(mask.reshape(-1)[0])]
+
+
+@REGISTRY.register("pd_op.select_output", since=1)
+def select_output(mask, x):
+    """SelectOutputKernel: x goes to the output the mask picks, of the translator's two; the
+    other is left unset in Paddle (a fetch of it fails there) and is an empty tensor here."""
+    pick = int(mask.reshape(-1)[0])
+    empty = x.new_empty((0,))
+    return tuple(x if i == pick else empty for i in range(2))

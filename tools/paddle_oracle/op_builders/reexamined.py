@@ -1,12 +1,16 @@
 """Builders of ops the first attempt recorded "not buildable on CPU" and the second attempt
 (reexamine_unbuildable.py) built and ran through Paddle's public API: graph message passing
 (paddle.geometric.send_u_recv / send_ue_recv / send_uv), hierarchical sigmoid
-(paddle.nn.functional.hsigmoid_loss) and YOLOv3's training loss (paddle.vision.ops.yolo_loss).
+(paddle.nn.functional.hsigmoid_loss), YOLOv3's training loss (paddle.vision.ops.yolo_loss), and
+the merge / split of an old model's conditional block (fluid select_input / select_output,
+which the old-IR translator keeps; PIR's own cond is pd_op.if).
 The others the second attempt built have their builders in their family's module:
 im2sequence (legacy.py) reshapes its LoD result to fetch it, lrn (nn.py) and soft_relu
 (unary.py) go through the old-IR translator as an old model holds them."""
 import numpy as np
 import paddle
+
+from old_ir_op import old_ir_op, results
 
 from . import op
 
@@ -73,3 +77,24 @@ def _yolo_loss(f):
               ignore_thresh=0.5, downsample_ratio=32)
     return [V.yolo_loss(x, gb, gl, **kw),
             V.yolo_loss(x, gb, gl, gt_score=gs, use_label_smooth=False, scale_x_y=1.2, **kw)], {}
+
+
+@op("select_input")
+def _select_input(f):
+    # the translator takes two branches (PIR's select_input: two inputs and the mask)
+    a, b = f("a", [2, 3]), f("b", [2, 3])
+    m0 = f("m0", [1], "int32", value=np.array([0], "int32"))
+    m1 = f("m1", [1], "int32", value=np.array([1], "int32"))
+    return [results(old_ir_op("select_input", {"X": [a, b], "Mask": [m]}, {"Out": 1}))[0]
+            for m in (m0, m1)], {}
+
+
+@op("select_output")
+def _select_output(f):
+    # only the selected output is written (the others stay unset and cannot be fetched)
+    a = f("a", [2, 3])
+    m1 = f("m1", [1], "int32", value=np.array([1], "int32"))
+    m0 = f("m0", [1], "int32", value=np.array([0], "int32"))
+    o1 = results(old_ir_op("select_output", {"X": [a], "Mask": [m1]}, {"Out": 2}))
+    o0 = results(old_ir_op("select_output", {"X": [a], "Mask": [m0]}, {"Out": 2}))
+    return [paddle.scale(o1[1], 2.0), paddle.scale(o0[0], 3.0)], {}
