@@ -16,9 +16,10 @@ kept as the evidence.
     /tmp/pd331/bin/python tools/paddle_oracle/reexamine_unbuildable.py
     /tmp/pd300/bin/python tools/paddle_oracle/reexamine_unbuildable.py [--ops pd_op.X ...]
 
-Every op of ATTEMPTS (the ops recorded not buildable at any PIR version when this was
-written; tests/unit/test_coverage_doc.py fails when a not-buildable record has no entry
-here) that the release defines is tried in its own child process, forked from a parent that
+Every op of results/unbuildable_ops.json (the records docs/COVERAGE.md held as not buildable
+at any PIR version before this second attempt; tests/unit/test_coverage_doc.py fails when one
+that the release defines has no result here) that the release defines is tried, by its OPS
+entry or its family's template (FAMILIES), in its own child process, forked from a parent that
 imported Paddle once (a crash kills the child only: its exit code and the last line Paddle
 logged are the evidence; a child past TIMEOUT seconds is killed). Per op the results record
 the API tried, whether the program built, whether the op is in it, whether the CPU executor
