@@ -30,6 +30,7 @@ import torch
 import pirc
 from pirc.errors import LoweringError
 from pirc.lower.execute import run_module
+from pirc.testing.pass_differential import TARGETS, check_target, run_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "tests" / "fixtures" / "array_regions"
@@ -121,6 +122,25 @@ def test_upgraded_and_optimised_programs_give_paddles_numbers(name, version):
     in_regions = sum(1 for op in after if op.parent_op() is not None and op.parent_op().name != "builtin.module")
     assert in_regions == WRITES_IN_REGIONS.get(name, 0)
     _run_all(program, result.params, version, name, label=" after --upgrade -p default")
+
+
+@pytest.mark.parametrize("name", NAMES + ("aliasing/array_written_in_regions",))
+def test_every_pass_and_pipeline_computes_the_same_bits(name):
+    """The issue-20 differential harness on each program (its many-iterations case, and the
+    hand-written array_written_in_regions: array_length and array_read of one array before
+    a while, after it and after an if that write it, identical ops that no pass may merge)."""
+    if name.startswith("aliasing/"):
+        text = ROOT / "tests" / "fixtures" / f"{name}.pir.txt"
+        program, params = pirc.load(str(text), from_version=4), None
+        data = np.load(text.with_name(text.name.replace(".pir.txt", ".npz")))
+        feeds = {k[len("in__"):]: data[k] for k in data.files if k.startswith("in__")}
+    else:
+        program, params = _load("3.3.1", name)
+        feeds = _cases("3.3.1", name)[-1][0]
+    before = run_outputs(program, feeds, params)
+    for target in TARGETS:
+        outcome = check_target(program, target, feeds, params, before)
+        assert outcome.ok, outcome
 
 
 def test_cli_upgrade_default_then_run_npu(tmp_path):
