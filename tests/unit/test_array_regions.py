@@ -1,10 +1,10 @@
 """Values of an enclosing block written inside `while` bodies and `if` branches (issue 21, class 2).
 
-tests/fixtures/array_regions/VER/ holds six programs real Paddle 3.3.1 and 3.0.0 saved and ran
+tests/fixtures/array_regions/VER/ holds seven programs real Paddle 3.3.1 and 3.0.0 saved and ran
 (tools/paddle_oracle/gen_array_region_fixtures.py, array_region_models.py): tensor arrays
 created before a loop, written in its body (at the loop counter, and appended to at their
 length, as to_static writes a Python list's `append`), in an `if` branch only, in a body and
-an `if` nested in it, read in the body (the previous step's element) and after it
+an `if` nested in it, appended to in a loop nested in a loop, read in the body (the previous step's element) and after it
 (array_to_tensor stacking and concatenating, array_length, array_read); greedy decoding that
 appends each step's token; and dense tensors written in place (`assign_out_`) in a body and a
 branch.  The input cases loop 0, 1 and many times and take each branch.
@@ -35,11 +35,11 @@ from pirc.testing.pass_differential import TARGETS, check_target, run_outputs
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "tests" / "fixtures" / "array_regions"
 VERSIONS = ("3.0.0", "3.3.1")
-NAMES = ("greedy_decode", "if_write", "inplace_outer", "while_append_list", "while_index_write",
-         "while_nested_if")
+NAMES = ("greedy_decode", "if_write", "inplace_outer", "nested_while_append", "while_append_list",
+         "while_index_write", "while_nested_if")
 # The array ops each program must hold where Paddle put them: inside a region (a body or a
 # branch) and after it.
-WRITES_IN_REGIONS = {"greedy_decode": 1, "if_write": 2, "while_append_list": 1,
+WRITES_IN_REGIONS = {"greedy_decode": 1, "if_write": 2, "nested_while_append": 2, "while_append_list": 1,
                      "while_index_write": 1, "while_nested_if": 2}
 
 
