@@ -209,6 +209,19 @@ def test_torch_compile_runs_array_regions_eagerly_with_paddles_numbers(name):
         _assert_paddles(got, wants, f"torch.compile {name} case{k}")
 
 
+def test_an_eager_run_does_not_import_dynamo():
+    """The regions kept out of torch.compile's graph are made on first use under dynamo:
+    `torch.compiler.disable` imports torch._dynamo, seconds an eager run must not pay."""
+    code = ("import sys, numpy as np, pirc\n"
+            f"p = pirc.load({str(_path('3.3.1', 'while_index_write', '.json'))!r})\n"
+            "out = pirc.run(p, {'x': np.ones((2, 3), 'float32'), 'n': np.array([4])})\n"
+            "assert list(out.values())[3].tolist() == [5]\n"
+            "print('torch._dynamo' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
 def test_torch_compile_fullgraph_refuses_with_the_reason():
     program, params = _load("3.3.1", "greedy_decode")
     gm = pirc.lower(program, params)
