@@ -184,6 +184,16 @@ def test_torch_export_refuses_an_array_in_a_loop_naming_the_op():
         pirc.export(program, params, feeds)
 
 
+def test_the_export_refusal_is_one_sentence_without_torchs_notes():
+    program, params = _load("3.3.1", "greedy_decode")
+    feeds, _ = _cases("3.3.1", "greedy_decode")[1]
+    with pytest.raises(LoweringError) as info:
+        pirc.export(program, params, feeds)
+    said = info.value.bare_message
+    assert "\n" not in said and "While executing" not in said
+    assert said.endswith("run it eagerly (pirc.run, pirc-run, or the lowered module called directly)")
+
+
 def test_torch_export_refuses_an_array_in_an_if_naming_the_op():
     program, params = _load("3.3.1", "if_write")
     feeds, _ = _cases("3.3.1", "if_write")[0]
