@@ -124,7 +124,8 @@ def test_upgraded_and_optimised_programs_give_paddles_numbers(name, version):
     _run_all(program, result.params, version, name, label=" after --upgrade -p default")
 
 
-@pytest.mark.parametrize("name", NAMES + ("aliasing/array_written_in_regions", "aliasing/array_as_loop_value"))
+@pytest.mark.parametrize("name", NAMES + tuple(f"aliasing/{n}" for n in (
+    "array_written_in_regions", "array_as_loop_value", "array_yielded_by_if_true", "array_yielded_by_if_false")))
 def test_every_pass_and_pipeline_computes_the_same_bits(name):
     """The issue-20 differential harness on each program (its many-iterations case, and the
     hand-written array_written_in_regions: array_length and array_read of one array before
