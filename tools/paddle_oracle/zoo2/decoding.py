@@ -59,6 +59,9 @@ def _set_weights(layer):
 
 
 class Greedy(nn.Layer):
+    """The early exit is a `break` (to_static turns it into a flag in the loop's condition); the
+    per-step best logits go to a Python list, which to_static turns into a tensor array."""
+
     def __init__(self, lm):
         super().__init__()
         self.lm = lm
@@ -66,15 +69,19 @@ class Greedy(nn.Layer):
     def forward(self, input_ids, max_len, eos_id):
         ids = input_ids
         finished = paddle.zeros_like(input_ids[:, 0]) > 0
+        best = [paddle.zeros_like(input_ids[:, 0], "float32")]
         step = paddle.zeros([1], "int64")
-        while step < max_len and not paddle.all(finished):
+        while step < max_len:
             logits = self.lm(ids, use_cache=False, return_dict=False)[:, -1, :]
             token = paddle.argmax(logits, axis=-1)
             token = paddle.where(finished, paddle.zeros_like(token) + eos_id, token)
             ids = paddle.concat([ids, token.unsqueeze(-1)], axis=1)
+            best.append(paddle.max(logits, axis=-1))
             finished = paddle.logical_or(finished, token == eos_id)
             step = step + 1
-        return ids, step
+            if paddle.all(finished):
+                break
+        return ids, paddle.stack(best), step
 
 
 class Beam(nn.Layer):
