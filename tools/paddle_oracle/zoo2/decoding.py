@@ -242,12 +242,13 @@ def cond_model(name):
     def case(shift, n, batch=BATCH, scale=1.0):
         return {"x": (x[:1].repeat(batch, 0) if batch != BATCH else x) * scale + np.float32(shift),
                 "n": _scalar(n)}
-    # shifts found by eager runs (gen_log notes the paths): each first-level branch, each
-    # nested branch, the loop's two branches, 0 / 1 / many loop steps
+    # shifts and scales found by eager runs; the `path` output of each case shows its branches:
+    # both first-level branches, the three nested ones, both of cond's, both in the loop, and
+    # 0 / 1 / many loop steps
     cases = {"else_branch": case(-0.5, 3), "then_branch": case(0.5, 3), "zero_steps": case(0.3, 0),
              "one_step": case(-0.3, 1), "many_steps": case(1.5, 6), "b1_neg": case(-2.0, 2, 1),
              "b3_pos": case(3.0, 2, 3, 4.0), "down_branch": case(-6.0, 2, scale=0.1),
-             "quarter_branch": case(-0.25, 2, scale=0.01)}
+             "quarter_branch": case(-0.375, 2, scale=0.1)}
     notes = {"path": "second output: one digit per branch taken — first if 1 wide / 2 narrow; "
                      "nested 1 up / 2 minus one / 3 down; cond 6 halve / 7 plus a quarter; per loop step 4 minus / "
                      "5 tanh(up)"}
