@@ -3,6 +3,8 @@
 
 - gpt_greedy: greedy decoding over a tiny paddlenlp GPTForCausalLM; the carried ids tensor
   grows one token a step (concat) until max_len steps or every sequence has produced eos;
+- gpt_cached: the same greedy loop as generation code writes it, feeding one token a step with
+  the key/value caches the loop carries (they grow a position a step);
 - gpt_beam: beam search (beam 3) over the same LM: topk over beam*vocab, beam histories
   gathered by parent, finished flags, a length penalty; each step's tokens and parents go to
   tensor arrays (create_array before the loop, array_write in it) that gather_tree backtracks;
@@ -82,6 +84,31 @@ class Greedy(nn.Layer):
             if paddle.all(finished):
                 break
         return ids, paddle.stack(best), step
+
+
+class CachedGreedy(nn.Layer):
+    """Greedy decoding as generation code writes it: the prompt goes through the LM once, then
+    each step feeds only the new token with the key/value caches of both layers, which the loop
+    carries and GPT's attention grows by one position a step (concat inside the LM)."""
+
+    def __init__(self, lm):
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, input_ids, max_len):
+        logits, cache = self.lm(input_ids, use_cache=True, return_dict=False)[:2]
+        token = paddle.argmax(logits[:, -1, :], axis=-1).unsqueeze(-1)
+        ids = paddle.concat([input_ids, token], axis=1)
+        (k0, v0), (k1, v1) = cache[0], cache[1]
+        step = paddle.ones([1], "int64")  # the prompt's pass made the first token
+        while step < max_len:
+            logits, cache = self.lm(token, use_cache=True, past_key_values=((k0, v0), (k1, v1)),
+                                    return_dict=False)[:2]
+            (k0, v0), (k1, v1) = cache[0], cache[1]
+            token = paddle.argmax(logits[:, -1, :], axis=-1).unsqueeze(-1)
+            ids = paddle.concat([ids, token], axis=1)
+            step = step + 1
+        return ids, v1
 
 
 class Beam(nn.Layer):
@@ -185,6 +212,20 @@ def _decoder(name, layer_cls, max_steps):
 
 def gpt_greedy(name):
     return _decoder(name, Greedy, 12)
+
+
+def gpt_cached(name):
+    layer = CachedGreedy(_lm())
+    specs = [_spec([-1, -1], "int64", "input_ids"), _spec([1], "int64", "max_len")]
+    prompt = token_ids(name, [BATCH, PROMPT], VOCAB)
+    cases = {"zero_steps": {"input_ids": prompt, "max_len": _scalar(1)},
+             "one_step": {"input_ids": prompt, "max_len": _scalar(2)},
+             "many_steps": {"input_ids": prompt, "max_len": _scalar(14)},
+             "b1_p1": {"input_ids": token_ids(name, [1, 1], VOCAB, "b1"), "max_len": _scalar(5)},
+             "b4_p9": {"input_ids": token_ids(name, [4, 9], VOCAB, "b4"), "max_len": _scalar(3)}}
+    notes = {"max_len": "tokens generated, at least one (the prompt's pass): 1 runs the loop 0 times",
+             "outputs": "the ids and layer 1's value cache [batch, prompt + tokens - 1, heads, head dim]"}
+    return Model(layer, specs, {"input_ids": prompt, "max_len": _scalar(6)}, notes, cases)
 
 
 def gpt_beam(name):
@@ -335,4 +376,4 @@ def array_loop(name):
     return Model(ArrayLoop(), specs, {"x": x, "n": _scalar(3)}, {}, cases)
 
 
-MODELS = {f.__name__: f for f in (gpt_greedy, gpt_beam, cond_model, nested_loops, array_loop)}
+MODELS = {f.__name__: f for f in (gpt_greedy, gpt_cached, gpt_beam, cond_model, nested_loops, array_loop)}
