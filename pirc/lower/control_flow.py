@@ -15,7 +15,12 @@ PIR's predicate is a one-element bool tensor of shape [] or [1]; torch wants a s
 the graph reduces it with `torch.all` (same truth value for one element).  A while loop
 carries (cond, inputs...): the body yields (new cond, new inputs...), exactly Paddle's
 cf.yield of the body block.  Branch and body outputs that are their own inputs are cloned:
-torch's control-flow operators reject outputs that alias inputs.
+torch's control-flow operators reject outputs that alias inputs.  A region that writes a tensor
+array of the enclosing block (a Python list, changed in place by its kernels) hands the list
+back like a written dense tensor, uncloned; under tracing such a region is never given to
+torch's operators (a list of data-dependent length is no loop value): torch.compile runs it
+eagerly behind a graph break, torch.export is refused with a LoweringError naming the op
+(docs/LOWERING.md, "Tensor arrays in regions").
 
 pd_op.pylayer runs its forward region once and is inlined (its backward is not needed for
 inference).
