@@ -17,7 +17,7 @@
 
 Loop counts, eos and branch choices are feeds, so each model's `cases` drive loops of 0, 1 and
 many iterations, early exits and each branch. The eos tokens of the early-exit cases are found
-here by decoding eagerly with the zoo's weights (set_weights below is gen_zoo's, by name)."""
+here by decoding eagerly with the zoo's weights (gen_zoo's set_weights, by parameter name)."""
 from __future__ import annotations
 
 import numpy as np
@@ -52,12 +52,10 @@ def _lm():
 
 
 def _set_weights(layer):
-    """The values gen_zoo.set_weights gives (by parameter name), so that the builder can decode
+    """gen_zoo's set_weights (zoo_weights by parameter name), so that the builder can decode
     eagerly to find eos ids; gen_zoo sets the same values again afterwards."""
-    from zoo_weights import value
-    for t in layer.parameters():
-        dtype = str(t.dtype).replace("paddle.", "")
-        t.set_value(paddle.to_tensor(value(t.name, list(t.shape), dtype), dtype=t.dtype))
+    from gen_zoo import set_weights
+    set_weights(layer)
 
 
 class Greedy(nn.Layer):
