@@ -10,6 +10,8 @@
   tensor arrays (create_array before the loop, array_write in it) that gather_tree backtracks;
 - cond_model: a gate that takes one of two sub-networks by the input's mean, nested ifs,
   paddle.static.nn.cond, and an `if` inside a loop; it also returns the path it took;
+- switch_for: paddle.static.nn.switch_case, a `for` over range(tensor) with continue and break,
+  and the paddle.static.nn.while_loop API;
 - nested_loops: an outer refinement loop around an inner fixed-point loop, both with trip
   counts from the feeds (counts and a tolerance);
 - array_loop: a tensor array written in a while body (array_write_), read after the loop with
@@ -294,6 +296,47 @@ def cond_model(name):
     return Model(Gate(), specs, case(0.2, 2), notes, cases)
 
 
+class SwitchFor(nn.Layer):
+    """paddle.static.nn.switch_case on a feed (three keyed branches and the default), a Python
+    `for i in range(n)` over a tensor bound with `continue` and `break` (to_static makes it a
+    while with flags), and the paddle.static.nn.while_loop API itself."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(FEAT, FEAT)
+        self.b = nn.Linear(FEAT, FEAT)
+
+    def forward(self, x, k, n):
+        y = paddle.static.nn.switch_case(k, {0: lambda: self.a(x), 1: lambda: paddle.tanh(self.b(x)),
+                                             3: lambda: x * 3.0}, default=lambda: x - 1.0)
+        acc = paddle.zeros_like(y)
+        for i in range(n[0]):  # i: a Python int in dygraph, an int64 tensor in the program
+            if i % 3 == 1:
+                continue
+            if i == 7:
+                break
+            acc = acc + y * paddle.cast(paddle.zeros([1], "int64") + i, "float32")
+        # while_loop gets a copy: in dygraph it assigns the final values back into the tensors
+        # it was given (acc would change), in the program it does not (FINDINGS.md h)
+        rounds, halved = paddle.static.nn.while_loop(
+            lambda j, a: j < n, lambda j, a: [j + 1, a * 0.5 + y], [paddle.zeros([1], "int64"), acc * 1.0])
+        return y, acc, halved, rounds
+
+
+def switch_for(name):
+    specs = [_spec([-1, FEAT], "float32", "x"), _spec([1], "int64", "k"), _spec([1], "int64", "n")]
+    x = image(name, [BATCH, FEAT])
+
+    def case(k, n, batch=BATCH):
+        return {"x": x if batch == BATCH else image(name, [batch, FEAT], f"x{batch}"),
+                "k": _scalar(k), "n": _scalar(n)}
+    cases = {"k0_zero_steps": case(0, 0), "k1_one_step": case(1, 1), "k3_many_steps": case(3, 6),
+             "default_k2_break": case(2, 10), "default_k9_b3": case(9, 3, 3), "k1_b1": case(1, 8, 1)}
+    notes = {"for": "i % 3 == 1 continues, i == 7 breaks: n 10 runs i = 0, 2, 3, 5, 6 then breaks",
+             "k": "switch_case keys 0, 1, 3; 2 and 9 take the default"}
+    return Model(SwitchFor(), specs, case(0, 4), notes, cases)
+
+
 class Refine(nn.Layer):
     """h <- out(z*) + h/2 for outer_n rounds, where z* is the fixed point of z = tanh(W z + h)
     iterated until the step changes z by at most tol or inner_max iterations."""
@@ -374,4 +417,5 @@ def array_loop(name):
     return Model(ArrayLoop(), specs, {"x": x, "n": _scalar(3)}, {}, cases)
 
 
-MODELS = {f.__name__: f for f in (gpt_greedy, gpt_cached, gpt_beam, cond_model, nested_loops, array_loop)}
+MODELS = {f.__name__: f for f in (gpt_greedy, gpt_cached, gpt_beam, cond_model, switch_for, nested_loops,
+                                  array_loop)}
