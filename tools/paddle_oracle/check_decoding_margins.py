@@ -6,6 +6,7 @@ Paddle's on another CPU (another summation order) by a whole token or a whole br
 replays every input set of the models (primary and `cases`) eagerly in Paddle, with the zoo's
 weights, and records per input set the smallest margin of its decisions:
 - gpt_greedy: best minus second-best logit of each unfinished sequence at each step;
+- gpt_cached: the same, replayed without the cache (the replay's ids must equal the layer's);
 - gpt_beam: the K-th minus the (K+1)-th candidate score of each step's topk, and the smallest
   gap between the K chosen ones (their order is an output); the replay's histories must equal
   the layer's;
@@ -57,6 +58,20 @@ def greedy(m, f):
         finished |= token == eos
         if finished.all():
             break
+    return gaps
+
+
+def cached(m, f):
+    """The same decisions as the cached loop makes, recomputed over the whole sequence."""
+    ids, gaps = f["input_ids"], []
+    for _ in range(max(int(f["max_len"][0]), 1)):
+        logits = last_logits(m.layer.lm, ids).numpy()
+        top = np.sort(logits, -1)
+        gaps += list(top[:, -1] - top[:, -2])
+        ids = np.concatenate([ids, logits.argmax(-1)[:, None]], 1)
+    out = m.layer(*[paddle.to_tensor(f[k]) for k in ("input_ids", "max_len")])
+    if not np.array_equal(out[0].numpy(), ids):
+        raise AssertionError("the replay's ids differ from the cached loop's")
     return gaps
 
 
@@ -116,7 +131,7 @@ def nested(m, f):
     return margins
 
 
-CHECKS = {"gpt_greedy": greedy, "gpt_beam": beam, "cond_model": cond, "nested_loops": nested}
+CHECKS = {"gpt_greedy": greedy, "gpt_cached": cached, "gpt_beam": beam, "cond_model": cond, "nested_loops": nested}
 
 
 def margins_of(name):
