@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Does Paddle's executor keep array_write_ calls made inside a `pd_op.if` (FINDINGS.md g)?
+"""Does Paddle's executor keep array_write_ calls made inside a `pd_op.if` (FINDINGS.md h)?
 
 Three small layers converted with paddle.jit.to_static(full_graph=True), saved, loaded back
 with load_inference_model and run; the array (stacked) compared with the dygraph layer's. Each layer also returns a value

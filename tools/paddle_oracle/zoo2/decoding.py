@@ -317,7 +317,7 @@ class SwitchFor(nn.Layer):
                 break
             acc = acc + y * paddle.cast(paddle.zeros([1], "int64") + i, "float32")
         # while_loop gets a copy: in dygraph it assigns the final values back into the tensors
-        # it was given (acc would change), in the program it does not (FINDINGS.md h)
+        # it was given (acc would change), in the program it does not (FINDINGS.md i)
         rounds, halved = paddle.static.nn.while_loop(
             lambda j, a: j < n, lambda j, a: [j + 1, a * 0.5 + y], [paddle.zeros([1], "int64"), acc * 1.0])
         return y, acc, halved, rounds
