@@ -7,7 +7,9 @@ the `if` / `while` computes, else paddle.jit.save prunes an `if` whose only effe
 ("The feed_var ... is not involved in the target_vars calculation"):
 - `in_while`: a tensor array written in a while body (control: the decoding zoo's array_loop);
 - `in_if`: written in the true branch of an `if` at the top level;
-- `in_if_in_while`: written in an `if` inside a while body, on even steps only.
+- `in_if_in_while`: written in an `if` inside a while body, on even steps only, at a counter;
+- `in_if_in_while_at_length`: the same at the array's length;
+- `in_if_in_while_and_in_body`: the same, and also written directly in the while body each step.
 Run with a Paddle venv's python from the repo root; prints one JSON line per layer and writes
 tools/paddle_oracle/results/probe_array_write_in_if.VER.json.
 
@@ -68,6 +70,39 @@ class InIfInWhile(nn.Layer):
         return stacked(arr), k
 
 
+class ByLength(nn.Layer):
+    """As InIfInWhile, the index the array's length (no counter)."""
+
+    def forward(self, x, n):
+        arr = paddle.tensor.create_array("float32")
+        paddle.tensor.array_write(x, paddle.zeros([1], "int64"), arr)
+        i = paddle.zeros([1], "int64")
+        while i < n:
+            i = i + 1
+            if i % 2 == 0:
+                at = paddle.zeros([1], "int64") + paddle.tensor.array_length(arr)  # an int in dygraph
+                paddle.tensor.array_write(x * i.astype("float32"), at, arr)
+        return stacked(arr), i
+
+
+class AlsoInBody(nn.Layer):
+    """As InIfInWhile, and the same array also written directly in the while body each step."""
+
+    def forward(self, x, n):
+        arr = paddle.tensor.create_array("float32")
+        paddle.tensor.array_write(x, paddle.zeros([1], "int64"), arr)
+        i = paddle.zeros([1], "int64")
+        k = paddle.zeros([1], "int64")
+        while i < n:
+            i = i + 1
+            k = k + 1
+            paddle.tensor.array_write(x, k, arr)
+            if i % 2 == 0:
+                k = k + 1
+                paddle.tensor.array_write(x * i.astype("float32"), k, arr)
+        return stacked(arr), k
+
+
 def probe(name, layer, feeds):
     specs = [paddle.static.InputSpec([-1, 3], "float32", "x"), paddle.static.InputSpec([1], "int64", "n")]
     eager = layer(*[paddle.to_tensor(a) for a in feeds])[0].numpy()
@@ -88,7 +123,8 @@ def main():
     version = importlib.metadata.version("paddlepaddle")
     feeds = [np.arange(6, dtype="float32").reshape(2, 3), np.array([4], dtype="int64")]
     results = []
-    for name, cls in (("in_while", InWhile), ("in_if", InIf), ("in_if_in_while", InIfInWhile)):
+    for name, cls in (("in_while", InWhile), ("in_if", InIf), ("in_if_in_while", InIfInWhile),
+                      ("in_if_in_while_at_length", ByLength), ("in_if_in_while_and_in_body", AlsoInBody)):
         try:
             results.append(probe(name, cls(), feeds))
         except Exception as e:  # recorded: what Paddle raised
