@@ -1,0 +1,295 @@
+"""Sequence models of the second zoo: paddle.nn LSTM / GRU / SimpleRNN layers (bidirectional,
+multi-layer, with sequence_length, time-major, initial states as inputs), paddlenlp's BiGRU-CRF
+lexical-analysis tagger with Viterbi decoding, a CRNN OCR recogniser with greedy CTC decoding
+in the graph, and a GRUCell / LSTMCell stepped in a to_static loop (a `while` carrying states).
+
+Widths are small (features 8, hidden 16); batch and sequence dims are -1 where the model allows
+(the CRNN's image height is 32: the backbone pools it to 1). `cases` cover other batch sizes and
+lengths, padding through sequence_length, and length-1 sequences (for the loops: 1 and many
+iterations, and 0 where the model defines it).
+
+paddlenlp (2.8.1, installed --no-deps) is imported as zoo/nlp.py does: `paddlenlp` registered as
+a bare package; the tagger's taskflow module is loaded the same way (paddlenlp.taskflow and
+paddlenlp.taskflow.models as bare packages), so none of taskflow's heavy imports run.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+import types
+
+import numpy as np
+import paddle
+from paddle import nn
+
+from zoo.common import Model, image, rng, token_ids
+
+FEATURES, HIDDEN, CLASSES = 8, 16, 5
+
+
+def _lengths(model, feed, batch, steps):
+    """Lengths in [1, steps] with the first row full (Paddle's rnn pads to the longest)."""
+    out = rng(model, feed).integers(1, steps + 1, batch).astype("int64")
+    out[0] = steps
+    return out
+
+
+def _seq(model, batch, steps, feed="x", features=FEATURES):
+    return rng(model, feed).standard_normal((batch, steps, features)).astype("float32")
+
+
+# ---------------------------------------------------------------- paddle.nn recurrent layers
+
+
+class TaggerHead(nn.Layer):
+    """A recurrent encoder (with sequence_length) and a per-step Linear head; returns the
+    logits and the final states."""
+
+    def __init__(self, rnn, out_features, time_major=False):
+        super().__init__()
+        self.rnn = rnn
+        self.head = nn.Linear(out_features, CLASSES)
+        self.time_major = time_major
+
+    def forward(self, x, lengths):
+        out, state = self.rnn(x, sequence_length=lengths)
+        states = state if isinstance(state, (tuple, list)) else (state,)
+        return (self.head(out), *states)
+
+
+def _rnn_cases(name, time_major=False):
+    """Other batch sizes and lengths, padding, length-1 sequences."""
+    def feeds(batch, steps, lengths, tag):
+        x = _seq(name, batch, steps, f"x/{tag}")
+        if time_major:
+            x = np.ascontiguousarray(x.transpose(1, 0, 2))
+        return {"x": x, "lengths": np.asarray(lengths, "int64")}
+    return {
+        "b1_t1": feeds(1, 1, [1], "b1_t1"),
+        "b3_full": feeds(3, 6, [6, 6, 6], "b3_full"),
+        "b4_padded": feeds(4, 9, [9, 4, 1, 7], "b4_padded"),
+        "b2_len1": feeds(2, 5, [5, 1], "b2_len1"),
+        "b5_t12": feeds(5, 12, _lengths(name, "lengths/b5", 5, 12), "b5_t12"),
+    }
+
+
+def _rnn_model(name, rnn, out_features, notes, time_major=False):
+    dims = [-1, -1, FEATURES]
+    specs = [paddle.static.InputSpec(dims, "float32", "x"), paddle.static.InputSpec([-1], "int64", "lengths")]
+    x = _seq(name, 3, 7)
+    if time_major:
+        x = np.ascontiguousarray(x.transpose(1, 0, 2))
+    inputs = {"x": x, "lengths": np.array([7, 5, 2], "int64")}
+    return Model(TaggerHead(rnn, out_features, time_major), specs, inputs, notes,
+                 _rnn_cases(name, time_major))
+
+
+def lstm_bidir(name):
+    """paddle.nn.LSTM, 2 layers, bidirectional, with sequence_length; Linear head."""
+    rnn = nn.LSTM(FEATURES, HIDDEN, num_layers=2, direction="bidirect")
+    return _rnn_model(name, rnn, 2 * HIDDEN, {"outputs": "logits [b, t, 5], h and c [4, b, 16]"})
+
+
+def gru_bidir(name):
+    """paddle.nn.GRU, 2 layers, bidirectional, with sequence_length; Linear head."""
+    rnn = nn.GRU(FEATURES, HIDDEN, num_layers=2, direction="bidirectional")
+    return _rnn_model(name, rnn, 2 * HIDDEN, {"outputs": "logits [b, t, 5], h [4, b, 16]"})
+
+
+def gru_time_major(name):
+    """paddle.nn.GRU bidirectional, time_major=True: x is [t, b, 8] (no transposes around rnn)."""
+    rnn = nn.GRU(FEATURES, HIDDEN, num_layers=1, direction="bidirect", time_major=True)
+    model = _rnn_model(name, rnn, 2 * HIDDEN, {"outputs": "logits [t, b, 5], h [2, b, 16]",
+                                               "layout": "time-major x [t, b, 8]"}, time_major=True)
+    return model
+
+
+class WithInitialStates(nn.Layer):
+    """A forward-only SimpleRNN run from initial states given as an input."""
+
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+        self.head = nn.Linear(HIDDEN, CLASSES)
+
+    def forward(self, x, h0):
+        out, h = self.rnn(x, initial_states=h0)
+        return self.head(out), h
+
+
+def _simple_rnn(name, activation, layers):
+    rnn = nn.SimpleRNN(FEATURES, HIDDEN, num_layers=layers, activation=activation)
+    specs = [paddle.static.InputSpec([-1, -1, FEATURES], "float32", "x"),
+             paddle.static.InputSpec([layers, -1, HIDDEN], "float32", "h0")]
+
+    def feeds(batch, steps, tag):
+        return {"x": _seq(name, batch, steps, f"x/{tag}"),
+                "h0": (0.5 * rng(name, f"h0/{tag}").standard_normal((layers, batch, HIDDEN))).astype("float32")}
+    cases = {"b1_t1": feeds(1, 1, "b1_t1"), "b4_t10": feeds(4, 10, "b4_t10"),
+             "zero_h0": {**feeds(2, 5, "zero_h0"), "h0": np.zeros((layers, 2, HIDDEN), "float32")}}
+    return Model(WithInitialStates(rnn), specs, feeds(3, 6, "main"),
+                 {"outputs": f"logits [b, t, 5], h [{layers}, b, 16]"}, cases)
+
+
+def simple_rnn(name):
+    """paddle.nn.SimpleRNN (tanh), 1 layer, forward-only, initial states as input."""
+    return _simple_rnn(name, "tanh", 1)
+
+
+def simple_rnn_relu(name):
+    """paddle.nn.SimpleRNN (relu), 2 layers, forward-only, initial states as input."""
+    return _simple_rnn(name, "relu", 2)
+
+
+# ---------------------------------------------------------------- paddlenlp BiGRU-CRF tagger
+
+
+def _import_lexical_analysis():
+    """paddlenlp.taskflow.models.lexical_analysis_model without taskflow's own imports."""
+    name = "paddlenlp.taskflow.models.lexical_analysis_model"
+    if name in sys.modules:
+        return sys.modules[name]
+    importlib.import_module("zoo.nlp")  # registers the bare `paddlenlp` package
+    root = os.path.dirname(importlib.util.find_spec("paddlenlp.layers").origin)
+    root = os.path.dirname(root)
+    for pkg in ("paddlenlp.taskflow", "paddlenlp.taskflow.models"):
+        if pkg not in sys.modules:
+            module = types.ModuleType(pkg)
+            module.__path__ = [os.path.join(root, *pkg.split(".")[1:])]
+            sys.modules[pkg] = module
+    return importlib.import_module(name)
+
+
+TAG_VOCAB, TAGS, EMB = 50, 6, 16
+
+
+class TaggerScoresAndPaths(nn.Layer):
+    """taskflow's BiGruCrf forward (embedding -> 2-layer BiGRU with sequence_length -> Linear
+    emissions -> paddle.text.ViterbiDecoder on the CRF's transitions), returning the Viterbi
+    scores too (BiGruCrf.forward drops them)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, inputs, lengths):
+        m = self.model
+        emission = m.fc(m.gru(m.word_embedding(inputs), sequence_length=lengths)[0])
+        scores, paths = m.viterbi_decoder(emission, lengths)
+        return scores, paths
+
+
+def bigru_crf(name):
+    """paddlenlp's lexical-analysis BiGRU-CRF (taskflow BiGruCrf), with start/stop tags."""
+    lac = _import_lexical_analysis()
+    model = lac.BiGruCrf(EMB, HIDDEN, TAG_VOCAB, TAGS)
+    specs = [paddle.static.InputSpec([-1, -1], "int64", "inputs"),
+             paddle.static.InputSpec([-1], "int64", "lengths")]
+
+    def feeds(batch, steps, lengths, tag):
+        return {"inputs": token_ids(name, [batch, steps], TAG_VOCAB, f"inputs/{tag}"),
+                "lengths": np.asarray(lengths, "int64")}
+    cases = {"b1_t1": feeds(1, 1, [1], "b1_t1"), "b3_full": feeds(3, 6, [6, 6, 6], "b3_full"),
+             "b4_padded": feeds(4, 9, [9, 4, 1, 7], "b4_padded"),
+             "b2_len1": feeds(2, 5, [5, 1], "b2_len1"),
+             "b6_t15": feeds(6, 15, _lengths(name, "lengths/b6", 6, 15), "b6_t15")}
+    return Model(TaggerScoresAndPaths(model), specs, feeds(3, 8, [8, 5, 3], "main"),
+                 {"from": "paddlenlp.taskflow.models.lexical_analysis_model.BiGruCrf",
+                  "outputs": "Viterbi scores [b] float32, paths [b, t] int64 (exact)"}, cases)
+
+
+# ---------------------------------------------------------------- CRNN OCR recogniser
+
+
+class ConvBNReLU(nn.Sequential):
+    def __init__(self, cin, cout):
+        super().__init__(nn.Conv2D(cin, cout, 3, padding=1, bias_attr=False), nn.BatchNorm2D(cout), nn.ReLU())
+
+
+class CRNN(nn.Layer):
+    """PaddleOCR's CRNN recogniser in small: conv backbone pooling height 32 -> 1 and width by 4,
+    the column features as a sequence through a 2-layer BiLSTM, per-step logits, and greedy CTC
+    decoding in the graph: argmax, a step kept where it is not blank (0) and differs from the
+    step before; the kept ids moved to the front (stable argsort) and the rest -1."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Sequential(
+            ConvBNReLU(3, 8), nn.MaxPool2D(2, 2),            # 16 x W/2
+            ConvBNReLU(8, 16), nn.MaxPool2D(2, 2),           # 8 x W/4
+            ConvBNReLU(16, 16), nn.MaxPool2D((2, 1), (2, 1)),  # 4 x W/4
+            ConvBNReLU(16, 16), nn.MaxPool2D((4, 1), (4, 1)),  # 1 x W/4
+        )
+        self.lstm = nn.LSTM(16, HIDDEN, num_layers=2, direction="bidirect")
+        self.fc = nn.Linear(2 * HIDDEN, 11)  # blank + 10 characters
+
+    def forward(self, x):
+        f = self.backbone(x).squeeze(2).transpose([0, 2, 1])  # [b, w/4, 16]
+        seq, _ = self.lstm(f)
+        logits = self.fc(seq)
+        ids = paddle.argmax(logits, axis=-1)  # [b, t]
+        prev = paddle.concat([paddle.full_like(ids[:, :1], -1), ids[:, :-1]], axis=1)
+        keep = paddle.logical_and(ids != 0, ids != prev)
+        order = paddle.argsort(paddle.cast(paddle.logical_not(keep), "int32"), axis=1, stable=True)
+        kept = paddle.take_along_axis(paddle.cast(keep, "int64"), order, axis=1)
+        decoded = paddle.take_along_axis(ids, order, axis=1) * kept - (1 - kept)
+        return logits, decoded, paddle.sum(kept, axis=1)
+
+
+def crnn_ocr(name):
+    """A CRNN text recogniser over [-1, 3, 32, -1] images with greedy CTC decoding."""
+    specs = [paddle.static.InputSpec([-1, 3, 32, -1], "float32", "x")]
+    cases = {"b1_w4": {"x": image(name, [1, 3, 32, 4], "x/b1_w4")},  # one step
+             "b3_w100": {"x": image(name, [3, 3, 32, 100], "x/b3_w100")},
+             "b1_w320": {"x": image(name, [1, 3, 32, 320], "x/b1_w320")}}
+    return Model(CRNN(), specs, {"x": image(name, [2, 3, 32, 64])},
+                 {"fixed": "image height 32 (the backbone pools it to 1)",
+                  "outputs": "logits [b, w/4, 11], decoded ids [b, w/4] int64 (-1 padded), lengths [b] int64"},
+                 cases)
+
+
+# ---------------------------------------------------------------- cells stepped in a loop
+
+
+class CellLoop(nn.Layer):
+    """A GRUCell and an LSTMCell stacked, stepped over the time axis by a to_static `for`
+    (a `while` on the dynamic length carrying h1, h2, c2 and a running sum and max of the
+    top states); outputs the final states, the mean and the max over time."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRUCell(FEATURES, HIDDEN)
+        self.lstm = nn.LSTMCell(HIDDEN, HIDDEN)
+
+    def forward(self, x):
+        batch = paddle.shape(x)[0]
+        steps = paddle.shape(x)[1]
+        h1 = paddle.zeros([batch, HIDDEN], "float32")
+        h2 = paddle.zeros([batch, HIDDEN], "float32")
+        c2 = paddle.zeros([batch, HIDDEN], "float32")
+        total = paddle.zeros([batch, HIDDEN], "float32")
+        best = paddle.full([batch, HIDDEN], -1e9, "float32")
+        for t in range(steps):
+            h1, _ = self.gru(x[:, t], h1)
+            h2, (h2, c2) = self.lstm(h1, (h2, c2))
+            total = total + h2
+            best = paddle.maximum(best, h2)
+        mean = total / paddle.cast(paddle.maximum(steps, paddle.ones_like(steps)), "float32")
+        return h1, h2, c2, mean, best
+
+
+def cell_loop(name):
+    """GRUCell -> LSTMCell stepped over time in a to_static loop (a `while` carrying states)."""
+    specs = [paddle.static.InputSpec([-1, -1, FEATURES], "float32", "x")]
+    cases = {"one_step": {"x": _seq(name, 2, 1, "x/one")},
+             "zero_steps": {"x": np.zeros((2, 0, FEATURES), "float32")},
+             "b5_t16": {"x": _seq(name, 5, 16, "x/b5")}}
+    return Model(CellLoop(), specs, {"x": _seq(name, 3, 6)},
+                 {"outputs": "h1, h2, c2 [b, 16], mean and max over time of h2 [b, 16]",
+                  "loop": "for t in range(steps) -> pd_op.while (0, 1 and many iterations)"}, cases)
+
+
+MODELS = {f.__name__: f for f in (lstm_bidir, gru_bidir, gru_time_major, simple_rnn, simple_rnn_relu,
+                                  bigru_crf, crnn_ocr, cell_loop)}
