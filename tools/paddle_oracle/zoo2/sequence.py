@@ -291,5 +291,120 @@ def cell_loop(name):
                   "loop": "for t in range(steps) -> pd_op.while (0, 1 and many iterations)"}, cases)
 
 
+class CellLoopOutputs(nn.Layer):
+    """An LSTMCell stepped by a to_static `for` whose per-step outputs are appended to a list
+    and stacked after the loop (a tensor array created before the `while`, written in it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.LSTMCell(FEATURES, HIDDEN)
+        self.head = nn.Linear(HIDDEN, CLASSES)
+
+    def forward(self, x):
+        batch = paddle.shape(x)[0]
+        h = paddle.zeros([batch, HIDDEN], "float32")
+        c = paddle.zeros([batch, HIDDEN], "float32")
+        outs = []
+        for t in range(paddle.shape(x)[1]):
+            y, (h, c) = self.cell(x[:, t], (h, c))
+            outs.append(self.head(y))
+        return paddle.stack(outs, axis=1), h, c
+
+
+def cell_loop_outputs(name):
+    """LSTMCell stepped over time, per-step logits collected in a list (a tensor array)."""
+    specs = [paddle.static.InputSpec([-1, -1, FEATURES], "float32", "x")]
+    cases = {"one_step": {"x": _seq(name, 2, 1, "x/one")}, "b5_t16": {"x": _seq(name, 5, 16, "x/b5")}}
+    return Model(CellLoopOutputs(), specs, {"x": _seq(name, 3, 6)},
+                 {"outputs": "logits [b, t, 5], h, c [b, 16]",
+                  "loop": "for over range(t) appending to a list -> while writing a tensor array"}, cases)
+
+
+class BiRNNCells(nn.Layer):
+    """paddle.nn.BiRNN over two LSTMCells with sequence_length:
+    under to_static, paddle.nn.RNN steps the cell in a `while` (rnn.py _rnn_static_graph) with
+    the inputs, states and outputs in tensor arrays created before the loop."""
+
+    def __init__(self):
+        super().__init__()
+        self.birnn = nn.BiRNN(nn.LSTMCell(FEATURES, HIDDEN), nn.LSTMCell(FEATURES, HIDDEN))
+        self.head = nn.Linear(2 * HIDDEN, CLASSES)
+
+    def forward(self, x, lengths):
+        out, (fw, bw) = self.birnn(x, sequence_length=lengths)
+        return self.head(out), fw[0], fw[1], bw[0], bw[1]
+
+
+def birnn_cells(name):
+    """paddle.nn.BiRNN(LSTMCell, LSTMCell) with sequence_length: a `while` over tensor arrays."""
+    specs = [paddle.static.InputSpec([-1, -1, FEATURES], "float32", "x"),
+             paddle.static.InputSpec([-1], "int64", "lengths")]
+    inputs = {"x": _seq(name, 3, 7), "lengths": np.array([7, 5, 2], "int64")}
+    return Model(BiRNNCells(), specs, inputs,
+                 {"outputs": "logits [b, t, 5], forward h, c and backward h, c [b, 16]"}, _rnn_cases(name))
+
+
+def _uncached_viterbi_decoder():
+    """paddlenlp.layers.ViterbiDecoder without its per-instance caches: it keeps the initial
+    alpha and the batch index as Tensor attributes from one call to the next, which the eager
+    run leaves behind and to_static then refuses to assign ("assignment to parameter
+    '_initial_alpha' should be of type Parameter"); the values are built the same way."""
+    from paddlenlp.layers import ViterbiDecoder
+
+    class Uncached(ViterbiDecoder):
+        def _initialize_alpha(self, batch_size):
+            initial_alpha = paddle.full([batch_size, self.num_tags - 1], dtype="float32", fill_value=-10000.0)
+            alpha_start = paddle.full([batch_size, 1], dtype="float32", fill_value=0.0)
+            return paddle.concat([initial_alpha, alpha_start], axis=1)
+
+        def _get_batch_index(self, batch_size):
+            return paddle.arange(end=batch_size, dtype="int64")
+    return Uncached
+
+
+class CrfLoopTagger(nn.Layer):
+    """A BiLSTM emission layer and paddlenlp.layers.LinearChainCrf's transitions decoded by
+    paddlenlp.layers.ViterbiDecoder, which walks the steps in Python: under to_static a
+    `while` over the first max(lengths) steps appending argmaxes to a list (a tensor array),
+    an `if max_seq_len == 1`, and a second `while` tracing the path back."""
+
+    def __init__(self):
+        super().__init__()
+        from paddlenlp.layers import LinearChainCrf
+        self.embedding = nn.Embedding(TAG_VOCAB, EMB)
+        self.lstm = nn.LSTM(EMB, HIDDEN, direction="bidirect")
+        self.fc = nn.Linear(2 * HIDDEN, TAGS + 2)
+        self.crf = LinearChainCrf(TAGS, with_start_stop_tag=True)
+        self.decoder = _uncached_viterbi_decoder()(self.crf.transitions, with_start_stop_tag=True)
+
+    def forward(self, inputs, lengths):
+        emission = self.fc(self.lstm(self.embedding(inputs), sequence_length=lengths)[0])
+        return self.decoder(emission, lengths)
+
+
+def crf_loop_decoder(name):
+    """BiLSTM emissions + paddlenlp.layers ViterbiDecoder (Python loops -> while, arrays, if)."""
+    importlib.import_module("zoo.nlp")  # registers the bare `paddlenlp` package
+    specs = [paddle.static.InputSpec([-1, -1], "int64", "inputs"),
+             paddle.static.InputSpec([-1], "int64", "lengths")]
+
+    def feeds(batch, steps, lengths, tag):
+        return {"inputs": token_ids(name, [batch, steps], TAG_VOCAB, f"inputs/{tag}"),
+                "lengths": np.asarray(lengths, "int64")}
+    cases = {"all_len1": feeds(2, 1, [1, 1], "all_len1"), "b3_full": feeds(3, 6, [6, 6, 6], "b3_full"),
+             "b4_padded": feeds(4, 9, [9, 4, 1, 7], "b4_padded"),
+             "b6_t15": feeds(6, 15, _lengths(name, "lengths/b6", 6, 15), "b6_t15")}
+    return Model(CrfLoopTagger(), specs, feeds(3, 8, [8, 5, 3], "main"),
+                 {"from": "paddlenlp.layers.crf.ViterbiDecoder",
+                  "outputs": "Viterbi scores [b] float32, paths [b, t] int64 (exact)"}, cases)
+
+
 MODELS = {f.__name__: f for f in (lstm_bidir, gru_bidir, gru_time_major, simple_rnn, simple_rnn_relu,
-                                  bigru_crf, crnn_ocr, cell_loop)}
+                                  bigru_crf, crnn_ocr, cell_loop, cell_loop_outputs, birnn_cells)}
+
+# Tried, not saved: what Paddle 3.3.1 raised (the builder stays for a later paddlenlp or Paddle).
+NOT_EXPORTED = {
+    "crf_loop_decoder": (crf_loop_decoder, "to_static: paddlenlp.layers.ViterbiDecoder.forward returns early "
+                         "under `if max_seq_len == 1` with a tensor while the other branch goes on with a list "
+                         "(a tensor array): 'The output[4] of true_block&false_block must be dense tensor type'"),
+}
