@@ -240,7 +240,7 @@ def bench_corpus_model(path, args, tmp):
     feeds = {k[4:]: io[k] for k in io.files if k.startswith("in__")}
     params_path = stem + ".pdiparams" if os.path.exists(stem + ".pdiparams") else None
     program = pirc.load(path)
-    params = pirc.read_params(params_path, _param_names(program)) if params_path else {}
+    params = pirc.read_params(params_path, program) if params_path else {}
     from pirc.api import lower  # `pirc.lower` is also the name of the lowering package
     gm = lower(program, params_path, pipeline=PIPELINE)
     hand_module, hand_fn = hand_versions(name, params)
@@ -272,11 +272,6 @@ def bench_corpus_model(path, args, tmp):
                 row[label + "_us"] = us
             rows.append(row)
     return rows
-
-
-def _param_names(program):
-    return sorted(op.attributes["parameter_name"].data for op in program.block.ops
-                  if op.name == "builtin.parameter")
 
 
 def corpus_table(rows, compiled):
