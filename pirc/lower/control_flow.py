@@ -29,6 +29,7 @@ import torch
 import torch.fx as fx
 
 from ..errors import LoweringError
+from ..ir.types import DenseTensorArrayType
 
 
 try:
@@ -47,9 +48,23 @@ def _tracing(pred) -> bool:
     return _proxy_mode() is not None
 
 
+def _refuse_arrays(op_name: str, values: tuple) -> None:
+    """Under tracing, a tensor array among a region's operands is refused: it is a Python
+    list whose length the data decides (a decoding loop appends one element per step), and
+    torch's cond / while_loop take and carry tensors only."""
+    if any(isinstance(v, list) for v in values):
+        raise LoweringError(
+            f"{op_name} reads or writes a tensor array of the enclosing block inside its "
+            f"{'branches' if op_name == 'pd_op.if' else 'body'}; tensor arrays are Python lists "
+            "of data-dependent length in the lowering, and torch's control-flow operators carry "
+            "tensors only, so torch.export / torch.compile cannot trace this program: run it "
+            "eagerly (pirc.run, pirc-run, or the lowered module called directly)")
+
+
 def cond(pred, true_fn, false_fn, operands: tuple):
     """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring)."""
     if _tracing(pred):
+        _refuse_arrays("pd_op.if", operands)
         return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
     return (true_fn if bool(pred) else false_fn).forward(*operands)
 
@@ -57,6 +72,7 @@ def cond(pred, true_fn, false_fn, operands: tuple):
 def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
     """pd_op.while: torch's while_loop operator when traced, else a Python `while`."""
     if _tracing(carried[0]):
+        _refuse_arrays("pd_op.while", carried + additional)
         return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
     # cond_fn is lower_while's condition graph, torch.all of the carried condition: the truth
     # value of that one-element tensor is read directly (one graph call less per iteration).
@@ -134,13 +150,19 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
     return sub, outer, yielded
 
 
-def _finish(sub, outputs: list) -> fx.GraphModule:
+def _finish(sub, outputs: list, types: list) -> fx.GraphModule:
+    """The region's graph returning `outputs` (their PIR types in `types`).  A tensor array
+    (a Python list, run eagerly only: `_refuse_arrays`) is handed back as it is: the list its
+    kernels wrote is what the enclosing graph reads next."""
     seen = set()
     fixed = []
-    for node in outputs:
+    for node, type_ in zip(outputs, types, strict=True):
         if not isinstance(node, fx.Node):
             raise LoweringError("a control-flow region yields a value that is not a single tensor "
                                 "(a vec); torch's control-flow operators carry tensors only")
+        if isinstance(type_, DenseTensorArrayType):
+            fixed.append(node)
+            continue
         if node.op == "placeholder" or node in seen:
             node = sub.graph.call_function(torch.clone, (node,))
         seen.add(node)
@@ -175,7 +197,9 @@ def lower_if(builder, op) -> None:
     branches = []
     for sub, yielded, label in built:
         extra = [sub.env[v] for v in written]
-        branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra))))
+        types = [r.type for r in op.results] + [v.type for v in written]
+        branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra,
+                                                                                        types))))
     g = builder.graph
     scalar_pred = g.call_function(torch.all, (pred,))
     node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer)))
@@ -210,7 +234,8 @@ def lower_while(builder, op) -> None:
         raise LoweringError(f"pd_op.while body yields {len(yielded)} values; expected the condition "
                             f"and {len(inputs)} loop values")
     yielded = yielded + [body.env[v] for v in written]
-    body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded))
+    types = [v.type for v in [cond] + inputs + written]
+    body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded, types))
 
     # The condition graph takes the same arguments as the body and reads the carried cond.
     cg = fx.Graph()
