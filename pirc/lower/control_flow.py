@@ -48,37 +48,66 @@ def _tracing(pred) -> bool:
     return _proxy_mode() is not None
 
 
-def _refuse_arrays(op_name: str, values: tuple) -> None:
-    """Under tracing, a tensor array among a region's operands is refused: it is a Python
-    list whose length the data decides (a decoding loop appends one element per step), and
-    torch's cond / while_loop take and carry tensors only."""
-    if any(isinstance(v, list) for v in values):
-        raise LoweringError(
-            f"{op_name} reads or writes a tensor array of the enclosing block inside its "
-            f"{'branches' if op_name == 'pd_op.if' else 'body'}; tensor arrays are Python lists "
+def _array_message(op_name: str) -> str:
+    return (f"{op_name} reads or writes a tensor array of the enclosing block inside its "
+            f"{'branches' if op_name == 'pd_op.if' else 'body'}: tensor arrays are Python lists "
             "of data-dependent length in the lowering, and torch's control-flow operators carry "
-            "tensors only, so torch.export / torch.compile cannot trace this program: run it "
-            "eagerly (pirc.run, pirc-run, or the lowered module called directly)")
+            "tensors only")
 
 
-def cond(pred, true_fn, false_fn, operands: tuple):
-    """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring)."""
-    if _tracing(pred):
-        _refuse_arrays("pd_op.if", operands)
-        return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
+def _eager_if(pred, true_fn, false_fn, operands: tuple):
     return (true_fn if bool(pred) else false_fn).forward(*operands)
 
 
-def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
-    """pd_op.while: torch's while_loop operator when traced, else a Python `while`."""
-    if _tracing(carried[0]):
-        _refuse_arrays("pd_op.while", carried + additional)
-        return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
-    # cond_fn is lower_while's condition graph, torch.all of the carried condition: the truth
-    # value of that one-element tensor is read directly (one graph call less per iteration).
+def _eager_while(body_fn, carried: tuple, additional: tuple):
+    # lower_while's condition graph is torch.all of the carried condition: the truth value
+    # of that one-element tensor is read directly (one graph call less per iteration).
     while bool(carried[0]):
         carried = tuple(body_fn.forward(*carried, *additional))
     return carried
+
+
+# Under torch.compile a region with a tensor array runs eagerly, out of the graph (a graph
+# break: dynamo does not trace a disabled function); with fullgraph=True dynamo refuses the
+# break and its error quotes the reason.
+_untraced_if = torch.compiler.disable(_eager_if, reason=_array_message("pd_op.if"))
+_untraced_while = torch.compiler.disable(_eager_while, reason=_array_message("pd_op.while"))
+
+
+def _has_array(values: tuple) -> bool:
+    return any(isinstance(v, list) for v in values)
+
+
+def _refuse_arrays(op_name: str) -> None:
+    """torch.export / make_fx: no graph can hold a list whose length the data decides (a
+    decoding loop appends one element per step), and nothing runs outside the graph."""
+    raise LoweringError(f"{_array_message(op_name)}, so torch.export cannot trace this program "
+                        "(torch.compile runs the region eagerly, with a graph break): run it "
+                        "eagerly (pirc.run, pirc-run, or the lowered module called directly)")
+
+
+def cond(pred, true_fn, false_fn, operands: tuple):
+    """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring);
+    a tensor array among the operands is never traced (`_untraced_if`, `_refuse_arrays`)."""
+    if _tracing(pred):
+        if _has_array(operands):
+            if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
+                return _untraced_if(pred, true_fn, false_fn, operands)
+            _refuse_arrays("pd_op.if")
+        return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
+    return _eager_if(pred, true_fn, false_fn, operands)
+
+
+def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
+    """pd_op.while: torch's while_loop operator when traced, else a Python `while`; a tensor
+    array among the loop's values is never traced (`_untraced_while`, `_refuse_arrays`)."""
+    if _tracing(carried[0]):
+        if _has_array(carried + additional):
+            if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
+                return _untraced_while(body_fn, carried, additional)
+            _refuse_arrays("pd_op.while")
+        return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
+    return _eager_while(body_fn, carried, additional)
 
 
 def _captured_values(region) -> list:
