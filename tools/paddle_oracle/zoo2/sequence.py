@@ -71,6 +71,7 @@ def _rnn_cases(name, time_major=False):
         "b3_full": feeds(3, 6, [6, 6, 6], "b3_full"),
         "b4_padded": feeds(4, 9, [9, 4, 1, 7], "b4_padded"),
         "b2_len1": feeds(2, 5, [5, 1], "b2_len1"),
+        "b3_len0": feeds(3, 5, [5, 0, 2], "b3_len0"),  # an empty row: zeros out, h0 kept
         "b5_t12": feeds(5, 12, _lengths(name, "lengths/b5", 5, 12), "b5_t12"),
     }
 
