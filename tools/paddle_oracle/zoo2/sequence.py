@@ -107,6 +107,39 @@ def gru_time_major(name):
     return model
 
 
+class StatesAndLengths(nn.Layer):
+    """An LSTM run from initial states given as inputs, with sequence_length: the reverse
+    direction of a padded row starts from h0 / c0 at the row's last valid step."""
+
+    def __init__(self, rnn):
+        super().__init__()
+        self.rnn = rnn
+        self.head = nn.Linear(2 * HIDDEN, CLASSES)
+
+    def forward(self, x, h0, c0, lengths):
+        out, (h, c) = self.rnn(x, initial_states=(h0, c0), sequence_length=lengths)
+        return self.head(out), h, c
+
+
+def lstm_states(name):
+    """paddle.nn.LSTM bidirectional, 2 layers, initial h0 / c0 as inputs and sequence_length."""
+    rnn = nn.LSTM(FEATURES, HIDDEN, num_layers=2, direction="bidirect")
+    specs = [paddle.static.InputSpec([-1, -1, FEATURES], "float32", "x"),
+             paddle.static.InputSpec([4, -1, HIDDEN], "float32", "h0"),
+             paddle.static.InputSpec([4, -1, HIDDEN], "float32", "c0"),
+             paddle.static.InputSpec([-1], "int64", "lengths")]
+
+    def feeds(batch, steps, lengths, tag):
+        states = rng(name, f"states/{tag}").standard_normal((2, 4, batch, HIDDEN)).astype("float32")
+        return {"x": _seq(name, batch, steps, f"x/{tag}"), "h0": 0.5 * states[0], "c0": states[1],
+                "lengths": np.asarray(lengths, "int64")}
+    cases = {"b1_t1": feeds(1, 1, [1], "b1_t1"), "b4_padded": feeds(4, 9, [9, 4, 1, 7], "b4_padded"),
+             "b3_len0": feeds(3, 5, [5, 0, 2], "b3_len0"),
+             "b5_t12": feeds(5, 12, _lengths(name, "lengths/b5", 5, 12), "b5_t12")}
+    return Model(StatesAndLengths(rnn), specs, feeds(3, 7, [7, 5, 2], "main"),
+                 {"outputs": "logits [b, t, 5], h and c [4, b, 16]"}, cases)
+
+
 class WithInitialStates(nn.Layer):
     """A forward-only SimpleRNN run from initial states given as an input."""
 
@@ -182,10 +215,10 @@ class TaggerScoresAndPaths(nn.Layer):
         return scores, paths
 
 
-def bigru_crf(name):
+def bigru_crf(name, with_start_stop_tag=True):
     """paddlenlp's lexical-analysis BiGRU-CRF (taskflow BiGruCrf), with start/stop tags."""
     lac = _import_lexical_analysis()
-    model = lac.BiGruCrf(EMB, HIDDEN, TAG_VOCAB, TAGS)
+    model = lac.BiGruCrf(EMB, HIDDEN, TAG_VOCAB, TAGS, with_start_stop_tag=with_start_stop_tag)
     specs = [paddle.static.InputSpec([-1, -1], "int64", "inputs"),
              paddle.static.InputSpec([-1], "int64", "lengths")]
 
@@ -199,6 +232,11 @@ def bigru_crf(name):
     return Model(TaggerScoresAndPaths(model), specs, feeds(3, 8, [8, 5, 3], "main"),
                  {"from": "paddlenlp.taskflow.models.lexical_analysis_model.BiGruCrf",
                   "outputs": "Viterbi scores [b] float32, paths [b, t] int64 (exact)"}, cases)
+
+
+def bigru_crf_plain(name):
+    """The same tagger without start/stop tags (viterbi_decode include_bos_eos_tag=False)."""
+    return bigru_crf(name, with_start_stop_tag=False)
 
 
 # ---------------------------------------------------------------- CRNN OCR recogniser
@@ -400,8 +438,9 @@ def crf_loop_decoder(name):
                   "outputs": "Viterbi scores [b] float32, paths [b, t] int64 (exact)"}, cases)
 
 
-MODELS = {f.__name__: f for f in (lstm_bidir, gru_bidir, gru_time_major, simple_rnn, simple_rnn_relu,
-                                  bigru_crf, crnn_ocr, cell_loop, cell_loop_outputs, birnn_cells)}
+MODELS = {f.__name__: f for f in (lstm_bidir, lstm_states, gru_bidir, gru_time_major, simple_rnn,
+                                  simple_rnn_relu, bigru_crf, bigru_crf_plain, crnn_ocr, cell_loop,
+                                  cell_loop_outputs, birnn_cells)}
 
 # Tried, not saved: what Paddle 3.3.1 raised (the builder stays for a later paddlenlp or Paddle).
 NOT_EXPORTED = {
