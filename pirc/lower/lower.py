@@ -221,7 +221,8 @@ def optimised_copy(program, params, pipeline: str, device: str):
 
 
 def _read_params_file(program, params):
-    """`params` as a dict: a `.pdiparams` path is read with the program's parameter names."""
+    """`params` as a dict: a `.pdiparams` path is read with the program's persisted parameter
+    names, and the parameters Paddle creates at load are created (runtime/persistence.py)."""
     if isinstance(params, (str, bytes)) or hasattr(params, "__fspath__"):
         from ..runtime.params import read_params
         return read_params(str(params), program)

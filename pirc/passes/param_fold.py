@@ -80,14 +80,14 @@ class ParamFold(PircPass):
                 pc.skip(needs_params(self.name), value.owner, pc.state.fingerprint(ops))
                 continue
             params = [op for op in cone if op.name == PARAMETER]
+            unknown = not_persisted_reason(params)
+            if unknown:
+                pc.skip(unknown, value.owner, pc.state.fingerprint(ops))
+                continue
             missing = [parameter_name(p) for p in params if parameter_name(p) not in pc.params]
             if missing:
                 pc.skip(f"params: no value for {', '.join(sorted(set(missing)))} in the parameters given",
                         value.owner, pc.state.fingerprint(ops))
-                continue
-            unknown = not_persisted_reason(params)
-            if unknown:
-                pc.skip(unknown, value.owner, pc.state.fingerprint(ops))
                 continue
             rewrite = pc.begin(ops)
             if rewrite is None:

@@ -7,7 +7,7 @@ dependency):
 
     /tmp/pd331/bin/python tools/paddle_oracle/gen_rnn_params_fixtures.py
     /tmp/pd300/bin/python tools/paddle_oracle/gen_rnn_params_fixtures.py
-        [--dir tests/fixtures/nonpersistable] [--only NAME ...]
+        [--dir tests/fixtures/nonpersistable] [--only NAME ...] [--pirc-python .venv/bin/python]
 
 Per model (each in its own child process, so Paddle's generated names — `lstm_0`,
 `lstm_cell_0.w_0`, `..dropout_state__non_persistable` — do not depend on the others):
@@ -22,7 +22,12 @@ Per model (each in its own child process, so Paddle's generated names — `lstm_
    `paddle.static.load_inference_model` and runs it with `paddle.static.Executor` on the CPU;
    the feeds come from `default_rng(crc32("NAME/feed/FEED"))`;
 3. `DIR/RELEASE/NAME.npz` gets `in__<feed>`, `out__<i>` (Paddle's outputs in fetch order)
-   and `fetch_names`.
+   and `fetch_names`;
+4. with `--pirc-python` (default .venv/bin/python; '' skips it): pirc-opt rewrites the model
+   under the `default` and `inference` pipelines with `--params` / `--params-out`, and Paddle
+   loads what pirc wrote and runs it on the same inputs: the log's `pirc_written` records the
+   largest difference from Paddle's recorded outputs and whether pirc's .pdiparams is
+   Paddle's file byte for byte (what pirc writes, Paddle reads back).
 
 `DIR/RELEASE/gen_log.json` records the Paddle version, each model's parameters (persisted or
 not, with shape and dtype: what the .pdiparams holds and what Paddle creates at load), the
@@ -67,6 +72,11 @@ MODELS = {
         "paddle.nn.SimpleRNN(4, 3, activation='relu')",
         {"x": ((3, 5, 4), "float32", [-1, -1, 4]), "seq_len": ((3,), "int64", [-1])},
     ),
+    # every row shorter than the time axis, one of length 0 (its outputs 0, its state h0/c0)
+    "lstm_bidir_short_rows": (
+        "paddle.nn.LSTM(4, 3, num_layers=1, direction='bidirect')",
+        {"x": ((3, 6, 4), "float32", [-1, -1, 4]), "seq_len": ((3,), "int64", [-1])},
+    ),
     # not an rnn: a static program whose non-persistable parameter `b_state` (sorted between
     # the persisted `a_w` and `c_w`) is read only for its shape, and a persisted one added
     "static_shape_of_state": (
@@ -75,12 +85,16 @@ MODELS = {
     ),
 }
 
+SEQ_LENS = {"lstm_bidir_short_rows": [4, 2, 0]}
+
 
 def feed_value(model, feed, shape, dtype):
     import numpy as np
 
-    if feed == "seq_len":  # one full row, one shorter, one of length 1
-        time = MODELS[model][1]["x"][0][1]
+    if feed == "seq_len":
+        if model in SEQ_LENS:
+            return np.array(SEQ_LENS[model], dtype=dtype)
+        time = MODELS[model][1]["x"][0][1]  # one full row, one shorter, one of length 1
         return np.array([time, max(1, time - 2), 1][:shape[0]], dtype=dtype)
     rng = np.random.default_rng(zlib.crc32(f"{model}/feed/{feed}".encode()))
     return rng.standard_normal(shape).astype(dtype)
@@ -198,15 +212,68 @@ def run_saved(name, prefix):
                       "pdiparams_bytes": os.path.getsize(prefix + ".pdiparams")}))
 
 
+def run_pirc_written(prefix, npz_path):
+    """Child process: Paddle loads PREFIX.json + .pdiparams (written by pirc) and runs it on
+    the recorded inputs; prints the largest difference from the recorded outputs."""
+    import numpy as np
+    import paddle
+
+    paddle.enable_static()
+    data = dict(np.load(npz_path))
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        prog, feeds, fetch_targets = paddle.static.load_inference_model(prefix, exe)
+        outs = exe.run(prog, feed={f: data[f"in__{f}"] for f in feeds}, fetch_list=fetch_targets)
+    diff = max(float(np.abs(np.asarray(o, np.float64) - data[f"out__{i}"]).max())
+               for i, o in enumerate(outs))
+    print(json.dumps({"max_abs_diff": diff}))
+
+
+def check_pirc_written(name, out_dir, pirc_python):
+    """pirc-opt rewrites the saved model (+ --params-out) under each pipeline; Paddle loads what
+    pirc wrote and must reproduce its own recorded outputs."""
+    import filecmp
+    import tempfile
+
+    stem = os.path.join(out_dir, name)
+    result = {}
+    for pipeline in ("default", "inference"):
+        with tempfile.TemporaryDirectory() as td:
+            prefix = os.path.join(td, "model")
+            opt = subprocess.run([pirc_python, "-m", "pirc", stem + ".json", "-p", pipeline,
+                                  "--params", stem + ".pdiparams", "-o", prefix + ".json",
+                                  "--params-out", prefix + ".pdiparams"],
+                                 capture_output=True, text=True)
+            if opt.returncode:
+                result[pipeline] = {"error": "pirc: " + opt.stderr.strip()[-1000:]}
+                continue
+            child = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-load", prefix,
+                                    stem + ".npz"], capture_output=True, text=True,
+                                   env=dict(os.environ, GLOG_v="0"))
+            if child.returncode:
+                result[pipeline] = {"error": "paddle: " + child.stderr.strip()[-1000:]}
+                continue
+            result[pipeline] = json.loads(child.stdout.strip().splitlines()[-1])
+            result[pipeline]["pdiparams_identical"] = filecmp.cmp(
+                stem + ".pdiparams", prefix + ".pdiparams", shallow=False)
+    return result
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         build_and_run(sys.argv[2], sys.argv[3])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--child-load":
+        run_pirc_written(sys.argv[2], sys.argv[3])
         return
     import paddle
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", default="tests/fixtures/nonpersistable")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--pirc-python", default=".venv/bin/python",
+                    help="a python with pirc installed, for the pirc-written check ('' skips it)")
     args = ap.parse_args()
     release = paddle.__version__
     out_dir = os.path.join(args.dir, release)
@@ -223,6 +290,10 @@ def main():
             log[name] = {"error": child.stderr.strip()[-2000:]}
         else:
             log[name] = json.loads(child.stdout.strip().splitlines()[-1])
+            if args.pirc_python:
+                log[name]["pirc_written"] = check_pirc_written(name, out_dir, args.pirc_python)
+                if any("error" in v for v in log[name]["pirc_written"].values()):
+                    log[name]["error"] = "pirc-written program: see pirc_written"
         print(name, json.dumps(log[name])[:300])
     log = {k: log[k] for k in sorted(log) if k in MODELS}
     with open(log_path, "w") as f:
