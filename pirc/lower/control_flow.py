@@ -15,7 +15,12 @@ PIR's predicate is a one-element bool tensor of shape [] or [1]; torch wants a s
 the graph reduces it with `torch.all` (same truth value for one element).  A while loop
 carries (cond, inputs...): the body yields (new cond, new inputs...), exactly Paddle's
 cf.yield of the body block.  Branch and body outputs that are their own inputs are cloned:
-torch's control-flow operators reject outputs that alias inputs.
+torch's control-flow operators reject outputs that alias inputs.  A region that writes a tensor
+array of the enclosing block (a Python list, changed in place by its kernels) hands the list
+back like a written dense tensor, uncloned; under tracing such a region is never given to
+torch's operators (a list of data-dependent length is no loop value): torch.compile runs it
+eagerly behind a graph break, torch.export is refused with a LoweringError naming the op
+(docs/LOWERING.md, "Tensor arrays in regions").
 
 pd_op.pylayer runs its forward region once and is inlined (its backward is not needed for
 inference).
@@ -30,6 +35,8 @@ import torch.fx as fx
 
 from ..errors import LoweringError
 from ..ir.types import DenseTensorArrayType
+from . import eager_regions
+from .eager_regions import eager_if, eager_while
 
 
 try:
@@ -48,32 +55,6 @@ def _tracing(pred) -> bool:
     return _proxy_mode() is not None
 
 
-def _array_message(op_name: str) -> str:
-    return (f"{op_name} reads or writes a tensor array of the enclosing block inside its "
-            f"{'branches' if op_name == 'pd_op.if' else 'body'}: tensor arrays are Python lists "
-            "of data-dependent length in the lowering, and torch's control-flow operators carry "
-            "tensors only")
-
-
-def _eager_if(pred, true_fn, false_fn, operands: tuple):
-    return (true_fn if bool(pred) else false_fn).forward(*operands)
-
-
-def _eager_while(body_fn, carried: tuple, additional: tuple):
-    # lower_while's condition graph is torch.all of the carried condition: the truth value
-    # of that one-element tensor is read directly (one graph call less per iteration).
-    while bool(carried[0]):
-        carried = tuple(body_fn.forward(*carried, *additional))
-    return carried
-
-
-# Under torch.compile a region with a tensor array runs eagerly, out of the graph (a graph
-# break: dynamo does not trace a disabled function); with fullgraph=True dynamo refuses the
-# break and its error quotes the reason.
-_untraced_if = torch.compiler.disable(_eager_if, reason=_array_message("pd_op.if"))
-_untraced_while = torch.compiler.disable(_eager_while, reason=_array_message("pd_op.while"))
-
-
 def _has_array(values: tuple) -> bool:
     return any(isinstance(v, list) for v in values)
 
@@ -81,33 +62,34 @@ def _has_array(values: tuple) -> bool:
 def _refuse_arrays(op_name: str) -> None:
     """torch.export / make_fx: no graph can hold a list whose length the data decides (a
     decoding loop appends one element per step), and nothing runs outside the graph."""
-    raise LoweringError(f"{_array_message(op_name)}, so torch.export cannot trace this program "
-                        "(torch.compile runs the region eagerly, with a graph break): run it "
-                        "eagerly (pirc.run, pirc-run, or the lowered module called directly)")
+    raise LoweringError(f"{eager_regions.array_message(op_name)}, so torch.export cannot trace "
+                        "this program (torch.compile runs the region eagerly, with a graph "
+                        "break): run it eagerly (pirc.run, pirc-run, or the lowered module called "
+                        "directly)")
 
 
 def cond(pred, true_fn, false_fn, operands: tuple):
     """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring);
-    a tensor array among the operands is never traced (`_untraced_if`, `_refuse_arrays`)."""
+    a tensor array among the operands is never traced (eager_regions, `_refuse_arrays`)."""
     if _tracing(pred):
         if _has_array(operands):
             if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
-                return _untraced_if(pred, true_fn, false_fn, operands)
+                return eager_regions.untraced_if(pred, true_fn, false_fn, operands)
             _refuse_arrays("pd_op.if")
         return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
-    return _eager_if(pred, true_fn, false_fn, operands)
+    return eager_if(pred, true_fn, false_fn, operands)
 
 
 def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
     """pd_op.while: torch's while_loop operator when traced, else a Python `while`; a tensor
-    array among the loop's values is never traced (`_untraced_while`, `_refuse_arrays`)."""
+    array among the loop's values is never traced (eager_regions, `_refuse_arrays`)."""
     if _tracing(carried[0]):
         if _has_array(carried + additional):
             if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
-                return _untraced_while(body_fn, carried, additional)
+                return eager_regions.untraced_while(body_fn, carried, additional)
             _refuse_arrays("pd_op.while")
         return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
-    return _eager_while(body_fn, carried, additional)
+    return eager_while(body_fn, carried, additional)
 
 
 def _captured_values(region) -> list:

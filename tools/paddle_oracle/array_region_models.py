@@ -93,6 +93,24 @@ class WhileNestedIf(nn.Layer):
         return cat, A.array_length(every), A.array_length(even)
 
 
+class NestedWhileAppend(nn.Layer):
+    """A list appended to in a loop nested in a loop (m steps per outer step), and a second
+    array written at the outer counter after the inner loop, reading the list's length."""
+
+    def forward(self, x, n, m):
+        outs = [x]
+        per_step = A.create_array("int64")
+        i = _i64(0)
+        while i < n:
+            j = _i64(0)
+            while j < m:
+                outs.append(outs[-1] * 0.5 + (i * 10 + j).astype("float32"))
+                j = j + 1
+            A.array_write(A.array_length(outs), i, array=per_step)
+            i = i + 1
+        return paddle.stack(outs, axis=0), A.array_length(outs), A.array_length(per_step)
+
+
 class GreedyDecode(nn.Layer):
     """Greedy decoding as to_static writes it: each step's token appended to a list (a tensor
     array), the loop bounded by a tensor; after: the tokens concatenated [batch, steps+1]."""
@@ -158,6 +176,9 @@ MODELS = {
                  [{"x": _x(5, [2, 3], 2.0)}, {"x": _x(6, [2, 3], -2.0)}]),
     "while_nested_if": (WhileNestedIf, [InputSpec([2, 3], F32, "x"), InputSpec([1], "int64", "n")],
                         [{"x": _x(7, [2, 3]), "n": _n(k)} for k in (0, 1, 2, 7)]),
+    "nested_while_append": (NestedWhileAppend, [InputSpec([3], F32, "x"), InputSpec([1], "int64", "n"),
+                                                InputSpec([1], "int64", "m")],
+                            [{"x": _x(11, [3]), "n": _n(a), "m": _n(b)} for a, b in ((0, 2), (1, 0), (1, 1), (3, 2))]),
     "greedy_decode": (GreedyDecode, [InputSpec([-1, 1], "int64", "start"), InputSpec([1], "int64", "steps")],
                       [{"start": np.array([[3], [11]], "int64"), "steps": _n(k)} for k in (0, 1, 9)]),
     "inplace_outer": (inplace_outer, None,
