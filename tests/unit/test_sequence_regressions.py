@@ -38,3 +38,35 @@ def test_a_while_counter_on_one_step():
     one = list(pirc.run(program, {"x": np.array([[3.0, 4.0]], "float32")}, {}).values())
     np.testing.assert_array_equal(one[0], [[30.0, 40.0]])
     np.testing.assert_array_equal(one[1], [3.0, 4.0])
+
+
+@pytest.mark.parametrize("release", ["3.3.1", "3.0.0"])
+@pytest.mark.parametrize("device", ["cpu", "npu"])
+@pytest.mark.filterwarnings("ignore::pirc.lower.lower.NpuFallbackWarning")
+def test_ctc_loss_of_a_sample_no_alignment_fits_is_zero_as_in_warp_ctc(release, device):
+    """paddle.nn.functional.ctc_loss (warpctc) over 3 steps: [1 2 3] and [2 2] (a blank
+    between the equal labels: 3 steps) fit, [1 1 2] and [1 2 3 4] need 4.  warp-ctc gives
+    those two loss 0 (cpu_ctc.h: L + repeats > T); pirc once gave torch's inf."""
+    program = pirc.load(str(FIXTURES / release / f"ctc_infeasible.{release}.json"))
+    with np.load(FIXTURES / release / f"ctc_infeasible.{release}.io.npz") as io:
+        feeds = {k[4:]: io[k] for k in io.files if k.startswith("in__")}
+        (loss,) = pirc.run(program, feeds, {}, device=device).values()
+        want = io["out__0"]
+    assert want.ravel()[2:].tolist() == [0.0, 0.0]
+    np.testing.assert_allclose(loss, want, rtol=1e-5, atol=1e-5)
+
+
+def test_warpctc_gradient_of_a_sample_no_alignment_fits_is_zero():
+    """The op's second output (warpctcgrad, what Paddle's backward scales) is Paddle's eager
+    gradient: 0 for the samples that do not fit, never inf * 0 = nan."""
+    import torch
+
+    from pirc.lower.kernels.loss_forward import warpctc
+
+    with np.load(FIXTURES / "3.3.1" / "ctc_infeasible.3.3.1.io.npz") as io:
+        args = [torch.from_numpy(io[f"in__{k}"]) for k in ("logits", "labels", "input_lengths",
+                                                           "label_lengths")]
+        loss, grad = warpctc(*args)
+        np.testing.assert_allclose(loss.numpy().ravel(), io["out__0"], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(grad.numpy(), io["grad__logits"], rtol=1e-4, atol=1e-6)
+    assert not grad[:, 2:].any()
