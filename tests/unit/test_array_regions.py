@@ -1,13 +1,13 @@
 """Values of an enclosing block written inside `while` bodies and `if` branches (issue 21, class 2).
 
-tests/fixtures/array_regions/VER/ holds seven programs real Paddle 3.3.1 and 3.0.0 saved and ran
+tests/fixtures/array_regions/VER/ holds eight programs real Paddle 3.3.1 and 3.0.0 saved and ran
 (tools/paddle_oracle/gen_array_region_fixtures.py, array_region_models.py): tensor arrays
 created before a loop, written in its body (at the loop counter, and appended to at their
 length, as to_static writes a Python list's `append`), in an `if` branch only, in a body and
 an `if` nested in it, appended to in a loop nested in a loop, read in the body (the previous step's element) and after it
 (array_to_tensor stacking and concatenating, array_length, array_read); greedy decoding that
-appends each step's token; and dense tensors written in place (`assign_out_`) in a body and a
-branch.  The input cases loop 0, 1 and many times and take each branch.
+appends each step's token; and dense tensors written in place (`assign_out_`) in a body, a
+branch, and a branch nested in a body.  The input cases loop 0, 1 and many times and take each branch.
 
 Before the fix the body's `array_write_` had no user in the body's graph (only dense tensors
 were handed back out of a region) and the graph's dead-code elimination dropped it: every
@@ -35,8 +35,8 @@ from pirc.testing.pass_differential import TARGETS, check_target, run_outputs
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "tests" / "fixtures" / "array_regions"
 VERSIONS = ("3.0.0", "3.3.1")
-NAMES = ("greedy_decode", "if_write", "inplace_outer", "nested_while_append", "while_append_list",
-         "while_index_write", "while_nested_if")
+NAMES = ("greedy_decode", "if_write", "inplace_nested", "inplace_outer", "nested_while_append",
+         "while_append_list", "while_index_write", "while_nested_if")
 # The array ops each program must hold where Paddle put them: inside a region (a body or a
 # branch) and after it.
 WRITES_IN_REGIONS = {"greedy_decode": 1, "if_write": 2, "nested_while_append": 2, "while_append_list": 1,
@@ -93,7 +93,7 @@ def test_every_fixture_is_generated():
             assert entry["paddle"] == version and not entry.get("error") and not entry["errors"], name
             ops = entry["ops"]
             assert ("pd_op.while" in ops) != (name == "if_write"), name
-            if name != "inplace_outer":
+            if not name.startswith("inplace_"):
                 assert ops["pd_op.create_array"] >= 1 and ops["pd_op.array_write_"] >= 2, name
         # loops of 0, 1 and many iterations; both branches of if_write
         assert log["while_index_write"]["cases"] == 3 and log["if_write"]["cases"] == 2
@@ -124,7 +124,8 @@ def test_upgraded_and_optimised_programs_give_paddles_numbers(name, version):
     _run_all(program, result.params, version, name, label=" after --upgrade -p default")
 
 
-@pytest.mark.parametrize("name", NAMES + ("aliasing/array_written_in_regions",))
+@pytest.mark.parametrize("name", NAMES + tuple(f"aliasing/{n}" for n in (
+    "array_written_in_regions", "array_as_loop_value", "array_yielded_by_if_true", "array_yielded_by_if_false")))
 def test_every_pass_and_pipeline_computes_the_same_bits(name):
     """The issue-20 differential harness on each program (its many-iterations case, and the
     hand-written array_written_in_regions: array_length and array_read of one array before
@@ -182,6 +183,16 @@ def test_torch_export_refuses_an_array_in_a_loop_naming_the_op():
     with pytest.raises(LoweringError, match=r"^pd_op\.while reads or writes a tensor array of the "
                                             r"enclosing block inside its body.*torch\.export cannot"):
         pirc.export(program, params, feeds)
+
+
+def test_the_export_refusal_is_one_sentence_without_torchs_notes():
+    program, params = _load("3.3.1", "greedy_decode")
+    feeds, _ = _cases("3.3.1", "greedy_decode")[1]
+    with pytest.raises(LoweringError) as info:
+        pirc.export(program, params, feeds)
+    said = info.value.bare_message
+    assert "\n" not in said and "While executing" not in said
+    assert said.endswith("run it eagerly (pirc.run, pirc-run, or the lowered module called directly)")
 
 
 def test_torch_export_refuses_an_array_in_an_if_naming_the_op():

@@ -157,6 +157,29 @@ def inplace_outer():
     return [x, n], [acc, flag, acc + flag, i, y]
 
 
+def inplace_nested():
+    """A dense tensor of the enclosing block written in place (`assign_out_`) by an `if`
+    nested in a while body, on odd steps only; read in the body (the step's output) and after
+    the loop."""
+    x = paddle.static.data("x", [2, 3], "float32")
+    n = paddle.static.data("n", [1], "int64")
+    acc = paddle.tanh(x)
+
+    def body(i, seen):
+        def odd():
+            paddle.assign(acc * -0.5 + 0.125, output=acc)
+            return i + 0
+
+        def even():
+            return i + 0
+
+        paddle.static.nn.cond(i % 2 == 1, odd, even)
+        return [i + 1, seen + acc.sum()]
+
+    i, seen = paddle.static.nn.while_loop(lambda i, s: i < n, body, [_i64(0), paddle.zeros([], "float32")])
+    return [x, n], [acc, seen, i]
+
+
 def _x(seed, shape, shift=0.0):
     return (np.random.default_rng(seed).standard_normal(shape) + shift).astype("float32")
 
@@ -181,6 +204,7 @@ MODELS = {
                             [{"x": _x(11, [3]), "n": _n(a), "m": _n(b)} for a, b in ((0, 2), (1, 0), (1, 1), (3, 2))]),
     "greedy_decode": (GreedyDecode, [InputSpec([-1, 1], "int64", "start"), InputSpec([1], "int64", "steps")],
                       [{"start": np.array([[3], [11]], "int64"), "steps": _n(k)} for k in (0, 1, 9)]),
+    "inplace_nested": (inplace_nested, None, [{"x": _x(13, [2, 3]), "n": _n(k)} for k in (0, 1, 2, 5)]),
     "inplace_outer": (inplace_outer, None,
                             [{"x": _x(8, [2, 3], 1.0), "n": _n(0)}, {"x": _x(9, [2, 3], -1.0), "n": _n(1)},
                              {"x": _x(10, [2, 3], 1.0), "n": _n(4)}]),

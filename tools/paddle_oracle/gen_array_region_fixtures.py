@@ -12,8 +12,8 @@ dependency), once per release:
 
 The programs are array_region_models.py: layers converted with `paddle.jit.to_static` and
 saved with `paddle.jit.save` (what a user's decoding loop gives: Python lists appended to in
-a tensor-bounded loop, nested loops included, become tensor arrays), and one program built with paddle.static and
-saved with `save_inference_model`.  Each model is built, saved, loaded back with
+a tensor-bounded loop, nested loops included, become tensor arrays), and two programs built
+with paddle.static and saved with `save_inference_model`.  Each model is built, saved, loaded back with
 `load_inference_model` and run in a child process of its own (PIR uniques attributes per
 process), with FLAGS_new_executor_sequential_run=1 (ops in program order:
 tools/paddle_oracle/FINDINGS.md, e).  Every parameter is tools/zoo_weights.value(name, ...).
