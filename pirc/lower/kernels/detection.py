@@ -12,10 +12,13 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from .stl_order import partial_sort
 
 F32 = np.float32
 
@@ -313,22 +316,46 @@ def _desc(scores, keep):
     return sorted(keep, key=lambda i: -scores[i])
 
 
+def _partial_desc(scores, perm, k):
+    """std::partial_sort(perm, perm + k, end, score[a] > score[b]): libstdc++'s heap select,
+    step for step (stl_order.partial_sort), so ties and NaN scores (which that comparator
+    cannot order) come out where Paddle's come out; the first k."""
+    v = list(perm)
+    partial_sort(v, 0, k, len(v), lambda a, b: scores[a] > scores[b])
+    return v[:k]
+
+
+def _libm_exp(x: float) -> float:
+    """std::exp as glibc computes it (expf rounds the double result; numpy's SIMD float32
+    exp is 1 ulp off on some values): math.exp, whose OverflowError is C's inf."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _linear_decay(iou, max_iou, t):
+    """decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T; a max_iou of
+    1 (identical boxes) gives inf, or NaN over 0, as the C++ division does."""
+    return t((np.float64(1.0) - np.float64(iou)) / (np.float64(1.0) - np.float64(max_iou)))
+
+
 def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
                       gaussian):
     t = boxes.dtype.type
-    perm = _desc(scores, [i for i in range(len(scores)) if not scores[i] <= score_threshold])
-    if top_k > -1:
-        perm = perm[:top_k]
+    s = [float(v) for v in scores]  # float32 / float64 to double: comparisons unchanged
+    perm = [i for i in range(len(s)) if not s[i] <= score_threshold]  # remove_if, stable
     if not perm:
         return [], []
-    n = len(perm)
+    n = len(perm) if top_k <= -1 else min(len(perm), top_k)
+    perm = _partial_desc(s, perm, n)
     iou = [[t(0)] * n for _ in range(n)]
     iou_max = [t(0)] * n
     for i in range(1, n):
         m = t(0)
         for j in range(i):
             iou[i][j] = jaccard(boxes[perm[i]], boxes[perm[j]], normalized)
-            m = max(m, iou[i][j])
+            m = max(m, iou[i][j])  # std::max(m, iou): a NaN iou leaves m
         iou_max[i] = m
     sel, dec = [], []
     if scores[perm[0]] > post_threshold:
@@ -338,10 +365,11 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
         min_decay = t(1)
         for j in range(i):
             if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T
-                d = np.exp((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
-            else:  # (1. - iou) / (1. - max_iou): a double division, cast back to T
-                d = t((1.0 - float(iou[i][j])) / (1.0 - float(iou_max[j])))
-            min_decay = min(min_decay, d)
+                d = t(_libm_exp(float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j])
+                                      * t(sigma))))
+            else:
+                d = _linear_decay(iou[i][j], iou_max[j], t)
+            min_decay = min(min_decay, d)  # std::min(min_decay, d): a NaN d leaves it
         ds = min_decay * scores[perm[i]]
         if ds <= post_threshold:
             continue
@@ -357,25 +385,31 @@ def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=
     """MatrixNMSKernel: per class, the boxes above score_threshold by score (nms_top_k of
     them) decay by their IoU with every higher box (linear (1-iou)/(1-max_iou) or gaussian);
     those above post_threshold are pooled over classes and the keep_top_k best kept, as rows
-    [class, decayed score, box], with the box's flat index (int32) and a count per image."""
+    [class, decayed score, box], with the box's flat index (int32) and a count per image.
+
+    Every step is the C++'s on IEEE values: a 0 / 0 IoU (zero-area boxes) is NaN, identical
+    boxes make the linear decay inf or NaN, NaN and inf scores go through the same
+    comparisons, and both sorts are libstdc++'s partial_sort (not stable)."""
     b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
     t = b.dtype.type
     rows, index, counts = [], [], []
-    for n in range(s.shape[0]):
-        idx, sc, cls = [], [], []
-        for c in range(s.shape[1]):
-            if c == background_label:
-                continue
-            sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold), t(post_threshold),
-                                         gaussian_sigma, nms_top_k, normalized, use_gaussian)
-            idx += sel
-            sc += dec
-            cls += [c] * len(sel)
-        k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
-        for p in _desc(sc, range(len(idx)))[:k]:
-            rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
-            index.append(n * s.shape[2] + idx[p])
-        counts.append(k)
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for n in range(s.shape[0]):
+            idx, sc, cls = [], [], []
+            for c in range(s.shape[1]):
+                if c == background_label:
+                    continue
+                sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold),
+                                             t(post_threshold), gaussian_sigma, nms_top_k,
+                                             normalized, use_gaussian)
+                idx += sel
+                sc += dec
+                cls += [c] * len(sel)
+            k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
+            for p in _partial_desc([float(v) for v in sc], range(len(idx)), k):
+                rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
+                index.append(n * s.shape[2] + idx[p])
+            counts.append(k)
     return _detections(rows, index, counts, b, bboxes.device)
 
 
