@@ -294,6 +294,21 @@ for name, boxes, scores, args in [
          lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
 
 
+# -- IEEE audit (issue 21 class 3): arithmetic pirc did in Python floats, where C gives inf ----
+XR = np.array([1.5, 0.0, -2.25, np.inf, np.nan, 1e-45, -3e38], "float32")
+for name, x, d in [("round_decimals_400", XR, 400), ("round_decimals_m400", XR, -400),
+                   ("round_decimals_40", XR, 40), ("round_decimals_400_f64", XR.astype("float64"), 400)]:
+    case(name, "pd_op.round", [x], {"decimals": d}, lambda x, d=d: C.round(T(x), d))
+case("renorm_p0", "pd_op.renorm", [np.array([[1.0, 2.0], [0.0, -3.0]], "float32")],
+     {"p": 0.0, "axis": 0, "max_norm": 1.0}, lambda x: C.renorm(T(x), 0.0, 0, 1.0))
+for name, mean in [("truncated_gaussian_std0", 0.0), ("truncated_gaussian_std0_mean", 0.5)]:
+    case(name, "pd_op.truncated_gaussian_random", [],
+         {"shape": [5], "mean": mean, "std": 0.0, "seed": 1, "a": -2.0, "b": 2.0,
+          "dtype": {"dtype": "float32"}},
+         lambda mean=mean: C.truncated_gaussian_random([5], mean, 0.0, 1, -2.0, 2.0, paddle.float32,
+                                                       paddle.CPUPlace()))
+
+
 def encode(v):
     if v is None:
         return None

@@ -306,6 +306,9 @@ def lp_pool2d(x, *, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0), ceil_mo
               exclusive=True, data_format="NCHW", pooling_type="lp", global_pooling=False,
               adaptive=False, padding_algorithm="EXPLICIT", norm_type=0.0):
     # (sum over the window of x^p)^(1/p); padding adds nothing to the sum.
+    if norm_type == 0:  # pool_kernel_impl.h checks it before any arithmetic
+        raise ValueError("lp_pool2d: norm_type of LPPool op cannot be 0 (Paddle's "
+                         "InvalidArgument)")
     powered = float_pow(x, norm_type)
     total = pool(powered, kernel_size, strides, paddings, ceil_mode, False, data_format, "sum",
                  global_pooling, adaptive, padding_algorithm, 2)

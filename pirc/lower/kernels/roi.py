@@ -15,12 +15,13 @@ The roi -> image map is boxes_num's counts.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from .c_numerics import wrap_int32
+from .operands import c_int_cast
 
 
 def _batch_ids(boxes_num, rois):
@@ -30,6 +31,14 @@ def _batch_ids(boxes_num, rois):
     for n, k in enumerate(boxes_num.reshape(-1).tolist()):
         ids += [n] * int(k)
     return ids
+
+
+def _grid(extent, pooled, sampling_ratio, T) -> int:
+    """roi_bin_grid: sampling_ratio, or static_cast<int>(ceil(extent / pooled)) in T (NaN,
+    inf and values past int32 give INT_MIN, as on x86)."""
+    if sampling_ratio > 0:
+        return sampling_ratio
+    return c_int_cast(float(np.ceil(T(extent / T(pooled)))), torch.int32)
 
 
 def _np_type(x):
@@ -51,8 +60,13 @@ def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spat
         rw, rh = T(xmax - xmin), T(ymax - ymin)
         if not aligned:
             rw, rh = max(rw, T(1)), max(rh, T(1))
-        gh = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rh / T(pooled_height)))
-        gw = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rw / T(pooled_width)))
+        gh = _grid(rh, pooled_height, sampling_ratio, T)
+        gw = _grid(rw, pooled_width, sampling_ratio, T)
+        if gh < 0 or gw < 0 or wrap_int32(wrap_int32(wrap_int32(gh * gw) * pooled_width)
+                                          * pooled_height) < 0:
+            raise ValueError(f"roi_align: roi {len(outs)} {r.tolist()} gives a sampling grid of "
+                             f"{gh} x {gw} (its size is not finite or too large): Paddle's "
+                             f"kernel aborts on it (std::length_error)")
         bin_w, bin_h = T(rw / T(pooled_width)), T(rh / T(pooled_height))
         idx = np.zeros((pooled_height * pooled_width, gh * gw, 4), np.int64)
         wt = np.zeros((pooled_height * pooled_width, gh * gw, 4), T)
@@ -67,6 +81,10 @@ def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spat
                         if yy < -1.0 or yy > height or xx < -1.0 or xx > width:
                             continue  # offsets 0, ratios 0
                         yy, xx = (T(0) if yy <= 0 else yy), (T(0) if xx <= 0 else xx)
+                        if xx != xx or yy != yy:
+                            raise ValueError(f"roi_align: roi {len(outs)} {r.tolist()} has a "
+                                             f"NaN sample position: Paddle's kernel reads "
+                                             f"outside the feature map there")
                         xl = int(xx)
                         if xl >= width - 1:
                             xl = xh = width - 1
