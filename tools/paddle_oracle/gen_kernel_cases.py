@@ -308,6 +308,21 @@ for name, mean in [("truncated_gaussian_std0", 0.0), ("truncated_gaussian_std0_m
          lambda mean=mean: C.truncated_gaussian_random([5], mean, 0.0, 1, -2.0, 2.0, paddle.float32,
                                                        paddle.CPUPlace()))
 
+# roi_pool / psroi_pool on boxes with NaN, inf or huge corners: the C++ casts round / floor /
+# ceil of them to int (x86: INT_MIN) and clamps; roi_align aborts the process on the same
+# boxes (std::length_error), so it has no case here
+ROI_FEAT = np.arange(2 * 4 * 4, dtype="float32").reshape(1, 2, 4, 4)
+PSROI_FEAT = np.arange(8 * 4 * 4, dtype="float32").reshape(1, 8, 4, 4)
+for tag, box in [("nan", [np.nan, 0, 2, 2]), ("inf", [0, 0, np.inf, 2]), ("minf", [-np.inf, 0, 2, 2]),
+                 ("huge", [0, 0, 3e38, 2]), ("allnan", [np.nan] * 4), ("mixed", [0, np.nan, 3, -np.inf])]:
+    rb, rn = np.array([box], "float32"), np.array([1], "int32")
+    case(f"roi_pool_{tag}", "pd_op.roi_pool", [ROI_FEAT, rb, rn],
+         {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+         lambda x, b, n: C.roi_pool(T(x), T(b), T(n), 2, 2, 1.0))
+    case(f"psroi_pool_{tag}", "pd_op.psroi_pool", [PSROI_FEAT, rb, rn],
+         {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
+         lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
+
 
 def encode(v):
     if v is None:

@@ -313,7 +313,8 @@ def lp_pool2d(x, *, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0), ceil_mo
     total = pool(powered, kernel_size, strides, paddings, ceil_mode, False, data_format, "sum",
                  global_pooling, adaptive, padding_algorithm, 2)
     # the root's exponent is 1.0f / p, a float (bit-exact against Paddle only that way)
-    return float_pow(total, float(np.float32(1.0 / norm_type)))
+    with np.errstate(over="ignore"):  # 1 / a tiny p is inf in float, as 1.0f / p is
+        return float_pow(total, float(np.float32(1.0 / norm_type)))
 
 
 @specializer(pool2d)
