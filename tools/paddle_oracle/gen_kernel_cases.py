@@ -323,6 +323,14 @@ for tag, box in [("nan", [np.nan, 0, 2, 2]), ("inf", [0, 0, np.inf, 2]), ("minf"
          {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
          lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
 
+# fractional_max_pool2d with one output and a kernel: alpha = (size - k) / 0 = inf, every index
+# static_cast<int>(inf) = INT_MIN, and start = INT_MIN - INT_MIN = 0
+FMP = np.arange(2 * 5 * 5, dtype="float32").reshape(1, 2, 5, 5)
+for tag, out, k in [("one_k2", [1, 1], [2, 2]), ("one_k5", [1, 1], [5, 5]), ("one_by_two", [1, 2], [2, 2])]:
+    case(f"fractional_max_pool2d_{tag}", "pd_op.fractional_max_pool2d", [FMP],
+         {"output_size": out, "kernel_size": k, "random_u": 0.3, "return_mask": True},
+         lambda x, out=out, k=k: C.fractional_max_pool2d(T(x), out, k, 0.3, True))
+
 
 def encode(v):
     if v is None:
