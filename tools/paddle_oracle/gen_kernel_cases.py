@@ -331,6 +331,17 @@ for tag, out, k in [("one_k2", [1, 1], [2, 2]), ("one_k5", [1, 1], [5, 5]), ("on
          {"output_size": out, "kernel_size": k, "random_u": 0.3, "return_mask": True},
          lambda x, out=out, k=k: C.fractional_max_pool2d(T(x), out, k, 0.3, True))
 
+# std::round halves away from zero: roi_pool's and psroi_pool's box corners at .5
+HALF_BOXES = np.array([[0.5, 1.5, 2.5, 3.5], [2.5, 0.5, 4.5, 2.5]], "float32")
+case("roi_pool_half", "pd_op.roi_pool", [np.arange(72, dtype="float32").reshape(1, 2, 6, 6), HALF_BOXES,
+                                         np.array([2], "int32")],
+     {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+     lambda x, b, n: C.roi_pool(T(x), T(b), T(n), 2, 2, 1.0))
+case("psroi_pool_half", "pd_op.psroi_pool", [np.arange(288, dtype="float32").reshape(1, 8, 6, 6),
+                                             HALF_BOXES, np.array([2], "int32")],
+     {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
+     lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
+
 
 def encode(v):
     if v is None:

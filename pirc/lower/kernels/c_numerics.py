@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 
 def wrap_int32(v: int) -> int:
     """An int32 product or sum as the CPU leaves it on overflow (two's complement)."""
@@ -52,3 +54,10 @@ def pow10(n: int) -> float:
         return 10.0 ** n
     except OverflowError:
         return math.inf
+
+
+def round_away(v):
+    """std::round of a numpy float scalar, in its type: halves away from zero (np.round
+    takes them to even: 22.5 -> 22 where C gives 23); NaN and +-inf unchanged."""
+    t = np.trunc(v)
+    return t + np.sign(v) if abs(v - t) >= 0.5 else t

@@ -162,8 +162,9 @@ def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(), 
             for ar in aspect_ratios:
                 ar = F32(ar)
                 for size in anchor_sizes:
-                    base_w = np.round(np.sqrt((sw * sh) / ar))
-                    base_h = np.round(base_w * ar)
+                    # std::round: halves away from zero (stride 32, ratio 0.5: 45 * 0.5 = 23)
+                    base_w = c_numerics.round_away(np.sqrt((sw * sh) / ar))
+                    base_h = c_numerics.round_away(base_w * ar)
                     aw = (F32(size) / sw) * base_w
                     ah = (F32(size) / sh) * base_h
                     # 0.5 * (...) is a double product; the sums are cast back to float

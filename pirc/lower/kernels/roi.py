@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
-from .c_numerics import wrap_int32
+from .c_numerics import round_away, wrap_int32
 from .operands import c_int_cast
 
 
@@ -145,7 +145,7 @@ def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spati
     for r, b in zip(rois, ids):
         # int = round(...): NaN, inf and values past int32 are INT_MIN (x86), and the int
         # sums wrap, as the C++ leaves them
-        sw, sh, ew, eh = (_i32(np.round(T(v * T(spatial_scale)))) for v in r)  # half away
+        sw, sh, ew, eh = (_i32(round_away(T(v * T(spatial_scale)))) for v in r)
         rh = max(wrap_int32(wrap_int32(eh - sh) + 1), 1)
         rw = max(wrap_int32(wrap_int32(ew - sw) + 1), 1)
         bh, bw = T(T(rh) / T(pooled_height)), T(T(rw) / T(pooled_width))
@@ -190,7 +190,7 @@ def psroi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, out
     ids = _batch_ids(boxes_num, rois.shape[0])
     outs = []
     for r, b in zip(rois, ids):
-        rnd = [T(np.round(v)) for v in r]
+        rnd = [T(round_away(v)) for v in r]  # std::round: 2.5 -> 3
         sw, sh = T(rnd[0] * T(spatial_scale)), T(rnd[1] * T(spatial_scale))
         ew, eh = T(T(rnd[2] + T(1)) * T(spatial_scale)), T(T(rnd[3] + T(1)) * T(spatial_scale))
         rh, rw = max(T(eh - sh), T(0.1)), max(T(ew - sw), T(0.1))
