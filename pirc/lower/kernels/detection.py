@@ -342,6 +342,9 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
     if not perm:
         return [], []
     n = len(perm) if top_k <= -1 else min(len(perm), top_k)
+    if n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
+        raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
+                         "kernel crashes on it (SIGSEGV); use -1 for every box")
     perm = _partial_desc(s, perm, n)
     iou = [[t(0)] * n for _ in range(n)]
     iou_max = [t(0)] * n
