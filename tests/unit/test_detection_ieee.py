@@ -142,3 +142,9 @@ def test_matrix_nms_top_k_zero_is_refused():
     with pytest.raises(ValueError, match="matrix_nms: nms_top_k 0"):
         kernel("matrix_nms")(boxes, scores, score_threshold=0.0, nms_top_k=0, keep_top_k=-1,
                              post_threshold=0.0)
+
+
+def test_distribute_fpn_proposals_rois_num_past_the_rows():
+    with pytest.raises(ValueError, match="rois_num \\[2, 3\\] asks for 5 rois but fpn_rois "
+                                         "has 4 rows"):
+        kernel("distribute_fpn_proposals")(torch.ones(4, 4), torch.tensor([2, 3]))

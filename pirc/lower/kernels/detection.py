@@ -579,6 +579,10 @@ def distribute_fpn_proposals(fpn_rois, rois_num=None, *, min_level=2, max_level=
     counts = ([int(c) for c in rois_num.reshape(-1).tolist()] if rois_num is not None
               else [r.shape[0]])
     total = sum(counts)
+    if total > r.shape[0] or min(counts, default=0) < 0:
+        # (Paddle's DenseTensor::Slice refuses a slice past the rows: InvalidArgument)
+        raise ValueError(f"distribute_fpn_proposals: rois_num {counts} asks for {total} rois "
+                         f"but fpn_rois has {r.shape[0]} rows")
     r = r[:total]
     with np.errstate(all="ignore"):  # inf and NaN areas are levels too, as in the C++
         levels = _fpn_levels(r, min_level, max_level, refer_level, refer_scale, pixel_offset)
