@@ -199,3 +199,11 @@ def test_npu_matcher_integer_constant_of_nan_or_inf():
     from pirc.lower.npu.fusion.match import int_constant
     assert int_constant(math.nan, {}) is None and int_constant(math.inf, {}) is None
     assert int_constant(2.0, {}) == 2 and int_constant(2.5, {}) is None
+
+
+@pytest.mark.parametrize("ratio", [-0.25, math.nan, math.inf, 0.75])
+def test_temporal_shift_ratio_paddle_refuses(ratio):
+    # Paddle 3.3.1: (InvalidArgument) Attr(shift_ratio) should be greater than 0 / less than
+    # 0.5; pirc raised int()'s ValueError / OverflowError, or a reshape error, or (0.75) ran
+    with pytest.raises(ValueError, match="temporal_shift: Attr\\(shift_ratio\\) should be"):
+        kernel("temporal_shift")(torch.ones(2, 8, 1, 1), seg_num=2, shift_ratio=ratio)
