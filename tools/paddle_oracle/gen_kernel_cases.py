@@ -342,6 +342,16 @@ case("psroi_pool_half", "pd_op.psroi_pool", [np.arange(288, dtype="float32").res
      {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
      lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
 
+# static_cast<int32_t> of a float attribute on x86: NaN, inf and 3e9 are INT_MIN, -2.7 is -2
+XI2 = np.array([1, 2], "int32")
+for tag, v in [("nan", float("nan")), ("inf", float("inf")), ("3e9", 3e9), ("m2_7", -2.7)]:
+    case(f"increment_int_{tag}", "pd_op.increment", [np.array([5], "int32")], {"value": v},
+         lambda x, v=v: C.increment(T(x), v))
+    case(f"diag_int_{tag}", "pd_op.diag", [XI2], {"offset": 0, "padding_value": v},
+         lambda x, v=v: C.diag(T(x), 0, v))
+    case(f"pad_int_{tag}", "pd_op.pad", [XI2, sc(v)], {"paddings": [1, 1]},
+         lambda x, p, v=v: C.pad(T(x), [1, 1], v))
+
 
 def encode(v):
     if v is None:
