@@ -361,9 +361,9 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
     for i in range(1, n):
         min_decay = t(1)
         for j in range(i):
-            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T
-                d = t(c_numerics.exp(float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j])
-                                      * t(sigma))))
+            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
+                arg = float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
+                d = t(c_numerics.expf(arg) if t is np.float32 else c_numerics.exp(arg))
             else:
                 d = _linear_decay(iou[i][j], iou_max[j], t)
             min_decay = min(min_decay, d)  # std::min(min_decay, d): a NaN d leaves it
@@ -468,6 +468,13 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
 _BBOX_CLIP = np.log(1000.0 / 16.0)  # kBBoxClipDefault, a double
 
 
+def _std_exp(a):
+    """std::exp element by element in a's type: glibc's expf for float32 (numpy's vectorised
+    float32 exp is a last bit away from it on ~40% of inputs), exp for float64."""
+    fn = c_numerics.expf if a.dtype == np.float32 else c_numerics.exp
+    return np.array([fn(x) for x in a.tolist()], a.dtype).reshape(a.shape)
+
+
 def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_nms_top_n,
                    nms_thresh, min_size, eta, pixel_offset):
     t = scores.dtype.type
@@ -484,8 +491,8 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
     cx = v[:, 0] * d[:, 0] * aw + acx
     cy = v[:, 1] * d[:, 1] * ah + acy
     clip = t(_BBOX_CLIP)
-    w = np.exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
-    h = np.exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
+    w = _std_exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
+    h = _std_exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
     prop = np.stack([cx - w / t(2), cy - h / t(2), cx + w / t(2) - off, cy + h / t(2) - off], 1)
     im_h, im_w = im[0], im[1]
     lim = np.array([im_w - off, im_h - off, im_w - off, im_h - off], scores.dtype)
