@@ -55,6 +55,11 @@ def test_exp_log2_pow10_as_c():
     assert math.isnan(c_numerics.log2(math.nan)) and c_numerics.log2(8.0) == 3.0
     assert c_numerics.pow10(400) == math.inf and c_numerics.pow10(2) == 100.0
     assert c_numerics.wrap_int32(2 ** 31) == -2 ** 31 and c_numerics.wrap_int32(-5) == -5
+    # the float functions (glibc's expf / log2f, or their fallbacks) on IEEE specials
+    assert c_numerics.expf(1000.0) == math.inf and c_numerics.expf(-math.inf) == 0.0
+    assert math.isnan(c_numerics.expf(math.nan)) and c_numerics.expf(0.0) == 1.0
+    assert c_numerics.log2f(0.0) == -math.inf and math.isnan(c_numerics.log2f(-1.0))
+    assert c_numerics.log2f(math.inf) == math.inf and c_numerics.log2f(8.0) == 3.0
 
 
 # -- Paddle's refusals, with Paddle's reason ------------------------------------------------

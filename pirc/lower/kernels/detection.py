@@ -565,8 +565,8 @@ def _fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offs
     ratio = np.sqrt(area) / t(refer_scale) + t(1e-6)
     levels = []
     for r in ratio.tolist():
-        # std::log2 of a float is log2f: the double result rounded to float (a float T)
-        lg = t(c_numerics.log2(r))
+        # std::log2 of a float is log2f (glibc's, not the double log2 rounded to float)
+        lg = t(c_numerics.log2f(r) if t is np.float32 else c_numerics.log2(r))
         # floor in T, then static_cast<int>: NaN and inf give INT_MIN, so min_level
         lvl = c_int_cast(float(np.floor(lg + t(refer_level))), torch.int32)
         levels.append(min(max_level, max(lvl, min_level)))
