@@ -13,6 +13,7 @@ import glob
 import math
 import os
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -148,3 +149,20 @@ def test_distribute_fpn_proposals_rois_num_past_the_rows():
     with pytest.raises(ValueError, match="rois_num \\[2, 3\\] asks for 5 rois but fpn_rois "
                                          "has 4 rows"):
         kernel("distribute_fpn_proposals")(torch.ones(4, 4), torch.tensor([2, 3]))
+
+
+FPN_LEVELS = os.path.join(os.path.dirname(__file__), "..", "fixtures", "paddle_checks",
+                          "fpn_levels.npz")
+
+
+@pytest.mark.parametrize("key", ["float32_0", "float32_1", "float64_0", "float64_1"])
+def test_distribute_fpn_proposals_level_boundaries(key):
+    # rois whose side steps ulp by ulp through 224 * 2^k: each lands on Paddle 3.3.1's side
+    # of the level boundary (tools/paddle_oracle/gen_fpn_levels.py)
+    data = np.load(FPN_LEVELS)
+    rois = torch.from_numpy(data[f"rois_{key}"])
+    multi, nums, restore = kernel("distribute_fpn_proposals")(
+        rois, torch.tensor([rois.shape[0]], dtype=torch.int32), min_level=2, max_level=5,
+        refer_level=4, refer_scale=224, pixel_offset=key.endswith("1"))
+    assert [int(n[0]) for n in nums] == data[f"counts_{key}"].tolist()
+    assert np.array_equal(restore.numpy(), data[f"restore_{key}"])
