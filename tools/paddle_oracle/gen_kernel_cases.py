@@ -253,6 +253,47 @@ case("bilinear_out_size", "pd_op.bilinear_interp", [XI4, np.array([4, 6], "int32
                                           False, 0))
 
 
+# -- detection on IEEE inputs (issue 21 class 3) ---------------------------------------------
+# matrix_nms's linear decay (1 - iou) / (1 - max_iou) divides by 0 on identical boxes (inf, or
+# NaN over 0), a zero-area box pair has IoU 0 / 0, and NaN / inf scores go through the same
+# comparisons and partial_sort; what Paddle's C++ makes of each is recorded here.
+NMS_BOX = np.array([[0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5],
+                    [0.3, 0.3, 0.3, 0.6], [0.3, 0.3, 0.3, 0.6], [0.6, 0.6, 0.9, 0.9],
+                    [0.2, 0.2, 0.45, 0.5], [0.0, 0.0, 0.0, 0.0]], "float32")[None]
+NMS_SCORE = np.array([[[0.1] * 8, [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2],
+                       [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]], "float32")
+NMS_SPECIAL = np.array([[[0.1] * 8, [np.nan, np.inf, 0.7, -np.inf, 0.5, np.nan, 0.3, 0.2],
+                         [0.5, 1e-45, np.inf, np.inf, 0.0, -0.0, 3e38, 0.6]]], "float32")
+NMS_BOX_SPECIAL = np.array([[[np.nan, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5],
+                             [-np.inf, -np.inf, np.inf, np.inf], [0.1, 0.1, 0.5, 0.5],
+                             [0.3, 0.3, 0.3, 0.6], [1e-45, 0.0, 2e-45, 1e-45],
+                             [-3e38, -3e38, 3e38, 3e38], [0.2, 0.2, 0.45, np.nan]]], "float32")
+NMS_ATTRS = ("score_threshold", "nms_top_k", "keep_top_k", "post_threshold", "use_gaussian",
+             "gaussian_sigma", "background_label", "normalized")
+for name, boxes, scores, args in [
+    ("matrix_nms_identical_linear", NMS_BOX, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0, 0, True)),
+    ("matrix_nms_identical_post", NMS_BOX, NMS_SCORE, (0.0, 6, 5, 0.05, False, 2.0, 0, True)),
+    ("matrix_nms_identical_gaussian", NMS_BOX, NMS_SCORE, (0.0, -1, -1, 0.0, True, 2.0, 0, True)),
+    ("matrix_nms_gaussian_huge_sigma", NMS_BOX, NMS_SCORE, (0.0, -1, -1, 0.0, True, 1e30, -1,
+                                                            True)),
+    ("matrix_nms_pixel_identical", NMS_BOX * 100, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0, 0,
+                                                              False)),
+    ("matrix_nms_special_scores", NMS_BOX, NMS_SPECIAL, (0.0, -1, -1, 0.0, False, 2.0, 0, True)),
+    ("matrix_nms_special_scores_gaussian", NMS_BOX, NMS_SPECIAL, (0.0, 4, 3, 0.0, True, 2.0, -1,
+                                                                  True)),
+    ("matrix_nms_special_boxes", NMS_BOX_SPECIAL, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0, -1,
+                                                              True)),
+    ("matrix_nms_special_boxes_pixel", NMS_BOX_SPECIAL, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0,
+                                                                    0, False)),
+    ("matrix_nms_identical_f64", NMS_BOX.astype("float64"), NMS_SCORE.astype("float64"),
+     (0.0, -1, -1, 0.0, False, 2.0, 0, True)),
+    ("matrix_nms_special_f64", NMS_BOX_SPECIAL.astype("float64"), NMS_SPECIAL.astype("float64"),
+     (0.0, -1, -1, 0.0, False, 2.0, -1, True)),
+]:
+    case(name, "pd_op.matrix_nms", [boxes, scores], dict(zip(NMS_ATTRS, args)),
+         lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
+
+
 def encode(v):
     if v is None:
         return None

@@ -1,5 +1,6 @@
 """Detection ops: nms, box_coder, prior_box, anchor_generator, yolo_box, bipartite_match,
-collect_fpn_proposals.
+collect_fpn_proposals, distribute_fpn_proposals, matrix_nms, multiclass_nms3,
+generate_proposals.
 
 nms is phi's greedy pass over boxes already in score order: box i, unless suppressed,
 suppresses every later box whose IoU with it (CalculateIoU's float arithmetic, vectorised
@@ -12,10 +13,13 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from .stl_order import partial_sort
 
 F32 = np.float32
 
@@ -313,22 +317,46 @@ def _desc(scores, keep):
     return sorted(keep, key=lambda i: -scores[i])
 
 
+def _partial_desc(scores, perm, k):
+    """std::partial_sort(perm, perm + k, end, score[a] > score[b]): libstdc++'s heap select,
+    step for step (stl_order.partial_sort), so ties and NaN scores (which that comparator
+    cannot order) come out where Paddle's come out; the first k."""
+    v = list(perm)
+    partial_sort(v, 0, k, len(v), lambda a, b: scores[a] > scores[b])
+    return v[:k]
+
+
+def _libm_exp(x: float) -> float:
+    """std::exp as glibc computes it (expf rounds the double result; numpy's SIMD float32
+    exp is 1 ulp off on some values): math.exp, whose OverflowError is C's inf."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _linear_decay(iou, max_iou, t):
+    """decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T; a max_iou of
+    1 (identical boxes) gives inf, or NaN over 0, as the C++ division does."""
+    return t((np.float64(1.0) - np.float64(iou)) / (np.float64(1.0) - np.float64(max_iou)))
+
+
 def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
                       gaussian):
     t = boxes.dtype.type
-    perm = _desc(scores, [i for i in range(len(scores)) if not scores[i] <= score_threshold])
-    if top_k > -1:
-        perm = perm[:top_k]
+    s = [float(v) for v in scores]  # float32 / float64 to double: comparisons unchanged
+    perm = [i for i in range(len(s)) if not s[i] <= score_threshold]  # remove_if, stable
     if not perm:
         return [], []
-    n = len(perm)
+    n = len(perm) if top_k <= -1 else min(len(perm), top_k)
+    perm = _partial_desc(s, perm, n)
     iou = [[t(0)] * n for _ in range(n)]
     iou_max = [t(0)] * n
     for i in range(1, n):
         m = t(0)
         for j in range(i):
             iou[i][j] = jaccard(boxes[perm[i]], boxes[perm[j]], normalized)
-            m = max(m, iou[i][j])
+            m = max(m, iou[i][j])  # std::max(m, iou): a NaN iou leaves m
         iou_max[i] = m
     sel, dec = [], []
     if scores[perm[0]] > post_threshold:
@@ -338,10 +366,11 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
         min_decay = t(1)
         for j in range(i):
             if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T
-                d = np.exp((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
-            else:  # (1. - iou) / (1. - max_iou): a double division, cast back to T
-                d = t((1.0 - float(iou[i][j])) / (1.0 - float(iou_max[j])))
-            min_decay = min(min_decay, d)
+                d = t(_libm_exp(float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j])
+                                      * t(sigma))))
+            else:
+                d = _linear_decay(iou[i][j], iou_max[j], t)
+            min_decay = min(min_decay, d)  # std::min(min_decay, d): a NaN d leaves it
         ds = min_decay * scores[perm[i]]
         if ds <= post_threshold:
             continue
@@ -357,25 +386,31 @@ def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=
     """MatrixNMSKernel: per class, the boxes above score_threshold by score (nms_top_k of
     them) decay by their IoU with every higher box (linear (1-iou)/(1-max_iou) or gaussian);
     those above post_threshold are pooled over classes and the keep_top_k best kept, as rows
-    [class, decayed score, box], with the box's flat index (int32) and a count per image."""
+    [class, decayed score, box], with the box's flat index (int32) and a count per image.
+
+    Every step is the C++'s on IEEE values: a 0 / 0 IoU (zero-area boxes) is NaN, identical
+    boxes make the linear decay inf or NaN, NaN and inf scores go through the same
+    comparisons, and both sorts are libstdc++'s partial_sort (not stable)."""
     b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
     t = b.dtype.type
     rows, index, counts = [], [], []
-    for n in range(s.shape[0]):
-        idx, sc, cls = [], [], []
-        for c in range(s.shape[1]):
-            if c == background_label:
-                continue
-            sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold), t(post_threshold),
-                                         gaussian_sigma, nms_top_k, normalized, use_gaussian)
-            idx += sel
-            sc += dec
-            cls += [c] * len(sel)
-        k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
-        for p in _desc(sc, range(len(idx)))[:k]:
-            rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
-            index.append(n * s.shape[2] + idx[p])
-        counts.append(k)
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for n in range(s.shape[0]):
+            idx, sc, cls = [], [], []
+            for c in range(s.shape[1]):
+                if c == background_label:
+                    continue
+                sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold),
+                                             t(post_threshold), gaussian_sigma, nms_top_k,
+                                             normalized, use_gaussian)
+                idx += sel
+                sc += dec
+                cls += [c] * len(sel)
+            k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
+            for p in _partial_desc([float(v) for v in sc], range(len(idx)), k):
+                rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
+                index.append(n * s.shape[2] + idx[p])
+            counts.append(k)
     return _detections(rows, index, counts, b, bboxes.device)
 
 
@@ -411,25 +446,26 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
     b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
     t = b.dtype.type
     rows, index, counts = [], [], []
-    for n in range(s.shape[0]):
-        picked = {}
-        for c in range(s.shape[1]):
-            if c != background_label:
-                picked[c] = _nms_fast(b[n], s[n, c], t(score_threshold), t(nms_threshold),
-                                      t(nms_eta), nms_top_k, normalized)
-        total = sum(len(v) for v in picked.values())
-        if -1 < keep_top_k < total:
-            pairs = [(s[n, c, i], c, i) for c in sorted(picked) for i in picked[c]]
-            pairs = sorted(pairs, key=lambda p: -p[0])[:keep_top_k]
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for n in range(s.shape[0]):
             picked = {}
-            for _, c, i in pairs:
-                picked.setdefault(c, []).append(i)
-            total = keep_top_k
-        for c in sorted(picked):
-            for i in picked[c]:
-                rows.append([t(c), s[n, c, i], *b[n, i]])
-                index.append(n * s.shape[2] + i)
-        counts.append(total)
+            for c in range(s.shape[1]):
+                if c != background_label:
+                    picked[c] = _nms_fast(b[n], s[n, c], t(score_threshold), t(nms_threshold),
+                                          t(nms_eta), nms_top_k, normalized)
+            total = sum(len(v) for v in picked.values())
+            if -1 < keep_top_k < total:
+                pairs = [(s[n, c, i], c, i) for c in sorted(picked) for i in picked[c]]
+                pairs = sorted(pairs, key=lambda p: -p[0])[:keep_top_k]
+                picked = {}
+                for _, c, i in pairs:
+                    picked.setdefault(c, []).append(i)
+                total = keep_top_k
+            for c in sorted(picked):
+                for i in picked[c]:
+                    rows.append([t(c), s[n, c, i], *b[n, i]])
+                    index.append(n * s.shape[2] + i)
+            counts.append(total)
     return _detections(rows, index, counts, b, bboxes.device)
 
 
@@ -500,15 +536,84 @@ def generate_proposals(scores, bbox_deltas, im_shape, anchors, variances, *, pre
     a = anchors.detach().cpu().numpy().reshape(-1, 4)
     v = variances.detach().cpu().numpy().reshape(-1, 4)
     rois, probs, counts = [], [], []
-    for n in range(s.shape[0]):
-        sn = s[n].transpose(1, 2, 0).reshape(-1)
-        dn = d[n].transpose(1, 2, 0).reshape(-1, 4)
-        r, p = _proposals_one(sn, dn, im[n], a, v, pre_nms_top_n, post_nms_top_n, nms_thresh,
-                              min_size, eta, pixel_offset)
-        rois.append(r)
-        probs.append(p)
-        counts.append(len(r))
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for n in range(s.shape[0]):
+            sn = s[n].transpose(1, 2, 0).reshape(-1)
+            dn = d[n].transpose(1, 2, 0).reshape(-1, 4)
+            r, p = _proposals_one(sn, dn, im[n], a, v, pre_nms_top_n, post_nms_top_n, nms_thresh,
+                                  min_size, eta, pixel_offset)
+            rois.append(r)
+            probs.append(p)
+            counts.append(len(r))
     dev = scores.device
     return (torch.as_tensor(np.concatenate(rois), device=dev),
             torch.as_tensor(np.concatenate(probs), device=dev),
             torch.tensor(counts, dtype=torch.int32, device=dev))
+
+
+_INT_MIN = -2 ** 31
+
+
+def _c_int(v: float) -> int:
+    """static_cast<int> of a floored float as x86-64 does it (cvttss2si / cvttsd2si): NaN and
+    values outside int32 become INT_MIN, the "integer indefinite" value."""
+    return int(v) if math.isfinite(v) and -2.0 ** 31 <= v < 2.0 ** 31 else _INT_MIN
+
+
+def _libm_log2(x: float) -> float:
+    """std::log2 on IEEE values: math.log2 raises ValueError at 0 and below, where C gives
+    -inf and NaN."""
+    if x > 0 or x != x:
+        return math.log2(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offset):
+    """Each roi's level: floor(log2(sqrt(BBoxArea) / refer_scale + 1e-6) + refer_level) in the
+    rois' type T, clamped to [min_level, max_level]."""
+    t = rois.dtype.type
+    x0, y0, x1, y1 = (rois[:, k] for k in range(4))
+    w, h = x1 - x0, y1 - y0
+    area = (w + t(1)) * (h + t(1)) if pixel_offset else w * h
+    area = np.where((x1 < x0) | (y1 < y0), t(0), area).astype(rois.dtype)  # BBoxArea
+    ratio = np.sqrt(area) / t(refer_scale) + t(1e-6)
+    levels = []
+    for r in ratio.tolist():
+        # std::log2 of a float is log2f: the double result rounded to float (a float T)
+        lg = t(_libm_log2(r))
+        lvl = _c_int(float(np.floor(lg + t(refer_level))))  # math.floor raises on NaN, inf
+        levels.append(min(max_level, max(lvl, min_level)))
+    return levels
+
+
+@REGISTRY.register("pd_op.distribute_fpn_proposals", since=1)
+def distribute_fpn_proposals(fpn_rois, rois_num=None, *, min_level=2, max_level=5,
+                             refer_level=4, refer_scale=224, pixel_offset=False):
+    """DistributeFpnProposalsKernel: every roi goes to the FPN level of its scale
+    (_fpn_levels); a level's rois keep their order (image by image), restore_index [N, 1]
+    gives each roi's row in the levels concatenated, and multi_level_rois_num each level's
+    count per image (int32).  Without rois_num the rois are one image: Paddle reads the
+    images from the input's LoD, and the level rois and restore_index do not depend on how
+    the rows split into images."""
+    r = fpn_rois.detach().cpu().numpy()
+    counts = ([int(c) for c in rois_num.reshape(-1).tolist()] if rois_num is not None
+              else [r.shape[0]])
+    total = sum(counts)
+    r = r[:total]
+    with np.errstate(all="ignore"):  # inf and NaN areas are levels too, as in the C++
+        levels = _fpn_levels(r, min_level, max_level, refer_level, refer_scale, pixel_offset)
+    nlev = max_level - min_level + 1
+    image = [b for b, c in enumerate(counts) for _ in range(c)]
+    rows = [[i for i in range(total) if levels[i] == min_level + k] for k in range(nlev)]
+    dev = fpn_rois.device
+    multi = [fpn_rois[torch.tensor(ix, dtype=torch.int64, device=dev)].reshape(-1, 4)
+             for ix in rows]
+    restore = [0] * total
+    for pos, i in enumerate(i for ix in rows for i in ix):
+        restore[i] = pos
+    per_image = [[0] * len(counts) for _ in range(nlev)]
+    for i in range(total):
+        per_image[levels[i] - min_level][image[i]] += 1
+    nums = [torch.tensor(c, dtype=torch.int32, device=dev) for c in per_image]
+    return (multi, nums,
+            torch.tensor(restore, dtype=torch.int32, device=dev).reshape(-1, 1))
