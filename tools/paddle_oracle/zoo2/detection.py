@@ -278,10 +278,16 @@ def solo_matrix_nms(name):
         "b3_h32": {"x": image(name, [3, 3, 32, 32], "b3")},
         "none_kept": {"x": np.zeros([1, 3, 64, 64], np.float32)},
         "one_box": {"x": _spot([1, 3, 64, 64], 0.0, 4.0, 24, 24, 4)},
-        "identical": {"x": _uniform([2, 3, 64, 64], -20.0)},
+        "uniform": {"x": _uniform([2, 3, 64, 64], 5.0)},
+        "uniform_saturated": {"x": _uniform([2, 3, 64, 64], 20.0)},
     }
     return Model(MatrixNMSHead(), specs, {"x": image(name, [2, 3, 64, 64])},
-                 {"nms": "matrix_nms linear and gaussian on the same boxes"}, cases)
+                 {"nms": "matrix_nms linear and gaussian on the same boxes",
+                  "uniform": "a uniform image: interior cells tie exactly (scores and decays); which tied "
+                             "row comes first is what libstdc++'s partial_sort leaves, and depends on the "
+                             "last bits of every other score (pirc's convolutions are not oneDNN's to the "
+                             "bit), so the uniform images are ones whose order does not hinge on them; "
+                             "nms_postprocess feeds identical boxes directly"}, cases)
 
 
 # -- DBNet text detector: DCNv2 in the backbone, FPN, differentiable binarization ------------
@@ -421,16 +427,90 @@ class TPSRecogniser(nn.Layer):
         return rect, probs, probs.argmax(-1)
 
 
+def _smooth(name, shape, feed):
+    """A smooth image (bilinear upsampling of a grid 8 times coarser): a text line, not white
+    noise, so that the rectified pixels are not dominated by the image's gradient times the
+    sampling grid's last bits."""
+    n, c, h, w = shape
+    coarse = image(name, [n, c, h // 8 + 2, w // 8 + 2], feed)
+    ys = np.linspace(0, h // 8 + 1, h)
+    xs = np.linspace(0, w // 8 + 1, w)
+    rows = np.stack([np.stack([np.interp(xs, np.arange(coarse.shape[3]), r) for r in ch], 0)
+                     for img in coarse for ch in img]).reshape(n, c, -1, w)
+    out = np.stack([np.interp(ys, np.arange(rows.shape[2]), rows[i, j, :, k])
+                    for i in range(n) for j in range(c) for k in range(w)], 0)
+    return out.reshape(n, c, w, h).transpose(0, 1, 3, 2).astype(np.float32).copy()
+
+
 def tps_ocr_rec(name):
     specs = [paddle.static.InputSpec([-1, 3, -1, -1], "float32", "x")]
     cases = {
-        "b1_h48w160": {"x": image(name, [1, 3, 48, 160], "b1")},
-        "b3_h24w64": {"x": image(name, [3, 3, 24, 64], "b3")},
-        "outside": {"x": image(name, [2, 3, 32, 100], "outside") * 40.0},
+        "b1_h48w160": {"x": _smooth(name, [1, 3, 48, 160], "b1")},
+        "b3_h24w64": {"x": _smooth(name, [3, 3, 24, 64], "b3")},
+        "outside": {"x": _smooth(name, [2, 3, 32, 100], "outside") * 6.0},
     }
-    return Model(TPSRecogniser(), specs, {"x": image(name, [2, 3, 32, 100])},
+    return Model(TPSRecogniser(), specs, {"x": _smooth(name, [2, 3, 32, 100], "x")},
                  {"tps": "PaddleOCR's TPS grid generator (float64 inverse), F=10 fiducials, 16x48 output; "
                          "`outside` drives fiducials past the image (grid_sample's zero padding)"}, cases)
+
+
+# -- NMS exported on its own (a detector's post-processing over decoded boxes and scores) -----
+
+
+class NMSPostprocess(nn.Layer):
+    """multiclass_nms3, matrix_nms (linear and gaussian) and paddle.vision.ops.nms (by
+    score, class-agnostic) over the same boxes: the inputs are the boxes, so the cases can hold
+    identical boxes (IoU 1, the matrix NMS decay's 0 / 0) and exactly tied scores."""
+
+    def forward(self, boxes, scores):
+        multi, multi_index, multi_num = _multiclass_nms3(boxes, scores, score_threshold=0.3,
+                                                         nms_top_k=-1, keep_top_k=12,
+                                                         nms_threshold=0.5, normalized=True)
+        lin, lin_index, lin_num = ops.matrix_nms(boxes, scores, 0.3, 0.2, -1, 12, use_gaussian=False,
+                                                 background_label=-1, return_index=True)
+        gauss, _, gauss_num = ops.matrix_nms(boxes, scores, 0.3, 0.2, -1, 12, use_gaussian=True,
+                                             background_label=-1, return_index=True)
+        flat = boxes.reshape([-1, 4])
+        best = scores.transpose([0, 2, 1]).reshape([-1, paddle.shape(scores)[1]])
+        # class-agnostic: Paddle 3.0.0's static nms with `categories` fails on an empty category
+        keep = ops.nms(flat, 0.5, best.max(1))
+        return multi, multi_index, multi_num, lin, lin_index, lin_num, gauss, gauss_num, keep
+
+
+def _boxes(name, n, m, feed):
+    r = rng(name, feed)
+    xy = r.uniform(0.0, 0.7, [n, m, 2])
+    wh = r.uniform(0.05, 0.3, [n, m, 2])
+    return np.concatenate([xy, xy + wh], -1).astype(np.float32)
+
+
+def _scores(name, n, m, feed, high=1.0):
+    return rng(name, feed).uniform(0.0, high, [n, 3, m]).astype(np.float32)
+
+
+def nms_postprocess(name):
+    specs = [paddle.static.InputSpec([-1, -1, 4], "float32", "boxes"),
+             paddle.static.InputSpec([-1, 3, -1], "float32", "scores")]
+    same = np.tile(np.array([[[0.2, 0.2, 0.6, 0.6]]], np.float32), [1, 6, 1])
+    tied = np.full([1, 3, 6], 0.8, np.float32)
+    mixed_boxes = _boxes(name, 2, 16, "mixed")
+    mixed_boxes[:, 8:] = mixed_boxes[:, :8]  # every box twice
+    mixed_scores = _scores(name, 2, 16, "mixed_s")
+    mixed_scores[:, :, 12:] = mixed_scores[:, :, 4:8]  # and some scores tied with their twin's
+    one = _scores(name, 1, 10, "one", high=0.25)
+    one[0, 1, 3] = 0.9
+    cases = {
+        "none_kept": {"boxes": _boxes(name, 1, 10, "none"), "scores": _scores(name, 1, 10, "none_s", 0.25)},
+        "one_box": {"boxes": _boxes(name, 1, 10, "one_b"), "scores": one},
+        "single_input_box": {"boxes": _boxes(name, 1, 1, "single"), "scores": _scores(name, 1, 1, "single_s")},
+        "identical": {"boxes": same, "scores": tied},
+        "identical_pairs": {"boxes": mixed_boxes, "scores": mixed_scores},
+        "b3_m40": {"boxes": _boxes(name, 3, 40, "b3"), "scores": _scores(name, 3, 40, "b3_s")},
+    }
+    return Model(NMSPostprocess(), specs, {"boxes": _boxes(name, 2, 24, "boxes"),
+                                           "scores": _scores(name, 2, 24, "scores")},
+                 {"inputs": "decoded boxes (normalized) and per-class scores, as a detector's "
+                            "post-processing exported on its own"}, cases)
 
 
 MODELS = {
@@ -440,4 +520,5 @@ MODELS = {
     "solo_matrix_nms": solo_matrix_nms,
     "db_ocr_det": db_ocr_det,
     "tps_ocr_rec": tps_ocr_rec,
+    "nms_postprocess": nms_postprocess,
 }
