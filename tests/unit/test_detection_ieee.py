@@ -13,7 +13,6 @@ import glob
 import math
 import os
 
-import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings

@@ -294,6 +294,55 @@ for name, boxes, scores, args in [
          lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
 
 
+# -- IEEE audit (issue 21 class 3): arithmetic pirc did in Python floats, where C gives inf ----
+XR = np.array([1.5, 0.0, -2.25, np.inf, np.nan, 1e-45, -3e38], "float32")
+for name, x, d in [("round_decimals_400", XR, 400), ("round_decimals_m400", XR, -400),
+                   ("round_decimals_40", XR, 40), ("round_decimals_400_f64", XR.astype("float64"), 400)]:
+    case(name, "pd_op.round", [x], {"decimals": d}, lambda x, d=d: C.round(T(x), d))
+case("renorm_p0", "pd_op.renorm", [np.array([[1.0, 2.0], [0.0, -3.0]], "float32")],
+     {"p": 0.0, "axis": 0, "max_norm": 1.0}, lambda x: C.renorm(T(x), 0.0, 0, 1.0))
+for name, mean in [("truncated_gaussian_std0", 0.0), ("truncated_gaussian_std0_mean", 0.5)]:
+    case(name, "pd_op.truncated_gaussian_random", [],
+         {"shape": [5], "mean": mean, "std": 0.0, "seed": 1, "a": -2.0, "b": 2.0,
+          "dtype": {"dtype": "float32"}},
+         lambda mean=mean: C.truncated_gaussian_random([5], mean, 0.0, 1, -2.0, 2.0, paddle.float32,
+                                                       paddle.CPUPlace()))
+
+# roi_pool / psroi_pool on boxes with NaN, inf or huge corners: the C++ casts round / floor /
+# ceil of them to int (x86: INT_MIN) and clamps; roi_align aborts the process on the same
+# boxes (std::length_error), so it has no case here
+ROI_FEAT = np.arange(2 * 4 * 4, dtype="float32").reshape(1, 2, 4, 4)
+PSROI_FEAT = np.arange(8 * 4 * 4, dtype="float32").reshape(1, 8, 4, 4)
+for tag, box in [("nan", [np.nan, 0, 2, 2]), ("inf", [0, 0, np.inf, 2]), ("minf", [-np.inf, 0, 2, 2]),
+                 ("huge", [0, 0, 3e38, 2]), ("allnan", [np.nan] * 4), ("mixed", [0, np.nan, 3, -np.inf])]:
+    rb, rn = np.array([box], "float32"), np.array([1], "int32")
+    case(f"roi_pool_{tag}", "pd_op.roi_pool", [ROI_FEAT, rb, rn],
+         {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+         lambda x, b, n: C.roi_pool(T(x), T(b), T(n), 2, 2, 1.0))
+    case(f"psroi_pool_{tag}", "pd_op.psroi_pool", [PSROI_FEAT, rb, rn],
+         {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
+         lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
+
+# fractional_max_pool2d with one output and a kernel: alpha = (size - k) / 0 = inf, every index
+# static_cast<int>(inf) = INT_MIN, and start = INT_MIN - INT_MIN = 0
+FMP = np.arange(2 * 5 * 5, dtype="float32").reshape(1, 2, 5, 5)
+for tag, out, k in [("one_k2", [1, 1], [2, 2]), ("one_k5", [1, 1], [5, 5]), ("one_by_two", [1, 2], [2, 2])]:
+    case(f"fractional_max_pool2d_{tag}", "pd_op.fractional_max_pool2d", [FMP],
+         {"output_size": out, "kernel_size": k, "random_u": 0.3, "return_mask": True},
+         lambda x, out=out, k=k: C.fractional_max_pool2d(T(x), out, k, 0.3, True))
+
+# std::round halves away from zero: roi_pool's and psroi_pool's box corners at .5
+HALF_BOXES = np.array([[0.5, 1.5, 2.5, 3.5], [2.5, 0.5, 4.5, 2.5]], "float32")
+case("roi_pool_half", "pd_op.roi_pool", [np.arange(72, dtype="float32").reshape(1, 2, 6, 6), HALF_BOXES,
+                                         np.array([2], "int32")],
+     {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+     lambda x, b, n: C.roi_pool(T(x), T(b), T(n), 2, 2, 1.0))
+case("psroi_pool_half", "pd_op.psroi_pool", [np.arange(288, dtype="float32").reshape(1, 8, 6, 6),
+                                             HALF_BOXES, np.array([2], "int32")],
+     {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
+     lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
+
+
 def encode(v):
     if v is None:
         return None

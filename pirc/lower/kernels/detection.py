@@ -13,13 +13,13 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
-from . import stl_order
+from . import c_numerics, stl_order
+from .operands import c_int_cast
 from .stl_order import partial_sort
 
 F32 = np.float32
@@ -162,8 +162,9 @@ def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(), 
             for ar in aspect_ratios:
                 ar = F32(ar)
                 for size in anchor_sizes:
-                    base_w = np.round(np.sqrt((sw * sh) / ar))
-                    base_h = np.round(base_w * ar)
+                    # std::round: halves away from zero (stride 32, ratio 0.5: 45 * 0.5 = 23)
+                    base_w = c_numerics.round_away(np.sqrt((sw * sh) / ar))
+                    base_h = c_numerics.round_away(base_w * ar)
                     aw = (F32(size) / sw) * base_w
                     ah = (F32(size) / sh) * base_h
                     # 0.5 * (...) is a double product; the sums are cast back to float
@@ -336,15 +337,6 @@ def _partial_desc(scores, perm, k):
     return v[:k]
 
 
-def _libm_exp(x: float) -> float:
-    """std::exp as glibc computes it (expf rounds the double result; numpy's SIMD float32
-    exp is 1 ulp off on some values): math.exp, whose OverflowError is C's inf."""
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return math.inf
-
-
 def _linear_decay(iou, max_iou, t):
     """decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T; a max_iou of
     1 (identical boxes) gives inf, or NaN over 0, as the C++ division does."""
@@ -376,7 +368,7 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
         min_decay = t(1)
         for j in range(i):
             if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T
-                d = t(_libm_exp(float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j])
+                d = t(c_numerics.exp(float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j])
                                       * t(sigma))))
             else:
                 d = _linear_decay(iou[i][j], iou_max[j], t)
@@ -604,23 +596,6 @@ def generate_proposals(scores, bbox_deltas, im_shape, anchors, variances, *, pre
             torch.tensor(counts, dtype=torch.int32, device=dev))
 
 
-_INT_MIN = -2 ** 31
-
-
-def _c_int(v: float) -> int:
-    """static_cast<int> of a floored float as x86-64 does it (cvttss2si / cvttsd2si): NaN and
-    values outside int32 become INT_MIN, the "integer indefinite" value."""
-    return int(v) if math.isfinite(v) and -2.0 ** 31 <= v < 2.0 ** 31 else _INT_MIN
-
-
-def _libm_log2(x: float) -> float:
-    """std::log2 on IEEE values: math.log2 raises ValueError at 0 and below, where C gives
-    -inf and NaN."""
-    if x > 0 or x != x:
-        return math.log2(x)
-    return -math.inf if x == 0 else math.nan
-
-
 def _fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offset):
     """Each roi's level: floor(log2(sqrt(BBoxArea) / refer_scale + 1e-6) + refer_level) in the
     rois' type T, clamped to [min_level, max_level]."""
@@ -633,8 +608,9 @@ def _fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offs
     levels = []
     for r in ratio.tolist():
         # std::log2 of a float is log2f: the double result rounded to float (a float T)
-        lg = t(_libm_log2(r))
-        lvl = _c_int(float(np.floor(lg + t(refer_level))))  # math.floor raises on NaN, inf
+        lg = t(c_numerics.log2(r))
+        # floor in T, then static_cast<int>: NaN and inf give INT_MIN, so min_level
+        lvl = c_int_cast(float(np.floor(lg + t(refer_level))), torch.int32)
         levels.append(min(max_level, max(lvl, min_level)))
     return levels
 

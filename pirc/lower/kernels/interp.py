@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
-from .operands import int_list
+from .operands import c_int_cast, int_list
 
 F32 = np.float32
 
@@ -31,14 +31,27 @@ def _out_sizes(in_sizes, out_size, size_tensor, scale_tensor, scale, attr_sizes)
     if size_tensor:
         return int_list(size_tensor), scales
     outs = list(attr_sizes)
+    given = None
     if scale_tensor is not None:
         values = [float(v) for v in scale_tensor.reshape(-1).tolist()]
-        scales = values if len(values) > 1 else values * spatial
+        scales, given = (values if len(values) > 1 else values * spatial), "input 'Scale' Tensor"
     elif len(scale) >= spatial:
-        scales = [float(s) for s in scale[:spatial]]
-    if all(s > 0 for s in scales):
-        # phi: static_cast<int>(in * scale) with a float (v1) or double (v4) scale
-        outs = [int(i * s) for i, s in zip(in_sizes, scales)]
+        scales, given = [float(s) for s in scale[:spatial]], "Attr(scale)"
+    bad = [s for s in scales if not s > 0]
+    if given and bad:  # phi enforces every given scale > 0 (NaN included) before out_size
+        raise ValueError(f"interpolate: the scale in {given} should be greater than 0, but "
+                         f"received value is {bad[0]} (Paddle's InvalidArgument)")
+    if given:
+        # phi: static_cast<int>(in * scale) with a float (v1) or double (v4) scale; an
+        # infinite or huge product is int's minimum on x86, refused below as Paddle does
+        # (a symbolic size under torch.export stays symbolic: int() of it)
+        outs = [c_int_cast(i * s, torch.int32) if isinstance(i * s, float) else int(i * s)
+                for i, s in zip(in_sizes, scales)]
+        if out_size is None and all(isinstance(o, int) for o in outs) and min(outs) <= 0:
+            raise ValueError(f"interpolate: scales {scales} of input sizes {list(in_sizes)} "
+                             f"give output sizes {outs}; out_h in Attr(out_shape) of "
+                             f"Op(interpolate) should be greater than 0 (Paddle's "
+                             f"InvalidArgument)")
     if out_size is not None:
         outs = int_list(out_size)
     return outs, scales

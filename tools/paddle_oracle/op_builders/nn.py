@@ -553,7 +553,10 @@ def _anchor_generator(f):
     a1, v1 = _C_ops.anchor_generator(x, [32.0, 64.0], [0.5, 1.0, 2.0], [0.1, 0.1, 0.2, 0.2],
                                      [16.0, 16.0], 0.5)
     a2, v2 = _C_ops.anchor_generator(x, [10.0], [1.5], [1.0, 1.0, 1.0, 1.0], [8.0, 4.0], 0.2)
-    return [a1, v1, a2, v2], {}
+    # stride 32, ratio 0.5: base_h = round(45 * 0.5) = 23, std::round's half away from zero
+    a3, v3 = _C_ops.anchor_generator(x, [64.0, 128.0], [0.5, 1.0, 2.0], [0.1, 0.1, 0.2, 0.2],
+                                     [32.0, 32.0], 0.5)
+    return [a1, v1, a2, v2, a3, v3], {}
 
 
 def _boxes(f, name, n, scale=10.0):
