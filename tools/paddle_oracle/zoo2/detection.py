@@ -235,6 +235,69 @@ def faster_rcnn_head(name):
                          "(refer level 4, scale 32)"}, cases)
 
 
+# -- Faster R-CNN C4 / R-FCN: anchor_generator, generate_proposals, roi_pool, psroi_pool -----
+
+
+def _anchor_generator(feat, sizes, ratios, variances, stride, offset):
+    """The anchor_generator op (PaddleDetection 1.x's C4 detectors): _C_ops in the program;
+    the legacy entry point when the layer runs eagerly (the new one has no dygraph binding)."""
+    if paddle.in_dynamic_mode():
+        return paddle._legacy_C_ops.anchor_generator(
+            feat, "anchor_sizes", sizes, "aspect_ratios", ratios, "variances", variances,
+            "stride", stride, "offset", offset)
+    return paddle._C_ops.anchor_generator(feat, sizes, ratios, variances, stride, offset)
+
+
+class RFCNHead(nn.Layer):
+    CLASSES = 3  # + background
+    SIZES, RATIOS = [32.0, 64.0], [0.5, 1.0, 2.0]
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(_conv(3, 8, stride=2), _conv(8, 16, stride=2), _conv(16, 16, stride=2),
+                                  _conv(16, 32, stride=2))
+        a = len(self.SIZES) * len(self.RATIOS)
+        self.rpn = nn.Conv2D(32, 32, 3, padding=1)
+        self.rpn_cls = nn.Conv2D(32, a, 1)
+        self.rpn_box = nn.Conv2D(32, 4 * a, 1)
+        self.fc = nn.Linear(32 * 4 * 4, self.CLASSES + 1)
+        self.ps = nn.Conv2D(32, (self.CLASSES + 1) * 3 * 3, 1)
+
+    def forward(self, x, im_shape):
+        feat = self.body(x)
+        t = F.relu(self.rpn(feat))
+        anchors, variances = _anchor_generator(feat, self.SIZES, self.RATIOS, [1.0, 1.0, 1.0, 1.0],
+                                               [16.0, 16.0], 0.5)
+        rois, _, num = ops.generate_proposals(self.rpn_cls(t), self.rpn_box(t), im_shape,
+                                              anchors.reshape([-1, 4]), variances.reshape([-1, 4]),
+                                              pre_nms_top_n=50, post_nms_top_n=10, nms_thresh=0.7,
+                                              min_size=2.0, pixel_offset=True, return_rois_num=True)
+        pooled = ops.roi_pool(feat, rois, num, 4, spatial_scale=1.0 / 16)
+        c4_scores = F.softmax(self.fc(pooled.flatten(1)), -1)
+        ps = ops.psroi_pool(self.ps(feat), rois, num, 3, spatial_scale=1.0 / 16)
+        rfcn_scores = F.softmax(ps.mean([2, 3]), -1)
+        return rois, num, c4_scores, rfcn_scores
+
+
+def rfcn_c4_head(name):
+    specs = [paddle.static.InputSpec([-1, 3, -1, -1], "float32", "x"),
+             paddle.static.InputSpec([-1, 2], "float32", "im_shape")]
+
+    def shapes(n, h, w):
+        return np.array([[h, w]] * n, np.float32)
+
+    cases = {
+        "b1_h96w64": {"x": image(name, [1, 3, 96, 64], "b1"), "im_shape": shapes(1, 96, 64)},
+        "b3_h32": {"x": image(name, [3, 3, 32, 32], "b3"), "im_shape": shapes(3, 32, 32)},
+        "uniform": {"x": np.zeros([1, 3, 64, 64], np.float32), "im_shape": shapes(1, 64, 64)},
+        "identical": {"x": _uniform([2, 3, 64, 64], -20.0), "im_shape": shapes(2, 64, 64)},
+    }
+    return Model(RFCNHead(), specs, {"x": image(name, [2, 3, 64, 64]), "im_shape": shapes(2, 64, 64)},
+                 {"anchors": "the anchor_generator op (stride 16, sizes 32 and 64, 3 ratios)",
+                  "heads": "Faster R-CNN C4 (roi_pool 4x4 + fc) and R-FCN (psroi_pool 3x3) on the same rois"},
+                 cases)
+
+
 # -- matrix NMS (PP-YOLO / SOLOv2 post-processing) over FCOS-style boxes --------------------
 
 
@@ -517,6 +580,7 @@ MODELS = {
     "yolov3_head": yolov3_head,
     "ssd_head": ssd_head,
     "faster_rcnn_head": faster_rcnn_head,
+    "rfcn_c4_head": rfcn_c4_head,
     "solo_matrix_nms": solo_matrix_nms,
     "db_ocr_det": db_ocr_det,
     "tps_ocr_rec": tps_ocr_rec,
