@@ -217,6 +217,75 @@ class FasterRCNNHead(nn.Layer):
         return rois, rois_num, bbox, num
 
 
+class FasterRCNNPPDet(FasterRCNNHead):
+    """The RPN as ppdet's RPNHead._gen_proposal exports it: a Python loop over the batch
+    (to_static: a `while` on the batch size, the per-image rois appended to tensor arrays), per
+    image generate_proposals on every level, and `if num_rois > post_nms_top_n` a topk."""
+    POST = 40  # 64x64 images give more rois (topk), 32x32 ones at most 39 (all kept)
+
+    def forward(self, x, im_shape):
+        c2 = self.c2(x)
+        c3 = self.c3(c2)
+        c4 = self.c4(c3)
+        c5 = self.c5(c4)
+        p5 = self.lateral[3](c5)
+        p4 = self.lateral[2](c4) + F.interpolate(p5, scale_factor=2.0, mode="nearest")
+        p3 = self.lateral[1](c3) + F.interpolate(p4, scale_factor=2.0, mode="nearest")
+        p2 = self.lateral[0](c2) + F.interpolate(p3, scale_factor=2.0, mode="nearest")
+        feats = [p2, p3, p4, p5]
+        scores, deltas, anchors = [], [], []
+        for feat, stride, size in zip(feats, self.STRIDES, self.SIZES):
+            t = F.relu(self.rpn_conv(feat))
+            scores.append(self.rpn_cls(t))
+            deltas.append(self.rpn_box(t))
+            anchors.append(self._anchors(feat, stride, size))
+        batch_size = paddle.shape(im_shape)[0]
+        rois_collect, rois_num_collect = [], []
+        for i in range(batch_size):
+            level_rois, level_probs = [], []
+            for score, delta, anchor in zip(scores, deltas, anchors):
+                r, p, _ = ops.generate_proposals(score[i:i + 1], delta[i:i + 1], im_shape[i:i + 1], anchor,
+                                                 paddle.ones_like(anchor), pre_nms_top_n=60, post_nms_top_n=12,
+                                                 nms_thresh=0.7, min_size=0.0, pixel_offset=False,
+                                                 return_rois_num=True)
+                level_rois.append(r)
+                level_probs.append(p)
+            rpn_rois = paddle.concat(level_rois)
+            rpn_prob = paddle.concat(level_probs).flatten()
+            num_rois = paddle.shape(rpn_prob)[0].cast("int32")
+            if num_rois > self.POST:
+                topk_prob, topk_inds = paddle.topk(rpn_prob, self.POST)
+                topk_rois = paddle.gather(rpn_rois, topk_inds)
+            else:
+                topk_rois = rpn_rois
+            rois_collect.append(topk_rois)
+            rois_num_collect.append(paddle.shape(topk_rois)[0:1])
+        rois = paddle.concat(rois_collect)
+        rois_num = paddle.concat(rois_num_collect).cast("int32")
+        level_rois, restore, level_nums = ops.distribute_fpn_proposals(
+            rois, 2, 5, 4, 32, pixel_offset=False, rois_num=rois_num)
+        pooled = [ops.roi_align(f, r, n, 4, spatial_scale=1.0 / s, sampling_ratio=2, aligned=True)
+                  for f, r, n, s in zip(feats, level_rois, level_nums, self.STRIDES)]
+        pooled = paddle.gather(paddle.concat(pooled), restore.reshape([-1]))
+        h = F.relu(self.fc6(pooled.flatten(1)))
+        return rois, rois_num, F.softmax(self.cls(h), -1)
+
+
+def faster_rcnn_ppdet(name):
+    model = faster_rcnn_head(name)
+    model.layer = FasterRCNNPPDet()
+    model.notes = {"rpn": "ppdet RPNHead._gen_proposal: a while over the batch, tensor arrays, "
+                          "an if on the proposal count (topk or all)",
+                   "batches": "Paddle's ArrayToTensor requires every element's dims equal (its concat "
+                              "check), so a batch whose images keep different numbers of rois fails in "
+                              "both releases: the batches here keep the same count per image"}
+    # the main input keeps 39 rois an image (all: the else branch), b1_h96w64 more (the topk)
+    del model.cases["b3_h32"]  # 26, 26 and 29 rois: Paddle's ArrayToTensor refuses them
+    model.cases["small_h32w32"] = {"x": image(name, [1, 3, 32, 32], "small"),
+                                   "im_shape": np.array([[32, 32]], np.float32)}
+    return model
+
+
 def faster_rcnn_head(name):
     specs = [paddle.static.InputSpec([-1, 3, -1, -1], "float32", "x"),
              paddle.static.InputSpec([-1, 2], "float32", "im_shape")]
@@ -581,6 +650,7 @@ MODELS = {
     "ssd_head": ssd_head,
     "faster_rcnn_head": faster_rcnn_head,
     "rfcn_c4_head": rfcn_c4_head,
+    "faster_rcnn_ppdet": faster_rcnn_ppdet,
     "solo_matrix_nms": solo_matrix_nms,
     "db_ocr_det": db_ocr_det,
     "tps_ocr_rec": tps_ocr_rec,
