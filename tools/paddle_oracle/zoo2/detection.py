@@ -74,7 +74,12 @@ class YoloV3Head(nn.Layer):
         scores = paddle.concat(scores, 1).transpose([0, 2, 1])
         bbox, index, num = _multiclass_nms3(boxes, scores, score_threshold=0.3, nms_top_k=200,
                                             keep_top_k=30, nms_threshold=0.45)
-        return bbox, index, num
+        # PP-YOLO's post-processing on the same boxes: matrix NMS (identical clipped boxes give
+        # its decay's 0 / 0)
+        mbox, mindex, mnum = ops.matrix_nms(boxes, scores, 0.3, 0.25, 200, 30, use_gaussian=False,
+                                            background_label=-1, normalized=False,
+                                            return_index=True, return_rois_num=True)
+        return bbox, index, num, mbox, mindex, mnum
 
 
 def yolov3_head(name):
@@ -419,7 +424,7 @@ def solo_matrix_nms(name):
                              "row comes first is what libstdc++'s partial_sort leaves, and depends on the "
                              "last bits of every other score (pirc's convolutions are not oneDNN's to the "
                              "bit), so the uniform images are ones whose order does not hinge on them; "
-                             "nms_postprocess feeds identical boxes directly"}, cases)
+                             "yolov3_head and nms_postprocess hold identical boxes"}, cases)
 
 
 # -- DBNet text detector: DCNv2 in the backbone, FPN, differentiable binarization ------------
