@@ -119,3 +119,32 @@ def test_distribute_fpn_proposals_raises_no_python_arithmetic_error(values, pixe
             refer_level=4, refer_scale=refer_scale, pixel_offset=pixel_offset)
         assert sum(m.shape[0] for m in multi) == n
         assert sorted(restore.flatten().tolist()) == list(range(n))
+
+
+@settings(max_examples=100)
+@given(st.lists(F32, min_size=2, max_size=2), st.lists(F32, min_size=8, max_size=8),
+       st.lists(F32, min_size=8, max_size=8), st.lists(F32, min_size=2, max_size=2),
+       st.booleans())
+def test_generate_proposals_raises_no_python_arithmetic_error(scores, deltas, anchors, im,
+                                                               pixel_offset):
+    t = lambda v, *shape: torch.tensor(v, dtype=torch.float32).reshape(*shape)  # noqa: E731
+    rois, probs, num = kernel("generate_proposals")(
+        t(scores, 1, 2, 1, 1), t(deltas, 1, 8, 1, 1), t(im, 1, 2), t(anchors, 1, 1, 2, 4),
+        torch.ones(1, 1, 2, 4), pre_nms_top_n=10, post_nms_top_n=5, nms_thresh=0.5,
+        min_size=0.1, pixel_offset=pixel_offset)
+    assert rois.shape[0] == probs.shape[0] == int(num.sum())
+
+
+def test_matrix_nms_top_k_zero_is_refused():
+    # Paddle 3.3.1 dies in MatrixNMSKernel (SIGSEGV) on nms_top_k 0; pirc raised IndexError
+    boxes = torch.tensor([[[0.1, 0.1, 0.5, 0.5], [0.2, 0.2, 0.6, 0.6]]])
+    scores = torch.tensor([[[0.1, 0.1], [0.3, 0.9]]])
+    with pytest.raises(ValueError, match="matrix_nms: nms_top_k 0"):
+        kernel("matrix_nms")(boxes, scores, score_threshold=0.0, nms_top_k=0, keep_top_k=-1,
+                             post_threshold=0.0)
+
+
+def test_distribute_fpn_proposals_rois_num_past_the_rows():
+    with pytest.raises(ValueError, match="rois_num \\[2, 3\\] asks for 5 rois but fpn_rois "
+                                         "has 4 rows"):
+        kernel("distribute_fpn_proposals")(torch.ones(4, 4), torch.tensor([2, 3]))

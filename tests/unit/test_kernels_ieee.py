@@ -199,3 +199,25 @@ def test_npu_matcher_integer_constant_of_nan_or_inf():
     from pirc.lower.npu.fusion.match import int_constant
     assert int_constant(math.nan, {}) is None and int_constant(math.inf, {}) is None
     assert int_constant(2.0, {}) == 2 and int_constant(2.5, {}) is None
+
+
+@pytest.mark.parametrize("ratio", [-0.25, math.nan, math.inf, 0.75])
+def test_temporal_shift_ratio_paddle_refuses(ratio):
+    # Paddle 3.3.1: (InvalidArgument) Attr(shift_ratio) should be greater than 0 / less than
+    # 0.5; pirc raised int()'s ValueError / OverflowError, or a reshape error, or (0.75) ran
+    with pytest.raises(ValueError, match="temporal_shift: Attr\\(shift_ratio\\) should be"):
+        kernel("temporal_shift")(torch.ones(2, 8, 1, 1), seg_num=2, shift_ratio=ratio)
+
+
+@pytest.mark.parametrize("window", [math.nan, math.inf, -math.inf])
+def test_average_accumulates_window_of_specials(window):
+    # std::min<int64_t>(max_window, updates * window) casts the double as x86 does
+    # (INT64_MIN for NaN and +-inf), so the window test passes; int() of it raised.  Paddle
+    # 3.3.1 on these inputs: sums 0, 0, 3; num_accumulates 0, old 2, updates 6
+    f = kernel("average_accumulates_")
+    one = lambda v: torch.tensor([v], dtype=torch.int64)  # noqa: E731
+    p = torch.ones(3)
+    s1, s2, s3, na, ona, nu = f(p, p, p, p, one(1), one(0), one(5), average_window=window,
+                                min_average_window=1)
+    assert na.tolist() == [0] and ona.tolist() == [2] and nu.tolist() == [6]
+    assert s1.tolist() == s2.tolist() == [0.0] * 3 and s3.tolist() == [3.0] * 3

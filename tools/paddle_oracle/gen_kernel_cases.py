@@ -342,6 +342,35 @@ case("psroi_pool_half", "pd_op.psroi_pool", [np.arange(288, dtype="float32").res
      {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
      lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
 
+# static_cast<int32_t> of a float attribute on x86: NaN, inf and 3e9 are INT_MIN, -2.7 is -2
+XI2 = np.array([1, 2], "int32")
+for tag, v in [("nan", float("nan")), ("inf", float("inf")), ("3e9", 3e9), ("m2_7", -2.7)]:
+    case(f"increment_int_{tag}", "pd_op.increment", [np.array([5], "int32")], {"value": v},
+         lambda x, v=v: C.increment(T(x), v))
+    case(f"diag_int_{tag}", "pd_op.diag", [XI2], {"offset": 0, "padding_value": v},
+         lambda x, v=v: C.diag(T(x), 0, v))
+    case(f"pad_int_{tag}", "pd_op.pad", [XI2, sc(v)], {"paddings": [1, 1]},
+         lambda x, p, v=v: C.pad(T(x), [1, 1], v))
+
+# matrix_nms on random boxes with ties (scores in fifths, boxes on a quarter grid: identical
+# boxes), NaN scores, both decays, nms_top_k / keep_top_k cuts: libstdc++'s partial_sort
+# order and glibc's expf, case by case
+_NMS_RNG = np.random.default_rng(21)
+for k in range(40):
+    n, ncls = int(_NMS_RNG.integers(1, 24)), int(_NMS_RNG.integers(1, 4))
+    rb = _NMS_RNG.random((2, n, 4)).astype("float32")
+    rb[..., 2:] = rb[..., :2] + _NMS_RNG.random((2, n, 2)).astype("float32") * 0.5
+    if k % 3 == 0:
+        rb = (np.round(rb * 4) / 4).astype("float32")
+    rs = (np.round(_NMS_RNG.random((2, ncls, n)) * 5) / 5).astype("float32")
+    if k % 5 == 0:
+        rs[0, 0, :3] = np.nan
+    args = (float(_NMS_RNG.choice([0.0, 0.1])), int(_NMS_RNG.choice([-1, 5, 30])),
+            int(_NMS_RNG.choice([-1, 3, 50])), float(_NMS_RNG.choice([0.0, 0.05])), bool(k % 2),
+            2.0, int(_NMS_RNG.choice([0, -1])), True)
+    case(f"matrix_nms_random_{k}", "pd_op.matrix_nms", [rb, rs], dict(zip(NMS_ATTRS, args)),
+         lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
+
 
 def encode(v):
     if v is None:

@@ -30,6 +30,33 @@ def exp(x: float) -> float:
         return math.inf
 
 
+def _libm_expf():
+    """glibc's expf, where there is one (Linux): std::exp of a float calls it, and it is not
+    the double exp rounded to float (they differ on ~0.06% of float32 inputs in [-4, 0]),
+    nor numpy's float32 exp (a last bit away on ~40% of inputs)."""
+    try:
+        import ctypes
+        import ctypes.util
+        name = ctypes.util.find_library("m")
+        fn = ctypes.CDLL(name).expf if name else None
+    except (OSError, AttributeError):
+        return None
+    if fn is not None:
+        fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+    return fn
+
+
+_EXPF = _libm_expf()
+
+
+def expf(x: float) -> float:
+    """std::exp of a float (its value as a Python float): the C library's expf, else the
+    double exp rounded to float (the same but for a last bit on a few inputs)."""
+    if _EXPF is not None:
+        return _EXPF(x)
+    return float(np.float32(exp(x)))
+
+
 def log2(x: float) -> float:
     """std::log2: math.log2, with C's -inf at 0 and NaN below."""
     if x > 0 or x != x:

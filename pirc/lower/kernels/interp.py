@@ -57,6 +57,12 @@ def _out_sizes(in_sizes, out_size, size_tensor, scale_tensor, scale, attr_sizes)
     return outs, scales
 
 
+def _i32(v) -> int:
+    """static_cast<int> on x86: a scale so small that 1 / scale is inf makes inf and NaN
+    source positions, whose cast is INT_MIN (Python's int() raises)."""
+    return c_int_cast(float(v), torch.int32)
+
+
 def _ratio(in_size, out_size, scale, align_corners):
     if out_size <= 1:
         return F32(0.0)
@@ -78,7 +84,7 @@ def _linear_taps(in_size, out_size, ratio, align_corners, align_mode, precision)
     lo, hi, w_hi, w_lo = [], [], [], []
     for k in range(out_size):
         half = _half_pixel(ratio, k, precision)
-        n = int(half) if align_flag else int(ratio * F32(k))
+        n = _i32(half) if align_flag else _i32(ratio * F32(k))
         n = max(n, 0)
         s = min(n + 1, in_size - 1)
         src = max(F32(half), F32(0.0))
@@ -135,9 +141,9 @@ def _nearest(x, outs, scales, align_corners):
         in_size = x.shape[2 + i]
         ratio = _ratio(in_size, size, scales[i], align_corners)
         if align_corners:
-            index = [int(float(ratio * F32(k)) + 0.5) for k in range(size)]
+            index = [_i32(float(ratio * F32(k)) + 0.5) for k in range(size)]
         else:
-            index = [int(ratio * F32(k)) for k in range(size)]
+            index = [_i32(ratio * F32(k)) for k in range(size)]
         out = _gather(out, 2 + i, [min(j, in_size - 1) for j in index])
     return out
 
@@ -160,7 +166,7 @@ def _cubic_taps(in_size, out_size, ratio, align_corners):
     coeff = [[] for _ in range(4)]
     for k in range(out_size):
         src = ratio * F32(k) if align_corners else F32(float(ratio) * (k + 0.5) - 0.5)
-        base = int(np.floor(src))
+        base = _i32(np.floor(src))
         t = F32(src - F32(base))
         for j, c in enumerate(_cubic_coefficients(t)):
             index[j].append(max(min(base - 1 + j, in_size - 1), 0))

@@ -16,6 +16,7 @@ import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
 from . import c_numerics
+from .operands import c_int_cast
 
 
 def as_float(x):
@@ -233,7 +234,7 @@ def increment(x, *, value=1.0):
     # out = x + static_cast<T>(value): an integer x adds the truncated value
     if x.is_floating_point():
         return x + torch.tensor(value, dtype=x.dtype)
-    return x + int(value)
+    return x + c_int_cast(value, x.dtype)  # NaN, inf, 3e9: INT_MIN (Paddle 3.3.1)
 
 
 @REGISTRY.register("pd_op.clip_by_norm", since=1)

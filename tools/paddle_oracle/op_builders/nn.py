@@ -619,9 +619,9 @@ def _fpn_rois(f):
     return np.concatenate([r, special]).astype("float32")
 
 
-def _distribute(f, counts):
+def _distribute(f, counts, dtype="float32"):
     from paddle.vision import ops as V
-    rois = f("rois", [18, 4], value=_fpn_rois(f), dyn=[-1, 4])
+    rois = f("rois", [18, 4], value=_fpn_rois(f).astype(dtype), dyn=[-1, 4])
     num = f("num", [len(counts)], value=np.array(counts, "int32"), dyn=[-1])
     multi, restore, nums = V.distribute_fpn_proposals(rois, 2, 5, 4, 224, rois_num=num)
     multi2, restore2, nums2 = V.distribute_fpn_proposals(rois, 3, 6, 5, 112, pixel_offset=True,
@@ -634,6 +634,12 @@ def _distribute(f, counts):
 @op("distribute_fpn_proposals", return_numpy=False)
 def _distribute_fpn_proposals(f):
     return _distribute(f, [7, 11])
+
+
+@op("distribute_fpn_proposals__f64", return_numpy=False)
+def _distribute_fpn_proposals_f64(f):
+    """float64 rois: the level is computed in double (std::log2 of a double)."""
+    return _distribute(f, [7, 11], "float64")
 
 
 @op("distribute_fpn_proposals__empty_image", return_numpy=False)
