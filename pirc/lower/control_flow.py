@@ -62,10 +62,14 @@ def _has_array(values: tuple) -> bool:
 def _refuse_arrays(op_name: str) -> None:
     """torch.export / make_fx: no graph can hold a list whose length the data decides (a
     decoding loop appends one element per step), and nothing runs outside the graph."""
-    raise LoweringError(f"{eager_regions.array_message(op_name)}, so torch.export cannot trace "
-                        "this program (torch.compile runs the region eagerly, with a graph "
-                        "break): run it eagerly (pirc.run, pirc-run, or the lowered module called "
-                        "directly)")
+    refusal = LoweringError(f"{eager_regions.array_message(op_name)}, so torch.export cannot trace "
+                            "this program (torch.compile runs the region eagerly, with a graph "
+                            "break): run it eagerly (pirc.run, pirc-run, or the lowered module "
+                            "called directly)")
+    # fx appends "While executing %while_loop ..." to an error raised in a node's call; the
+    # message as made stays the error's bare_message
+    refusal.message = str(refusal)
+    raise refusal
 
 
 def cond(pred, true_fn, false_fn, operands: tuple):

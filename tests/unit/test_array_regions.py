@@ -124,7 +124,8 @@ def test_upgraded_and_optimised_programs_give_paddles_numbers(name, version):
     _run_all(program, result.params, version, name, label=" after --upgrade -p default")
 
 
-@pytest.mark.parametrize("name", NAMES + ("aliasing/array_written_in_regions", "aliasing/array_as_loop_value"))
+@pytest.mark.parametrize("name", NAMES + tuple(f"aliasing/{n}" for n in (
+    "array_written_in_regions", "array_as_loop_value", "array_yielded_by_if_true", "array_yielded_by_if_false")))
 def test_every_pass_and_pipeline_computes_the_same_bits(name):
     """The issue-20 differential harness on each program (its many-iterations case, and the
     hand-written array_written_in_regions: array_length and array_read of one array before
@@ -182,6 +183,16 @@ def test_torch_export_refuses_an_array_in_a_loop_naming_the_op():
     with pytest.raises(LoweringError, match=r"^pd_op\.while reads or writes a tensor array of the "
                                             r"enclosing block inside its body.*torch\.export cannot"):
         pirc.export(program, params, feeds)
+
+
+def test_the_export_refusal_is_one_sentence_without_torchs_notes():
+    program, params = _load("3.3.1", "greedy_decode")
+    feeds, _ = _cases("3.3.1", "greedy_decode")[1]
+    with pytest.raises(LoweringError) as info:
+        pirc.export(program, params, feeds)
+    said = info.value.bare_message
+    assert "\n" not in said and "While executing" not in said
+    assert said.endswith("run it eagerly (pirc.run, pirc-run, or the lowered module called directly)")
 
 
 def test_torch_export_refuses_an_array_in_an_if_naming_the_op():
