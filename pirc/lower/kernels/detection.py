@@ -486,7 +486,11 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
             total = sum(len(v) for v in picked.values())
             if -1 < keep_top_k < total:
                 pairs = [(scores_of(c)[i], c, i) for c in sorted(picked) for i in picked[c]]
-                pairs = sorted(pairs, key=lambda p: -p[0])[:keep_top_k]
+                # std::stable_sort by SortScorePairDescend on std::pair<float, ...>: float64
+                # scores compare as float, NaN as libstdc++'s merge steps leave it
+                pairs = [(float(np.float32(v)), c, i) for v, c, i in pairs]
+                stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                pairs = pairs[:keep_top_k]
                 picked = {}
                 for _, c, i in pairs:
                     picked.setdefault(c, []).append(i)
