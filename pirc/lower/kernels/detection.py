@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
-from . import c_numerics
+from . import c_numerics, stl_order
 from .operands import c_int_cast
 from .stl_order import partial_sort
 
@@ -265,8 +265,11 @@ def bipartite_match(dist_mat, *, match_type="bipartite", dist_threshold=0.5):
 @REGISTRY.register("pd_op.collect_fpn_proposals", since=1)
 def collect_fpn_proposals(multi_level_rois, multi_level_scores, multi_level_rois_num=None, *,
                           post_nms_topn=1):
-    """CollectFpnProposalsKernel: every level's rois by descending score (stable: ties keep
-    level, then roi order), the first post_nms_topn, then stably regrouped by image."""
+    """CollectFpnProposalsKernel: every level's rois (level, then roi order) std::stable_sort-ed
+    by CompareByScore, `a.score >= b.score` -- not a strict order, so tied scores come out in
+    the order libstdc++'s merge sort leaves them (stl_order.stable_sort) --, the first
+    post_nms_topn, stably regrouped by image; the counts as the kernel makes them (a new one
+    each time the image changes)."""
     entries = []  # (score, image, roi row)
     rois = torch.cat(list(multi_level_rois), 0)
     start = 0
@@ -281,12 +284,18 @@ def collect_fpn_proposals(multi_level_rois, multi_level_scores, multi_level_rois
         for r, v in enumerate(scores.reshape(-1).tolist()):
             entries.append((v, images[r], start + r))
         start += k
-    entries.sort(key=lambda e: -e[0])
-    top = sorted(entries[:min(post_nms_topn, len(entries))], key=lambda e: e[1])
+    stl_order.stable_sort(entries, lambda a, b: a[0] >= b[0])
+    top = entries[:min(post_nms_topn, len(entries))]
+    stl_order.stable_sort(top, lambda a, b: a[1] < b[1])
     batch = (multi_level_rois_num[0].numel() if multi_level_rois_num is not None else 1)
-    counts = [0] * batch
-    for e in top:
-        counts[e[1]] += 1
+    counts, image, first = [], 0, 0
+    for i, e in enumerate(top):
+        if e[1] != image:
+            image = e[1]
+            counts.append(i - first)
+            first = i
+    counts.append(len(top) - first)
+    counts = (counts + [0] * batch)[:batch]
     index = torch.tensor([e[2] for e in top], dtype=torch.int64, device=rois.device)
     return rois[index], torch.tensor(counts, dtype=torch.int32, device=rois.device)
 
@@ -432,40 +441,89 @@ def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normali
     return kept
 
 
+def _nms_images(b, s, rois_num):
+    """multiclass_nms3's images: (per-class boxes, per-class scores, index of (class, box),
+    whether the kept boxes of a class come back in box order). [N, M, 4] boxes with [N, C, M]
+    scores share their boxes over classes; [R, C, 4] boxes with [R, C] scores (a two-stage
+    detector's box head: one box per class) hold rois_num[n] rows per image, and their index
+    is (first row of the image + row) * C + class, as phi's MultiClassOutput writes it."""
+    if s.ndim == 3:
+        m = s.shape[2]
+        for n in range(s.shape[0]):
+            yield (lambda c, n=n: b[n]), (lambda c, n=n: s[n, c]), (lambda c, i, n=n: n * m + i), False
+        return
+    classes = s.shape[1]
+    counts = [s.shape[0]] if rois_num is None else [int(k) for k in rois_num.reshape(-1).tolist()]
+    start = 0
+    for k in counts:
+        lo, hi = start, start + k
+        yield ((lambda c, lo=lo, hi=hi: b[lo:hi, c]), (lambda c, lo=lo, hi=hi: s[lo:hi, c]),
+               (lambda c, i, lo=lo: (lo + i) * classes + c), True)
+        start = hi
+
+
 @REGISTRY.register("pd_op.multiclass_nms3", since=1)
 def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_top_k=-1,
                     keep_top_k=-1, nms_threshold=0.3, normalized=True, nms_eta=1.0,
                     background_label=0):
-    """MultiClassNMSKernel for [N, M, 4] boxes and [N, C, M] scores: NMSFast per class; past
-    keep_top_k the best (stable by descending score) survive; rows [label, score, box] by
-    label, then in NMS order, with index n * M + box (int32) and a count per image."""
+    """MultiClassNMSKernel for [N, M, 4] boxes and [N, C, M] scores, or [R, C, 4] boxes and
+    [R, C] scores with rois_num (see _nms_images): NMSFast per class; past keep_top_k the best
+    (stable by descending score, in class then kept order) survive; rows [label, score, box]
+    by label, then in NMS order (box order for [R, C] scores), with an int32 index and a
+    count per image."""
     b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
     t = b.dtype.type
     rows, index, counts = [], [], []
     with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
-        for n in range(s.shape[0]):
+        for boxes_of, scores_of, index_of, box_order in _nms_images(b, s, rois_num):
             picked = {}
-            for c in range(s.shape[1]):
-                if c != background_label:
-                    picked[c] = _nms_fast(b[n], s[n, c], t(score_threshold), t(nms_threshold),
-                                          t(nms_eta), nms_top_k, normalized)
+            if len(scores_of(0)):
+                for c in range(s.shape[1]):
+                    if c != background_label:
+                        kept = _nms_fast(boxes_of(c), scores_of(c), t(score_threshold),
+                                         t(nms_threshold), t(nms_eta), nms_top_k, normalized)
+                        picked[c] = sorted(kept) if box_order else kept
             total = sum(len(v) for v in picked.values())
             if -1 < keep_top_k < total:
-                pairs = [(s[n, c, i], c, i) for c in sorted(picked) for i in picked[c]]
-                pairs = sorted(pairs, key=lambda p: -p[0])[:keep_top_k]
+                pairs = [(scores_of(c)[i], c, i) for c in sorted(picked) for i in picked[c]]
+                # std::stable_sort by SortScorePairDescend on std::pair<float, ...>: float64
+                # scores compare as float, NaN as libstdc++'s merge steps leave it
+                pairs = [(float(np.float32(v)), c, i) for v, c, i in pairs]
+                stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                pairs = pairs[:keep_top_k]
                 picked = {}
                 for _, c, i in pairs:
                     picked.setdefault(c, []).append(i)
+                if box_order:
+                    picked = {c: sorted(v) for c, v in picked.items()}
                 total = keep_top_k
             for c in sorted(picked):
                 for i in picked[c]:
-                    rows.append([t(c), s[n, c, i], *b[n, i]])
-                    index.append(n * s.shape[2] + i)
+                    rows.append([t(c), scores_of(c)[i], *boxes_of(c)[i]])
+                    index.append(index_of(c, i))
             counts.append(total)
     return _detections(rows, index, counts, b, bboxes.device)
 
 
 _BBOX_CLIP = np.log(1000.0 / 16.0)  # kBBoxClipDefault, a double
+
+
+def _pre_nms(scores, top_n):
+    """ProposalForOneImage's candidates: std::sort of all indices by descending score, or
+    std::nth_element at top_n and the first top_n in the order it leaves them -- libstdc++'s
+    algorithms step for step (stl_order), since tied scores (a uniform image gives many) come
+    out in their order, and NMS then takes ties by position."""
+    order = list(range(scores.size))
+    s = scores.tolist()
+
+    def greater(i, j):
+        return s[i] > s[j]
+
+    if top_n <= 0 or top_n >= len(order):
+        stl_order.sort(order, 0, len(order), greater)
+        return order
+    stl_order.nth_element(order, top_n, greater)
+    return order[:top_n]
 
 
 def _std_exp(a):
@@ -479,9 +537,7 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
                    nms_thresh, min_size, eta, pixel_offset):
     t = scores.dtype.type
     n = scores.size
-    order = _desc(scores, range(n))
-    if 0 < pre_nms_top_n < n:
-        order = order[:pre_nms_top_n]  # nth_element: the same set (no score ties assumed)
+    order = _pre_nms(scores, pre_nms_top_n)
     sc, d, a, v = scores[order], deltas[order], anchors[order], variances[order]
     off = t(1 if pixel_offset else 0)
     aw = a[:, 2] - a[:, 0] + off
