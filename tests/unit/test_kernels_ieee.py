@@ -245,3 +245,10 @@ def test_full_like_range_check(op, dtype, value):
             kernel(op)(x, value, dtype=dtype)
         else:
             kernel(op)(x, shape=[1, 2], dtype=dtype, value=value)
+
+
+def test_fill_nan_is_refused():
+    # Paddle 3.3.1: (InvalidArgument) fill value should not be NaN, but received NaN (any
+    # dtype); a finite or infinite value is cast without full_like's range check
+    with pytest.raises(ValueError, match="fill: fill value should not be NaN"):
+        kernel("fill")(torch.ones(2), torch.tensor([math.nan]))

@@ -389,6 +389,12 @@ for tag, v in [("nan", float("nan")), ("inf", float("inf")), ("2147483648", 2147
           "output_dim_idx": 0},
          lambda x, v=v: C.full_batch_size_like(T(x), [1, 2], paddle.int32, v, 0, 0, paddle.CPUPlace()))
 
+# fill: NaN refused (not recorded), then static_cast<T> without full_like's range check
+for tag, dt, v in [("int32_inf", "int32", float("inf")), ("int32_3e9", "int32", 3e9),
+                   ("uint8_m2_7", "uint8", -2.7), ("uint8_300", "uint8", 300.0)]:
+    case(f"fill_{tag}", "pd_op.fill", [np.array([1, 2], dt), sc(v)], {},
+         lambda x, s, v=v: C.fill(T(x), v))
+
 
 def encode(v):
     if v is None:

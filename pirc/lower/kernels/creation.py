@@ -129,7 +129,13 @@ def assign_out_(x, output):
 
 @REGISTRY.register("pd_op.fill", since=1)
 def fill(x, value=0.0):
-    return full_like(x, number(value))
+    # FillKernel: a NaN value is refused (any dtype); then static_cast<T>, with no range
+    # check (Paddle 3.3.1: fill(int32, 3e9) is INT_MIN, fill(uint8, 300) is 44)
+    v = number(value)
+    if isinstance(v, float) and v != v:
+        raise ValueError("fill: fill value should not be NaN, but received NaN (Paddle's "
+                         "InvalidArgument)")
+    return torch.full_like(x, fill_value(v, x.dtype))
 
 
 @REGISTRY.register("pd_op.empty", since=1)
