@@ -226,3 +226,29 @@ def test_average_accumulates_window_of_specials(window):
                                 min_average_window=1)
     assert na.tolist() == [0] and ona.tolist() == [2] and nu.tolist() == [6]
     assert s1.tolist() == s2.tolist() == [0.0] * 3 and s3.tolist() == [3.0] * 3
+
+
+@pytest.mark.parametrize("op,dtype,value", [("full_like", torch.int32, 3e9),
+                                            ("full_like", torch.int32, 2147483904.0),
+                                            ("full_like", torch.uint8, 300.0),
+                                            ("full_like", torch.uint8, -1.0),
+                                            ("full_like", torch.int64, 1e19),
+                                            ("full_batch_size_like", torch.int32, 3e9)])
+def test_full_like_range_check(op, dtype, value):
+    # Paddle 3.0.0 and 3.3.1: (InvalidArgument) The filled value is out of range for target
+    # type (compared as float: 2147483648.0 passes for int32 and is cast to INT_MIN); NaN and
+    # inf pass the check (kernel_cases full_like_int32_nan ...). pirc's torch raised
+    # "value cannot be converted ... without overflow" for all of them, NaN included
+    x = torch.ones(2, dtype=dtype)
+    with pytest.raises(ValueError, match=f"{op}: the filled value .* is out of range"):
+        if op == "full_like":
+            kernel(op)(x, value, dtype=dtype)
+        else:
+            kernel(op)(x, shape=[1, 2], dtype=dtype, value=value)
+
+
+def test_fill_nan_is_refused():
+    # Paddle 3.3.1: (InvalidArgument) fill value should not be NaN, but received NaN (any
+    # dtype); a finite or infinite value is cast without full_like's range check
+    with pytest.raises(ValueError, match="fill: fill value should not be NaN"):
+        kernel("fill")(torch.ones(2), torch.tensor([math.nan]))

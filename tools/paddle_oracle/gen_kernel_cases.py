@@ -371,6 +371,30 @@ for k in range(40):
     case(f"matrix_nms_random_{k}", "pd_op.matrix_nms", [rb, rs], dict(zip(NMS_ATTRS, args)),
          lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
 
+# full / full_like / full_batch_size_like of integer and bool types: static_cast<T> on x86
+# (NaN, inf and values past int32 INT_MIN, narrower types the low bits); full_like and
+# full_batch_size_like refuse a finite value outside the type first (not recorded here)
+for tag, dt, v in [("int32_nan", "int32", float("nan")), ("int32_inf", "int32", float("inf")),
+                   ("int32_3e9", "int32", 3e9), ("int32_m2_7", "int32", -2.7),
+                   ("uint8_300", "uint8", 300.0), ("uint8_m1", "uint8", -1.0),
+                   ("uint8_2147483520", "uint8", 2147483520.0), ("int64_1e19", "int64", 1e19),
+                   ("bool_nan", "bool", float("nan"))]:
+    case(f"full_{tag}", "pd_op.full", [], {"shape": [2], "value": v, "dtype": {"dtype": dt}},
+         lambda v=v, dt=dt: C.full([2], v, getattr(paddle, dt), paddle.CPUPlace()))
+for tag, v in [("nan", float("nan")), ("inf", float("inf")), ("2147483648", 2147483648.0)]:
+    case(f"full_like_int32_{tag}", "pd_op.full_like", [XI2], {"value": v, "dtype": {"dtype": "int32"}},
+         lambda x, v=v: C.full_like(T(x), v, paddle.int32, paddle.CPUPlace()))
+    case(f"full_batch_size_like_int32_{tag}", "pd_op.full_batch_size_like", [XI2],
+         {"shape": [1, 2], "dtype": {"dtype": "int32"}, "value": v, "input_dim_idx": 0,
+          "output_dim_idx": 0},
+         lambda x, v=v: C.full_batch_size_like(T(x), [1, 2], paddle.int32, v, 0, 0, paddle.CPUPlace()))
+
+# fill: NaN refused (not recorded), then static_cast<T> without full_like's range check
+for tag, dt, v in [("int32_inf", "int32", float("inf")), ("int32_3e9", "int32", 3e9),
+                   ("uint8_m2_7", "uint8", -2.7), ("uint8_300", "uint8", 300.0)]:
+    case(f"fill_{tag}", "pd_op.fill", [np.array([1, 2], dt), sc(v)], {},
+         lambda x, s, v=v: C.fill(T(x), v))
+
 
 def encode(v):
     if v is None:

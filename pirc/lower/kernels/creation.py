@@ -14,7 +14,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from ..specialize import specializer
-from .operands import int_list, number
+from .operands import c_int_cast, int_list, number
 
 
 @REGISTRY.register("pd_op.full", since=1)
@@ -25,16 +25,29 @@ def full(*, shape=(), value=0.0, dtype=torch.float32, place="cpu"):
 
 def fill_value(value, dtype: torch.dtype):
     """The attribute's number as the Python number of `dtype`'s kind, as Paddle's full and
-    full_like kernels static_cast it to T: an integer toward zero, a bool nonzero.  Not only
+    full_like kernels static_cast it to T: an integer toward zero, a bool nonzero, and on
+    x86-64 NaN, +-inf and values outside the type INT_MIN (narrower types keep the low bits:
+    full(uint8, 300) is 44; operands.c_int_cast; checked on 3.0.0 and 3.3.1).  Not only
     exactness: torch.compile's inductor types a full_like by its fill, so a float fill of an
-    int64 tensor (bert's token_type_ids, 0.0) reached embedding as float32 indices.  NaN and
-    inf stay floats for an integer dtype (Python's int() refuses them; torch reports the
-    overflow, as Paddle's full_like range check refuses them)."""
+    int64 tensor (bert's token_type_ids, 0.0) reached embedding as float32 indices."""
     if isinstance(value, torch.Tensor) or dtype.is_floating_point or dtype.is_complex:
         return value
-    if dtype == torch.bool:
-        return bool(value)
-    return int(value) if math.isfinite(value) else value
+    return c_int_cast(value, dtype)
+
+
+def check_fill_range(op: str, value, dtype: torch.dtype):
+    """FullLikeKernel's range check: a finite value outside [lowest, max] of an integer or
+    bool T, both sides as float (std::common_type<float, T>), is refused; NaN and +-inf
+    pass, and the cast makes them INT_MIN."""
+    if isinstance(value, torch.Tensor) or dtype.is_floating_point or dtype.is_complex:
+        return
+    v = float(value)
+    info = (0, 1) if dtype == torch.bool else (torch.iinfo(dtype).min, torch.iinfo(dtype).max)
+    lo, hi = (float(np.float32(b)) for b in info)
+    if math.isfinite(v) and not lo <= float(np.float32(v)) <= hi:
+        raise ValueError(f"{op}: the filled value {value} is out of range for "
+                         f"{str(dtype).removeprefix('torch.')}, whose range is {info[0]} to "
+                         f"{info[1]} (Paddle's InvalidArgument)")
 
 
 @REGISTRY.register("pd_op.full_", since=1)
@@ -52,6 +65,7 @@ def full_int_array(*, value=(), dtype=torch.float32, place="cpu"):
 @REGISTRY.register("pd_op.full_like", since=1)
 def full_like(x, value=0.0, *, dtype=None, place="undefined"):
     dtype = dtype or x.dtype
+    check_fill_range("full_like", value, dtype)
     if isinstance(value, torch.Tensor):
         # Keep the value in the graph (nan_to_num feeds it from another op); expand keeps -0.0.
         return value.reshape(()).to(dtype).expand(x.shape).clone()
@@ -115,7 +129,13 @@ def assign_out_(x, output):
 
 @REGISTRY.register("pd_op.fill", since=1)
 def fill(x, value=0.0):
-    return full_like(x, number(value))
+    # FillKernel: a NaN value is refused (any dtype); then static_cast<T>, with no range
+    # check (Paddle 3.3.1: fill(int32, 3e9) is INT_MIN, fill(uint8, 300) is 44)
+    v = number(value)
+    if isinstance(v, float) and v != v:
+        raise ValueError("fill: fill value should not be NaN, but received NaN (Paddle's "
+                         "InvalidArgument)")
+    return torch.full_like(x, fill_value(v, x.dtype))
 
 
 @REGISTRY.register("pd_op.empty", since=1)

@@ -17,6 +17,7 @@ from ...runtime.registry import REGISTRY
 from ..shape_values import is_int_node
 from ..specialize import specializer
 from . import creation
+from .creation import check_fill_range, fill_value
 from .operands import int_list
 
 
@@ -59,11 +60,9 @@ def _batch_shape(input, shape, input_dim_idx, output_dim_idx):
 
 
 def _fill_value(value, dtype):
-    if dtype == torch.bool:
-        return bool(value)
-    if not dtype.is_floating_point and not dtype.is_complex:
-        return int(value)
-    return value
+    # FullBatchSizeLikeKernel is FullLikeKernel: its range check, then static_cast<T>
+    check_fill_range("full_batch_size_like", value, dtype)
+    return fill_value(value, dtype)
 
 
 @REGISTRY.register("pd_op.full_batch_size_like", since=1)
