@@ -47,22 +47,87 @@ def _tracing(pred) -> bool:
     return _proxy_mode() is not None
 
 
-def cond(pred, true_fn, false_fn, operands: tuple):
+def cond(pred, true_fn, false_fn, operands: tuple, where: str = "pd_op.if"):
     """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring)."""
     if _tracing(pred):
-        return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
+        return torch.ops.higher_order.cond(pred, _fresh(true_fn), _fresh(false_fn), operands)
     return (true_fn if bool(pred) else false_fn).forward(*operands)
 
 
-def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
-    """pd_op.while: torch's while_loop operator when traced, else a Python `while`."""
+def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple, where: str = "pd_op.while",
+               types: tuple = ()):
+    """pd_op.while: torch's while_loop operator when traced, else a Python `while`.
+
+    `where` names the op in the program (for a refusal); `types` are the static shapes of the
+    carried values (the condition's, then the body block arguments'), None where not known."""
     if _tracing(carried[0]):
-        return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
+        carried = tuple(_as_typed(c, t) for c, t in zip(carried, types)) + carried[len(types):]
+        shapes = [c.shape if isinstance(c, torch.Tensor) else None for c in carried]
+        try:
+            return torch.ops.higher_order.while_loop(cond_fn, _fresh(body_fn, shapes), carried, additional)
+        except Exception as e:  # noqa: BLE001 - only torch's fixed-shape refusal is translated
+            refusal = _shape_refusal(e, where)
+            if refusal is None:
+                raise
+            raise refusal from None
     # cond_fn is lower_while's condition graph, torch.all of the carried condition: the truth
     # value of that one-element tensor is read directly (one graph call less per iteration).
     while bool(carried[0]):
         carried = tuple(body_fn.forward(*carried, *additional))
     return carried
+
+
+def _fresh(fn, shapes=None):
+    """`fn` as torch's control-flow operators take it: every output a new tensor (they reject
+    an output that is, or views, an input: a branch that returns `x[:-1]` or `x`), and, with
+    `shapes` (a loop body's carried shapes), a one-element output whose rank differs from its
+    carried value's given that value's shape.  Only under tracing: a clone is a copy (exact),
+    and the eager path stays a plain call."""
+    def region(*args):
+        outs = fn(*args)
+        if shapes is not None:
+            outs = [_one_element_like(o, s) for o, s in zip(outs, shapes)] + list(outs[len(shapes):])
+        return tuple(torch.clone(o) for o in outs)
+    return region
+
+
+def _is_one_element(shape) -> bool:
+    return all(type(d) is int and d == 1 for d in shape)
+
+
+def _one_element_like(value, shape):
+    if shape is None or len(value.shape) == len(shape) or not (_is_one_element(value.shape) and _is_one_element(shape)):
+        return value
+    return value.reshape(shape)
+
+
+def _as_typed(value, shape):
+    """A carried one-element tensor whose rank is not its PIR type's, reshaped to the type.
+
+    dy2static carries a variable first assigned inside the loop (an inner loop's counter)
+    from a placeholder `pd_op.full` of shape [] typed tensor<1x...>: Paddle's executor lets the
+    loop change the variable to [1]; torch.while_loop needs the shape it carries to stay."""
+    if shape is None or not isinstance(value, torch.Tensor):
+        return value
+    return _one_element_like(value, shape)
+
+
+def _shape_refusal(error: Exception, where: str):
+    """torch.while_loop's refusal of a body that changes a carried value's shape or dtype, as a
+    LoweringError naming the op and the value; None for any other error."""
+    text = str(error)
+    if "same metadata" not in text:
+        return None
+    detail = next((line.strip() for line in text.splitlines() if line.strip().startswith("pair[")), "")
+    index = detail[len("pair["):].split("]", 1)[0] if detail else ""
+    which = (f"loop value {int(index) - 1} (the op's result {int(index) - 1})"
+             if index.isdigit() and int(index) > 0 else "its condition" if index == "0" else "a loop value")
+    said = (detail.split(" differ in ", 1)[-1].split(", where", 1)[0].replace("'", "")
+            .replace("torch.Size(", "").replace(")", "") if detail else text.splitlines()[0])
+    return LoweringError(f"{where}: the loop body changes {which} from one iteration to the next "
+                         f"({said}); torch.while_loop carries tensors of a fixed shape and dtype, so "
+                         "torch.export / torch.compile cannot keep this loop; run the program eagerly "
+                         "(pirc.run, pirc-run, or the module from pirc.lower called directly)")
 
 
 def _captured_values(region) -> list:
@@ -178,7 +243,7 @@ def lower_if(builder, op) -> None:
         branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra))))
     g = builder.graph
     scalar_pred = g.call_function(torch.all, (pred,))
-    node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer)))
+    node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer), _where(op)))
     for i, r in enumerate(op.results):
         builder.env[r] = g.call_function(operator.getitem, (node, i))
     for k, v in enumerate(written):
@@ -224,12 +289,26 @@ def lower_while(builder, op) -> None:
 
     g = builder.graph
     carried = (builder.value(cond),) + tuple(builder.value(v) for v in inputs + written)
-    node = g.call_function(while_loop,
-                           (g.get_attr(cond_name), g.get_attr(body_name), carried, tuple(outer)))
+    types = tuple(_static_shape(v) for v in [cond] + args)
+    node = g.call_function(while_loop, (g.get_attr(cond_name), g.get_attr(body_name), carried,
+                                        tuple(outer), _where(op), types))
     for i, r in enumerate(op.results):
         builder.env[r] = g.call_function(operator.getitem, (node, i + 1))
     for k, v in enumerate(written):
         builder.rebind_written(v, g.call_function(operator.getitem, (node, 1 + len(inputs) + k)))
+
+
+def _where(op) -> str:
+    """`pd_op.while at program.regions[0].blocks[0].ops[8]`: the op, for a refusal at trace time."""
+    from .failures import json_path_of
+
+    return f"{op.name} at {json_path_of(op)}"
+
+
+def _static_shape(value):
+    """A value's PIR shape when every dim is known, else None."""
+    shape = getattr(value.type, "shape", None)
+    return None if shape is None or any(d < 0 for d in shape) else tuple(shape)
 
 
 def _drop_new_submodules(ctx, before: set) -> None:
