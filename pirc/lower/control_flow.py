@@ -55,18 +55,19 @@ def cond(pred, true_fn, false_fn, operands: tuple, where: str = "pd_op.if"):
 
 
 def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple, where: str = "pd_op.while",
-               types: tuple = ()):
+               types: tuple = (), results: tuple = ()):
     """pd_op.while: torch's while_loop operator when traced, else a Python `while`.
 
-    `where` names the op in the program (for a refusal); `types` are the static shapes of the
-    carried values (the condition's, then the body block arguments'), None where not known."""
+    `where` names the op in the program and `results` the op's result of each carried value
+    after the condition (for a refusal); `types` are the static shapes of the carried values
+    (the condition's, then the body block arguments'), None where not known."""
     if _tracing(carried[0]):
         carried = tuple(_as_typed(c, t) for c, t in zip(carried, types)) + carried[len(types):]
         shapes = [c.shape if isinstance(c, torch.Tensor) else None for c in carried]
         try:
             return torch.ops.higher_order.while_loop(cond_fn, _fresh(body_fn, shapes), carried, additional)
         except Exception as e:  # noqa: BLE001 - only torch's fixed-shape refusal is translated
-            refusal = _shape_refusal(e, where)
+            refusal = _shape_refusal(e, where, results)
             if refusal is None:
                 raise
             raise refusal from None
@@ -112,7 +113,7 @@ def _as_typed(value, shape):
     return _one_element_like(value, shape)
 
 
-def _shape_refusal(error: Exception, where: str):
+def _shape_refusal(error: Exception, where: str, results: tuple):
     """torch.while_loop's refusal of a body that changes a carried value's shape or dtype, as a
     LoweringError naming the op and the value; None for any other error."""
     text = str(error)
@@ -120,14 +121,20 @@ def _shape_refusal(error: Exception, where: str):
         return None
     detail = next((line.strip() for line in text.splitlines() if line.strip().startswith("pair[")), "")
     index = detail[len("pair["):].split("]", 1)[0] if detail else ""
-    which = (f"loop value {int(index) - 1} (the op's result {int(index) - 1})"
-             if index.isdigit() and int(index) > 0 else "its condition" if index == "0" else "a loop value")
+    k = int(index) - 1 if index.isdigit() else None
+    which = ("its condition" if k == -1 else f"its loop value {results[k]} (result {results[k]})"
+             if k is not None and k < len(results) else "a value it writes in place" if k is not None
+             else "a loop value")
     said = (detail.split(" differ in ", 1)[-1].split(", where", 1)[0].replace("'", "")
             .replace("torch.Size(", "").replace(")", "") if detail else text.splitlines()[0])
-    return LoweringError(f"{where}: the loop body changes {which} from one iteration to the next "
-                         f"({said}); torch.while_loop carries tensors of a fixed shape and dtype, so "
-                         "torch.export / torch.compile cannot keep this loop; run the program eagerly "
-                         "(pirc.run, pirc-run, or the module from pirc.lower called directly)")
+    refusal = LoweringError(f"{where}: the loop body changes {which} from one iteration to the next "
+                            f"({said}); torch.while_loop carries tensors of a fixed shape and dtype, so "
+                            "torch.export / torch.compile cannot keep this loop; run the program eagerly "
+                            "(pirc.run, pirc-run, or the module from pirc.lower called directly)")
+    # fx appends "While executing %while_loop ..." to the message of an error raised in a
+    # node; pirc.export gives the message as it was made (bare_message reads this)
+    refusal.message = str(refusal)
+    return refusal
 
 
 def _captured_values(region) -> list:
@@ -258,10 +265,16 @@ def lower_while(builder, op) -> None:
     if len(args) != len(inputs):
         raise LoweringError(f"pd_op.while has {len(inputs)} loop inputs but its body block has "
                             f"{len(args)} arguments")
+    # dy2static carries every variable the body assigns, also one that neither the body reads
+    # before assigning it nor the code after the loop reads (a temporary such as a nonzero
+    # result): such a loop value is dead.  It is not carried (same numbers eagerly), so that a
+    # temporary whose shape changes per iteration does not make torch.while_loop refuse the loop.
+    live = [k for k, (a, r) in enumerate(zip(args, op.results)) if a.uses or r.uses]
+    inputs, live_args = [inputs[k] for k in live], [args[k] for k in live]
     captured = _captured_values(region)
-    hints = ["cond"] + [f"arg_{i}" for i in range(len(args))]
+    hints = ["cond"] + [f"arg_{k}" for k in live]
     modules = set(builder.ctx.root._modules)
-    body, outer, yielded = _subgraph(builder, region, [None] + args, hints, captured)
+    body, outer, yielded = _subgraph(builder, region, [None] + live_args, hints, captured)
     # A body that writes a value of this graph in place writes the enclosing scope's variable
     # in Paddle: the next iteration and the code after the loop read the written numbers.  Such
     # values are carried too (the body lowered again with them as loop values).
@@ -269,18 +282,18 @@ def lower_while(builder, op) -> None:
     if written:
         _drop_new_submodules(builder.ctx, modules)
         captured = [v for v in captured if v not in written]
-        body, outer, yielded = _subgraph(builder, region, [None] + args + written,
+        body, outer, yielded = _subgraph(builder, region, [None] + live_args + written,
                                          hints + [f"written_{i}" for i in range(len(written))], captured)
-    if len(yielded) != len(inputs) + 1:
+    if len(yielded) != len(args) + 1:
         raise LoweringError(f"pd_op.while body yields {len(yielded)} values; expected the condition "
-                            f"and {len(inputs)} loop values")
-    yielded = yielded + [body.env[v] for v in written]
+                            f"and {len(args)} loop values")
+    yielded = yielded[:1] + [yielded[1 + k] for k in live] + [body.env[v] for v in written]
     body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded))
 
     # The condition graph takes the same arguments as the body and reads the carried cond.
     cg = fx.Graph()
     first = cg.placeholder("cond")
-    for i in range(len(args) + len(written)):
+    for i in range(len(live) + len(written)):
         cg.placeholder(f"arg_{i}")
     for i in range(len(outer)):
         cg.placeholder(f"captured_{i}")
@@ -289,13 +302,13 @@ def lower_while(builder, op) -> None:
 
     g = builder.graph
     carried = (builder.value(cond),) + tuple(builder.value(v) for v in inputs + written)
-    types = tuple(_static_shape(v) for v in [cond] + args)
+    types = tuple(_static_shape(v) for v in [cond] + live_args)
     node = g.call_function(while_loop, (g.get_attr(cond_name), g.get_attr(body_name), carried,
-                                        tuple(outer), _where(op), types))
-    for i, r in enumerate(op.results):
-        builder.env[r] = g.call_function(operator.getitem, (node, i + 1))
+                                        tuple(outer), _where(op), types, tuple(live)))
+    for i, k in enumerate(live):
+        builder.env[op.results[k]] = g.call_function(operator.getitem, (node, i + 1))
     for k, v in enumerate(written):
-        builder.rebind_written(v, g.call_function(operator.getitem, (node, 1 + len(inputs) + k)))
+        builder.rebind_written(v, g.call_function(operator.getitem, (node, 1 + len(live) + k)))
 
 
 def _where(op) -> str:

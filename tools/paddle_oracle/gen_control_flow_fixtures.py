@@ -78,7 +78,9 @@ def while_data(x):
 
 
 def while_nested(x, n):
-    """Nested loops: the inner loop runs i times in outer iteration i."""
+    """Nested loops: the inner loop runs i times in outer iteration i.  The inner counter j,
+    first assigned inside the outer loop, is returned too: dy2static carries it from a
+    placeholder (a 0-d `full` typed tensor<1xi64>), which is what a run of 0 iterations gives."""
     i = paddle.zeros([1], "int64")
     acc = paddle.zeros_like(x)
     while i < n:
@@ -87,7 +89,7 @@ def while_nested(x, n):
             acc = acc + x * paddle.cast(j + 1, "float32")
             j = j + 1
         i = i + 1
-    return acc, i
+    return acc, i, j
 
 
 def while_break(x, n):
@@ -130,6 +132,27 @@ def if_shapes_differ(x):
     else:
         y = x[:-1]
     return y * 2.0
+
+
+def if_masked_select(x):
+    """A branch whose result's shape depends on the data: the positive or the negative values."""
+    if paddle.sum(x) > 0:
+        y = paddle.masked_select(x, x > 0)
+    else:
+        y = paddle.masked_select(x, x < 0) * 2.0
+    return y
+
+
+def while_nonzero(x, n):
+    """A data-dependent size inside a body whose carried shapes stay fixed: each iteration adds
+    the count of positive entries (nonzero's row count) to a counter."""
+    i = paddle.zeros([1], "int64")
+    total = paddle.zeros([1], "int64")
+    while i < n:
+        idx = paddle.nonzero(x > paddle.cast(i, "float32") * 0.5)
+        total = total + paddle.shape(idx)[0:1].astype("int64")
+        i = i + 1
+    return total
 
 
 def _f(shape, seed, scale=1.0, shift=0.0):
@@ -189,6 +212,15 @@ MODELS = {
         ("0 iterations", {"x": _f([1, 4], 25), "n": _n(0)}),
         ("1 iteration", {"x": _f([1, 4], 26), "n": _n(1)}),
         ("4 iterations", {"x": _f([2, 4], 27), "n": _n(4)}),
+    ]),
+    "if_masked_select": (if_masked_select, [X], [
+        ("true branch", {"x": _f([3, 4], 30, shift=1.0)}),
+        ("false branch", {"x": _f([3, 4], 31, shift=-1.0)}),
+    ]),
+    "while_nonzero": (while_nonzero, [X, N], [
+        ("0 iterations", {"x": _f([3, 4], 32), "n": _n(0)}),
+        ("1 iteration", {"x": _f([3, 4], 33), "n": _n(1)}),
+        ("4 iterations", {"x": _f([2, 4], 34, scale=2.0), "n": _n(4)}),
     ]),
     "if_shapes_differ": (if_shapes_differ, [X], [
         ("true branch", {"x": _f([3, 4], 28, shift=1.0)}),
