@@ -63,6 +63,9 @@ def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple, where: str =
     (the condition's, then the body block arguments'), None where not known."""
     if _tracing(carried[0]):
         carried = tuple(_as_typed(c, t) for c, t in zip(carried, types)) + carried[len(types):]
+        # a loop value that starts as a feed the body also reads (carried and captured: one
+        # tensor twice) is an input aliasing another, which aot_autograd's while_loop refuses
+        carried = tuple(torch.clone(c) if isinstance(c, torch.Tensor) else c for c in carried)
         shapes = [c.shape if isinstance(c, torch.Tensor) else None for c in carried]
         try:
             return torch.ops.higher_order.while_loop(cond_fn, _fresh(body_fn, shapes), carried, additional)
@@ -269,7 +272,7 @@ def lower_while(builder, op) -> None:
     # before assigning it nor the code after the loop reads (a temporary such as a nonzero
     # result): such a loop value is dead.  It is not carried (same numbers eagerly), so that a
     # temporary whose shape changes per iteration does not make torch.while_loop refuse the loop.
-    live = [k for k, (a, r) in enumerate(zip(args, op.results)) if a.uses or r.uses]
+    live = [k for k in range(len(args)) if _loop_value_read(op, k, set())]
     inputs, live_args = [inputs[k] for k in live], [args[k] for k in live]
     captured = _captured_values(region)
     hints = ["cond"] + [f"arg_{k}" for k in live]
@@ -305,10 +308,34 @@ def lower_while(builder, op) -> None:
     types = tuple(_static_shape(v) for v in [cond] + live_args)
     node = g.call_function(while_loop, (g.get_attr(cond_name), g.get_attr(body_name), carried,
                                         tuple(outer), _where(op), types, tuple(live)))
-    for i, k in enumerate(live):
-        builder.env[op.results[k]] = g.call_function(operator.getitem, (node, i + 1))
+    for k, r in enumerate(op.results):  # a dead result is read by nothing but dead yields
+        builder.env[r] = g.call_function(operator.getitem, (node, live.index(k) + 1)) if k in live else None
     for k, v in enumerate(written):
         builder.rebind_written(v, g.call_function(operator.getitem, (node, 1 + len(live) + k)))
+
+
+def _loop_value_read(op, k: int, seen: set) -> bool:
+    """Whether a pd_op.while's loop value k is read: by the body (its block argument) or after
+    the loop (its result).  A read that is only a while body's cf.yield passing the value on
+    counts when what it yields into is read: an inner loop's temporary yielded into an outer
+    loop value that is itself dead is dead too, and so is a block argument the body only
+    yields back."""
+    if (op, k) in seen:
+        return False
+    seen.add((op, k))
+    return (_read(op.regions[0].blocks.first.args[k], seen) or _read(op.results[k], seen))
+
+
+def _read(value, seen: set) -> bool:
+    for use in value.uses:
+        user = use.operation
+        parent = user.parent_op() if user.name == "cf.yield" else None
+        # an if's branches yield every result: a value yielded there is read
+        if parent is None or parent.name != "pd_op.while":
+            return True
+        if use.index == 0 or _loop_value_read(parent, use.index - 1, seen):
+            return True
+    return False
 
 
 def _where(op) -> str:

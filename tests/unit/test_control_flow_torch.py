@@ -27,7 +27,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "control_flow"
 VERSIONS = ["3.3.1", "3.0.0"]
 # what torch does with each program (the table in docs/LOWERING.md)
 TRACEABLE = ["if_tensor", "if_elif", "if_two_outputs", "if_shapes_differ", "if_masked_select",
-             "while_counter", "while_data", "while_nested", "while_break", "while_if_body",
+             "while_counter", "while_data", "while_nested", "while_nested_temp", "while_break",
+             "while_if_body",
              "while_nonzero"]
 REFUSED = ["while_grow"]  # a carried tensor that grows each iteration
 # dy2static's placeholder for a variable first assigned in a loop is a 0-d `full` typed
@@ -185,3 +186,13 @@ def test_dead_loop_values_are_not_carried():
     (call,) = [n for n in gm.graph.nodes if n.op == "call_function" and "while_loop" in str(n.target)]
     carried = call.args[2]
     assert len(carried) == 1 + 2  # the condition, the counter, the total (not nonzero's result)
+
+
+def test_a_temporary_yielded_into_a_dead_outer_loop_value_is_dead():
+    """while_nested_temp: t, assigned in the inner body, is yielded by the inner loop into the
+    outer loop's t, which nothing reads: both loops carry (condition, acc, counter) only.  Carried,
+    t would start as dy2static's 0-d placeholder and become [-1, 4]: torch.while_loop refused it."""
+    gm = pirc.lower(_program("3.3.1", "while_nested_temp"))
+    loops = [n for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
+             for n in m.graph.nodes if n.op == "call_function" and "while_loop" in str(n.target)]
+    assert sorted(len(n.args[2]) for n in loops) == [3, 3]

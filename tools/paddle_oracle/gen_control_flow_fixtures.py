@@ -92,6 +92,21 @@ def while_nested(x, n):
     return acc, i, j
 
 
+def while_nested_temp(x, n):
+    """Nested loops with a temporary t assigned in the inner body and read nowhere after it:
+    dy2static carries t through both loops from a 0-d placeholder typed tensor<-1x4xf32>."""
+    i = paddle.zeros([1], "int64")
+    acc = x
+    while i < n:
+        j = paddle.zeros([1], "int64")
+        while j < 2:
+            t = acc * 0.5 + 1.0
+            acc = t - x
+            j = j + 1
+        i = i + 1
+    return acc
+
+
 def while_break(x, n):
     """Early exit: break when the values pass a bound, else n iterations."""
     i = paddle.zeros([1], "int64")
@@ -197,6 +212,11 @@ MODELS = {
         ("outer 0", {"x": _f([3, 4], 16), "n": _n(0)}),
         ("outer 1, inner 0", {"x": _f([3, 4], 17), "n": _n(1)}),
         ("outer 4, inner 0..3", {"x": _f([2, 4], 18), "n": _n(4)}),
+    ]),
+    "while_nested_temp": (while_nested_temp, [X, N], [
+        ("outer 0", {"x": _f([3, 4], 35), "n": _n(0)}),
+        ("outer 1", {"x": _f([3, 4], 36), "n": _n(1)}),
+        ("outer 3", {"x": _f([2, 4], 37), "n": _n(3)}),
     ]),
     "while_break": (while_break, [X, N], [
         ("0 iterations", {"x": _f([3, 4], 19), "n": _n(0)}),
