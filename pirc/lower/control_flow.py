@@ -14,8 +14,13 @@ closures.
 PIR's predicate is a one-element bool tensor of shape [] or [1]; torch wants a scalar, so
 the graph reduces it with `torch.all` (same truth value for one element).  A while loop
 carries (cond, inputs...): the body yields (new cond, new inputs...), exactly Paddle's
-cf.yield of the body block.  Branch and body outputs that are their own inputs are cloned:
-torch's control-flow operators reject outputs that alias inputs.
+cf.yield of the body block, less the loop values nothing reads (dy2static carries every
+variable a body assigns; `_loop_value_read`).  Branch and body outputs that are their own
+inputs are cloned; under tracing every region output and every carried value is (`_fresh`):
+torch's control-flow operators reject outputs that alias inputs, views included.  A loop that
+changes a carried shape cannot be a torch.while_loop: traced, it is refused with a
+LoweringError naming the op (`_shape_refusal`).  docs/LOWERING.md, "Control flow under
+torch.export and torch.compile", has what each construct does under torch.
 
 pd_op.pylayer runs its forward region once and is inlined (its backward is not needed for
 inference).

@@ -12,6 +12,10 @@ dim is given `EXAMPLE_SIZE` and every value is zero (a valid index for an embedd
 valid length).  Give real `inputs` when a size of 2 does not fit the model (an image
 -1 in height and width that its pooling would shrink below 1).  torch specialises the sizes
 0 and 1, so example sizes below 2 would export a static dim.
+
+A failure is one LoweringError line: the lowering's own refusal as it made it (a pd_op.while
+whose body changes a carried shape, pirc/lower/control_flow.py), else `torch.export cannot
+export this program: ...` with torch's exception as the cause.
 """
 
 from __future__ import annotations
