@@ -29,11 +29,12 @@ inference).
 from __future__ import annotations
 
 import operator
+import re
 
 import torch
 import torch.fx as fx
 
-from ..errors import LoweringError
+from ..errors import LoweringError, excerpt
 
 
 try:
@@ -133,8 +134,11 @@ def _shape_refusal(error: Exception, where: str, results: tuple):
     which = ("its condition" if k == -1 else f"its loop value {results[k]} (result {results[k]})"
              if k is not None and k < len(results) else "a value it writes in place" if k is not None
              else "a loop value")
-    said = (detail.split(" differ in ", 1)[-1].split(", where", 1)[0].replace("'", "")
-            .replace("torch.Size(", "").replace(")", "") if detail else text.splitlines()[0])
+    # torch: "pair[2] differ in 'shape: torch.Size([s77, 4]) vs torch.Size([2*s77, 4])', ..."
+    # (under torch.export the left side is the value carried in, the right what the body yields)
+    changes = [f"{what} {_plain(a)} in, {_plain(b)} out of the body"
+               for what, a, b in re.findall(r"'(shape|dtype): (.+?) vs (.+?)'", detail)]
+    said = "; ".join(changes) or excerpt(text.splitlines()[0], 200)
     refusal = LoweringError(f"{where}: the loop body changes {which} from one iteration to the next "
                             f"({said}); torch.while_loop carries tensors of a fixed shape and dtype, so "
                             "torch.export / torch.compile cannot keep this loop; run the program eagerly "
@@ -143,6 +147,14 @@ def _shape_refusal(error: Exception, where: str, results: tuple):
     # node; pirc.export gives the message as it was made (bare_message reads this)
     refusal.message = str(refusal)
     return refusal
+
+
+def _plain(text: str) -> str:
+    """`torch.Size([s77, 4])` -> `[s77, 4]`, `torch.float32` -> `float32`."""
+    text = text.strip()
+    if text.startswith("torch.Size(") and text.endswith(")"):
+        text = text[len("torch.Size("):-1]
+    return text.removeprefix("torch.")
 
 
 def _captured_values(region) -> list:

@@ -26,11 +26,13 @@ from pirc.errors import LoweringError
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "control_flow"
 VERSIONS = ["3.3.1", "3.0.0"]
 # what torch does with each program (the table in docs/LOWERING.md)
-TRACEABLE = ["if_tensor", "if_elif", "if_two_outputs", "if_shapes_differ", "if_masked_select",
+TRACEABLE = ["if_tensor", "if_elif", "if_branch_temp", "if_two_outputs", "if_shapes_differ", "if_masked_select",
              "while_counter", "while_data", "while_nested", "while_nested_temp", "while_break",
              "while_if_body",
              "while_nonzero"]
-REFUSED = ["while_grow"]  # a carried tensor that grows each iteration
+# a carried tensor that grows each iteration; a variable first assigned in the body and read
+# after the loop (dy2static starts it as a 0-d placeholder)
+REFUSED = ["while_grow", "while_last_temp"]
 # dy2static's placeholder for a variable first assigned in a loop is a 0-d `full` typed
 # tensor<1xi64>; traced, it is carried as [1] (torch.while_loop keeps shapes fixed), so a loop of
 # 0 iterations returns [1] where Paddle (and pirc's eager run) return [] -- the same number.
@@ -115,6 +117,14 @@ def test_export_with_dynamic_dims_runs_every_case(version, name):
         _check(module(*_args(gm, feeds)), want, f"{name} {version} exported", name, k)
 
 
+def test_export_refuses_a_loop_value_that_starts_as_a_placeholder():
+    program = _program("3.0.0", "while_last_temp")
+    with pytest.raises(LoweringError, match=r"^pd_op\.while at program\.regions\[0\]\.blocks\[0\]\.ops\[\d+\]: "
+                       r"the loop body changes its loop value 1 \(result 1\) from one iteration to the "
+                       r"next \(shape \[\] in, \[s\d+, 4\] out of the body\)"):
+        pirc.export(program, inputs=_cases("3.0.0", "while_last_temp")[-1][0])
+
+
 def test_export_refuses_a_loop_whose_carried_tensor_grows():
     program = _program("3.3.1", "while_grow")
     feeds, _ = _cases("3.3.1", "while_grow")[-1]
@@ -123,7 +133,7 @@ def test_export_refuses_a_loop_whose_carried_tensor_grows():
     message = str(info.value)
     assert message.startswith("pd_op.while at program.regions[0].blocks[0].ops[4]: the loop body "
                               "changes its loop value 1 (result 1) from one iteration to the next "
-                              "(shape: [s77, 4] vs [2*s77, 4])"), message
+                              "(shape [s77, 4] in, [2*s77, 4] out of the body)"), message
     assert "torch.while_loop carries tensors of a fixed shape" in message
     assert info.value.__cause__ is None and "\n" not in message  # one line, no torch traceback
     # the eager module still runs it (test_eager_run_equals_paddle)

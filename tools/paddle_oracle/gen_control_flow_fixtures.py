@@ -52,6 +52,17 @@ def if_elif(x):
     return y
 
 
+def if_branch_temp(x):
+    """A temporary assigned in one branch only: dy2static yields it from both (the other branch
+    gives a placeholder), though nothing reads it after the if."""
+    if paddle.sum(x) > 0:
+        t = x * 2.0
+        y = t + 1.0
+    else:
+        y = x - 1.0
+    return y
+
+
 def if_two_outputs(x, y):
     """A branch yields two values, one of them a feed."""
     if paddle.max(x) > paddle.max(y):
@@ -140,6 +151,16 @@ def while_grow(x, n):
     return y
 
 
+def while_last_temp(x, n):
+    """A variable first assigned in the body and read after the loop: dy2static starts it from
+    a 0-d placeholder (what 0 iterations return) that the first iteration makes [-1, 4]."""
+    i = paddle.zeros([1], "int64")
+    while i < n:
+        t = x * paddle.cast(i + 1, "float32")
+        i = i + 1
+    return t
+
+
 def if_shapes_differ(x):
     """Branches whose results have different shapes: one keeps x, one drops its last row."""
     if paddle.sum(x) > 0:
@@ -194,6 +215,10 @@ MODELS = {
         ("elif", {"x": _f([3, 4], 5, shift=-1.0)}),
         ("else", {"x": _f([2, 4], 6, scale=0.1)}),
     ]),
+    "if_branch_temp": (if_branch_temp, [X], [
+        ("true branch", {"x": _f([3, 4], 38, shift=1.0)}),
+        ("false branch", {"x": _f([3, 4], 39, shift=-1.0)}),
+    ]),
     "if_two_outputs": (if_two_outputs, [X, Y], [
         ("true branch", {"x": _f([3, 4], 7, shift=5.0), "y": _f([3, 4], 8)}),
         ("false branch", {"x": _f([3, 4], 9), "y": _f([3, 4], 10, shift=5.0)}),
@@ -241,6 +266,11 @@ MODELS = {
         ("0 iterations", {"x": _f([3, 4], 32), "n": _n(0)}),
         ("1 iteration", {"x": _f([3, 4], 33), "n": _n(1)}),
         ("4 iterations", {"x": _f([2, 4], 34, scale=2.0), "n": _n(4)}),
+    ]),
+    "while_last_temp": (while_last_temp, [X, N], [
+        ("0 iterations", {"x": _f([3, 4], 40), "n": _n(0)}),
+        ("1 iteration", {"x": _f([3, 4], 41), "n": _n(1)}),
+        ("3 iterations", {"x": _f([2, 4], 42), "n": _n(3)}),
     ]),
     "if_shapes_differ": (if_shapes_differ, [X], [
         ("true branch", {"x": _f([3, 4], 28, shift=1.0)}),
