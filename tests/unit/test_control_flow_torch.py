@@ -206,3 +206,20 @@ def test_a_temporary_yielded_into_a_dead_outer_loop_value_is_dead():
     loops = [n for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
              for n in m.graph.nodes if n.op == "call_function" and "while_loop" in str(n.target)]
     assert sorted(len(n.args[2]) for n in loops) == [3, 3]
+
+
+def test_pirc_run_cli_equals_paddle(tmp_path):
+    """The command a user runs: pirc-run on the saved JSON, each case's inputs from an .npz
+    (while_break: a loop that runs out, breaks early or runs 0 times; two ifs in its body)."""
+    import subprocess
+    import sys
+
+    name = "while_break"
+    for k, (feeds, want) in enumerate(_cases("3.0.0", name)):
+        np.savez(tmp_path / f"in{k}.npz", **feeds)
+        r = subprocess.run([sys.executable, "-m", "pirc.cli.run", str(FIXTURES / "3.0.0" / f"{name}.json"),
+                            "--inputs", str(tmp_path / f"in{k}.npz"), "--outputs", str(tmp_path / f"out{k}.npz")],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        with np.load(tmp_path / f"out{k}.npz") as out:
+            _check([out[f] for f in out.files], want, f"{name} pirc-run", None, k)
