@@ -149,7 +149,10 @@ def lowering_coverage(program: Program) -> list:
 
 def read_params(path: str, names=None) -> dict:
     """A `.pdiparams` file as name -> numpy array; `names` (or a Program) supplies the names,
-    which Paddle stores in sorted order; without them the keys are "0", "1", ...
+    which Paddle stores in sorted order; without them the keys are "0", "1", ...  Given a
+    Program, the file holds its persisted parameters only, and the ones Paddle creates at load
+    (`persistable:[false]`, like rnn's `dropout_state`) are created: zeros of their declared
+    shape and dtype.
     """
     from .runtime.params import read_params as _read
 
@@ -158,7 +161,8 @@ def read_params(path: str, names=None) -> dict:
 
 def write_params(path: str, params: dict, program: Program) -> None:
     """Write the program's parameters (name -> array) to a `.pdiparams` file, atomically: the
-    names its builtin.parameter ops hold, sorted, each in its declared dtype."""
+    names its persisted builtin.parameter ops hold, sorted, each in its declared dtype (those
+    Paddle creates at load are not written, as Paddle writes none)."""
     from .runtime.params import write_params as _write
 
     _write(path, params, program)

@@ -7,6 +7,9 @@
     python3 tools/bench_run.py --mode zoo --compile --write docs/PERFORMANCE.md   # "## Zoo"
     python3 tools/bench_run.py --mode zoo --export --write docs/PERFORMANCE.md
         # "## Zoo export and compile"
+    python3 tools/bench_run.py --mode zoo --zoo zoo2 --write docs/PERFORMANCE.md   # the second zoo
+    python3 tools/bench_run.py --mode zoo --zoo zoo2 --threads 0 --write docs/PERFORMANCE.md
+        # torch's and Paddle's default thread counts
 
 Two modes:
 - `--mode corpus` (default): the corpus models (tests/fixtures/corpus/3.3.1/*.json) against
@@ -29,11 +32,16 @@ Two modes:
   the second one; the same check of torch.compile(backend="eager", fullgraph=True); the
   exported module timed against the lowered one at the recorded size.  A program saved with
   fixed shapes exports static and is checked at its own size.
+- `--zoo zoo2`: the second zoo (tests/fixtures/zoo2: sequence, decoding and detection models
+  whose loops and NMS outputs depend on the data, so an input tiled along the batch is not a
+  reference of its own): by default each model runs at its recorded inputs only (`--batches`
+  still tiles, checked against Paddle's outputs for the tiled feeds).
 
 Paddle runs in a child process with the scratch venv's python (--paddle, default
 /tmp/pd331/bin/python; paddlepaddle is never a pirc dependency).  Everything runs on one thread
 (torch.set_num_threads, OMP/MKL_NUM_THREADS for Paddle) so the numbers compare kernels, not
-thread pools on a shared machine.  The torch-side modules take turns call by call; time =
+thread pools on a shared machine; `--threads N` sets N for both, `--threads 0` leaves each at
+its own default (torch's intra-op pool and Paddle's OpenMP / MKL defaults: as users run them).  The torch-side modules take turns call by call; time =
 median over --rounds rounds of the median of --reps calls, after --warmup calls, in
 microseconds per call.  Every timed module's outputs are checked against Paddle's before
 timing (max abs diff shown; in zoo mode a module beyond --atol + --rtol * max|Paddle| is
@@ -65,6 +73,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 CORPUS = os.path.join(ROOT, "tests", "fixtures", "corpus", "3.3.1")
 ZOO = os.path.join(ROOT, "tests", "fixtures", "zoo")
+ZOOS = {"zoo": ZOO, "zoo2": os.path.join(ROOT, "tests", "fixtures", "zoo2")}
 BATCHES = (1, 2, 4, 8, 16, 32, 64)
 ZOO_BATCHES = (1, 16)
 PIPELINE = "param-fold,cse,dce"   # what the lowering's own fx-level fold and cse did before 2026-12-02
@@ -204,10 +213,16 @@ print("RESULT" + json.dumps(res))
 """
 
 
-def paddle_times(python, prefix, inputs, warmup, reps, rounds):
+def paddle_times(python, prefix, inputs, warmup, reps, rounds, threads=1):
     """Paddle's time per call (us) for each input file of `inputs` (key -> .npz of feeds) and its
-    version; its outputs land beside each input file as FILE.paddle_out.npz."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", GLOG_minloglevel="3")
+    version; its outputs land beside each input file as FILE.paddle_out.npz.  `threads` 0 keeps
+    Paddle's own OpenMP / MKL defaults."""
+    env = dict(os.environ, GLOG_minloglevel="3")
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        if threads:
+            env[var] = str(threads)
+        else:
+            env.pop(var, None)
     args = json.dumps({"prefix": prefix, "inputs": inputs, "warmup": warmup, "reps": reps,
                        "rounds": rounds})
     cp = subprocess.run([python, "-c", PADDLE_CHILD, args], capture_output=True, text=True,
@@ -240,7 +255,7 @@ def bench_corpus_model(path, args, tmp):
     feeds = {k[4:]: io[k] for k in io.files if k.startswith("in__")}
     params_path = stem + ".pdiparams" if os.path.exists(stem + ".pdiparams") else None
     program = pirc.load(path)
-    params = pirc.read_params(params_path, _param_names(program)) if params_path else {}
+    params = pirc.read_params(params_path, program) if params_path else {}
     from pirc.api import lower  # `pirc.lower` is also the name of the lowering package
     gm = lower(program, params_path, pipeline=PIPELINE)
     hand_module, hand_fn = hand_versions(name, params)
@@ -272,11 +287,6 @@ def bench_corpus_model(path, args, tmp):
                 row[label + "_us"] = us
             rows.append(row)
     return rows
-
-
-def _param_names(program):
-    return sorted(op.attributes["parameter_name"].data for op in program.block.ops
-                  if op.name == "builtin.parameter")
 
 
 def corpus_table(rows, compiled):
@@ -318,13 +328,20 @@ def zoo_models(release="3.3.1", zoo=ZOO, names=None):
     return found
 
 
-def zoo_params(program):
-    """Every builtin.parameter of the program, rebuilt by tools/zoo_weights.value."""
+def zoo_params(program, constants=None):
+    """Every builtin.parameter of the program: the model's constants (the MODEL.VER.constants.npz
+    path `constants`, where the forward built tensors eagerly), the rest rebuilt by
+    tools/zoo_weights.value."""
     from pirc.ir.types import ELEMENT_TYPE_NAMES
     from pirc.runtime.params import DTYPES, ELEMENT_CODES, parameter_types
     from tools.zoo_weights import value
 
-    return {name: value(name, t.shape, DTYPES[ELEMENT_CODES[ELEMENT_TYPE_NAMES[t.dtype]]][0])
+    fixed = {}
+    if constants and os.path.exists(constants):
+        with np.load(constants) as d:
+            fixed = {k: d[k] for k in d.files}
+    return {name: fixed[name] if name in fixed else
+            value(name, t.shape, DTYPES[ELEMENT_CODES[ELEMENT_TYPE_NAMES[t.dtype]]][0])
             for name, t in parameter_types(program).items()}
 
 
@@ -397,20 +414,20 @@ def bench_zoo_model(model, args, tmp):
     if missing:
         return [{"model": model.name, "skipped": "missing kernels: "
                  + "; ".join(str(m) for m in missing)}]
-    params = zoo_params(program)
+    params = zoo_params(program, model.program[:-len(".json")] + ".constants.npz")
     gm = lower(program, params, pipeline=PIPELINE)
     shapes = feed_shapes(program)
     feeds, outs = recorded(model)
     rec_bsz = recorded_batch(feeds, shapes)
     inputs, ref = {}, {}
-    for bsz in args.batches:
+    for bsz in args.batches or ():   # none (zoo2's default): the recorded inputs only
         arrs = batch_inputs(feeds, shapes, bsz)
         if arrs is None:
             continue
         inputs[str(bsz)] = arrs
         ref[str(bsz)] = tiled_outputs(outs, rec_bsz, bsz)
-    if not inputs:   # fixed shapes and no requested batch is the recorded one
-        key = f"{rec_bsz} (fixed)"
+    if not inputs:   # fixed shapes and no requested batch is the recorded one, or no batch asked
+        key = f"{rec_bsz} ({'fixed' if args.batches else 'recorded'})"
         inputs[key], ref[key] = feeds, outs
     pd = {}
     if not args.no_paddle:
@@ -422,7 +439,7 @@ def bench_zoo_model(model, args, tmp):
             files[key] = f"{prefix}.{key.split()[0]}.npz"
             np.savez(files[key], **arrs)
         pd, args.paddle_version = paddle_times(args.paddle, prefix, files, args.warmup, args.reps,
-                                               0 if args.check_only else args.rounds)
+                                               0 if args.check_only else args.rounds, args.threads)
         ref = {key: paddle_outputs(path) for key, path in files.items()}
     if args.compile:
         torch._dynamo.reset()   # each model compiles from scratch (its time is its own)
@@ -581,7 +598,8 @@ def export_zoo_model(model, args):
     if missing:
         return {"model": model.name, "skipped": "missing kernels: "
                 + "; ".join(str(m) for m in missing)}
-    gm = lower(program, zoo_params(program), pipeline=PIPELINE)
+    gm = lower(program, zoo_params(program, model.program[:-len(".json")] + ".constants.npz"),
+               pipeline=PIPELINE)
     shapes = feed_shapes(program)
     feeds, _ = recorded(model)
     sizes = [feeds, second_size(feeds, shapes)]
@@ -707,6 +725,10 @@ def parse_args(argv=None):
     ap.add_argument("--no-paddle", action="store_true",
                     help="zoo: skip Paddle, check against the recorded outputs, no Paddle times")
     ap.add_argument("--check-only", action="store_true", help="zoo: check outputs, time nothing")
+    ap.add_argument("--zoo", choices=sorted(ZOOS), default="zoo",
+                    help="zoo mode: the first zoo (tests/fixtures/zoo) or the second (zoo2)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads for torch and Paddle alike (default 1; 0: each one's default)")
     ap.add_argument("--release", default="3.3.1",
                     help="zoo: the release whose saved files run (tests/fixtures/zoo/RELEASE)")
     ap.add_argument("--atol", type=float, default=1e-5, help="zoo: output check, absolute part")
@@ -715,6 +737,8 @@ def parse_args(argv=None):
     ap.add_argument("--write", help="add the table to the '## Run' (corpus) or '## Zoo' (zoo) "
                                     "section of this markdown file")
     args = ap.parse_args(argv)
+    if args.mode == "zoo" and args.zoo == "zoo2" and args.batches is None:
+        args.batches = []   # recorded inputs only (module docstring)
     for key, value in DEFAULTS[args.mode].items():
         if getattr(args, key) is None:
             setattr(args, key, list(value) if isinstance(value, tuple) else value)
@@ -741,10 +765,11 @@ def run_corpus(args):
 
 def selected_zoo_models(args):
     """The zoo models --models names (all by default); an unknown name ends the run."""
-    models = zoo_models(args.release, names=args.models)
+    zoo = ZOOS[args.zoo]
+    models = zoo_models(args.release, zoo, names=args.models)
     unknown = sorted(set(args.models or ()) - {m.name for m in models})
     if unknown:
-        sys.exit(f"bench_run: no zoo model {', '.join(unknown)} in {os.path.join(ZOO, args.release)}")
+        sys.exit(f"bench_run: no zoo model {', '.join(unknown)} in {os.path.join(zoo, args.release)}")
     return models
 
 
@@ -760,7 +785,7 @@ def run_zoo(args):
                              "skipped": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
             print(f"{model.name}: done", file=sys.stderr, flush=True)
     ref = "the recorded outputs" if args.no_paddle else "Paddle's"
-    what = (f"zoo {args.release} models (tests/fixtures/zoo/{args.release}, weights from "
+    what = (f"{args.zoo} {args.release} models (tests/fixtures/{args.zoo}/{args.release}, weights from "
             f"tools/zoo_weights.py), outputs checked against {ref} within atol {args.atol:g} + "
             f"rtol {args.rtol:g} * max|ref|; pirc / Paddle = Paddle's time over pirc's (> 1: pirc "
             "is faster)")
@@ -794,7 +819,10 @@ def section(args):
 
 def main(argv=None):
     args = parse_args(argv)
-    torch.set_num_threads(1)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    threads = (f"{args.threads} thread{'s' if args.threads > 1 else ''}" if args.threads else
+               f"default threads (torch {torch.get_num_threads()}, Paddle's OpenMP default)")
     run = run_corpus if args.mode == "corpus" else run_zoo_export if args.export else run_zoo
     tab, what = run(args)
     print(tab)
@@ -807,7 +835,7 @@ def main(argv=None):
                 f"Machine {platform.node()} ({platform.machine()}), CPU {cpu_model()}, "
                 f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.1f} at the end); "
                 f"torch {torch.__version__}, Paddle {paddle}, Python {platform.python_version()}; "
-                f"one thread, median of {args.rounds} rounds' medians of {args.reps} calls after "
+                f"{threads}, median of {args.rounds} rounds' medians of {args.reps} calls after "
                 f"{args.warmup} warm-up calls, the torch-side modules interleaved call by call; "
                 f"{what}.\n\n" + tab + "\n")
         write_section(args.write, text, section(args))

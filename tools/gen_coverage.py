@@ -7,6 +7,10 @@ fixtures and parity) and the per-op block of docs/PARITY.md, from data in the re
   tools/paddle_oracle/gen_op_fixtures.py: a failed build there is Paddle's own evidence),
 - the survey of every op in Paddle's CPU wheels (tools/paddle_oracle/results/op_survey.VER.json,
   made by tools/paddle_oracle/survey_ops.py),
+- the second attempt at every op either of those recorded not buildable
+  (tools/paddle_oracle/results/reexamine_unbuildable.VER.json, made by
+  tools/paddle_oracle/reexamine_unbuildable.py through Paddle's public APIs and LoD feeds): an
+  op stays "not buildable" only with both attempts' exceptions as evidence,
 - the recorded tolerances (tests/fixtures/ops/parity/*.yaml).
 
     python -m tools.gen_coverage          # rewrite both
@@ -73,6 +77,7 @@ class OpRow:
     lowered: dict = field(default_factory=dict)      # PIR version -> has a kernel
     fixtures: list = field(default_factory=list)     # Fixture (named for this op)
     survey: dict = field(default_factory=dict)       # release -> survey entry
+    second: dict = field(default_factory=dict)       # release -> second attempt (reexamine)
 
 
 def releases() -> list[tuple[str, int]]:
@@ -131,6 +136,42 @@ def load_survey() -> dict[str, dict]:
     return out
 
 
+def load_reexamined() -> dict[str, dict]:
+    """release -> {op: second attempt} (tools/paddle_oracle/reexamine_unbuildable.py)."""
+    out = {}
+    for path in sorted(SURVEY.glob("reexamine_unbuildable.*.json")):
+        doc = json.loads(path.read_text())
+        out[doc["paddle_version"]] = doc["ops"]
+    return out
+
+
+def second_attempt(row: "OpRow") -> tuple[str, dict] | None:
+    """The op's second attempt that decides: one that built and ran the op (any release),
+    else the newest release's."""
+    for rel, rec in sorted(row.second.items(), reverse=True):
+        if rec["status"] == "builds and runs":
+            return rel, rec
+    return max(row.second.items()) if row.second else None
+
+
+def second_text(rel: str, rec: dict, limit: int = 160) -> str:
+    """A second attempt as evidence: the API tried and what Paddle did."""
+    api = evidence_text(rec["api"], 120)
+    if rec["status"] == "builds and runs":
+        lod = ("; its kernel reads the LoD of a fed LoD tensor, which pirc's runtime does not "
+               "carry" if rec.get("lod_feed") else "")
+        return (f"second attempt ({rel}): {api}: builds, runs on the CPU executor, outputs "
+                f"fetched{lod}")
+    if rec["status"].startswith("runs, but"):
+        emitted = ", ".join(o[6:] for o in rec.get("ops", ()) if o.startswith("pd_op.")
+                            and o != "pd_op.data")
+        fb = rec.get("fallback", {})
+        return (f"second attempt ({rel}): {api}: runs but emits {emitted or 'no op'}, "
+                f"not this one; {evidence_text(fb.get('api', ''), 80)}: "
+                f"{evidence_text(fb.get('error', ''), limit)}")
+    return f"second attempt ({rel}): {api}: {evidence_text(rec.get('error', ''), limit)}"
+
+
 def load_tolerances() -> dict[str, dict]:
     tol = {}
     for path in sorted((OPS / "parity").glob("*.yaml")):
@@ -157,7 +198,22 @@ def evidence_text(text: str, limit: int = 160) -> str:
 
 
 def why_not(row: OpRow, defs: dict, newest: str) -> tuple[str, str]:
-    """(status, evidence) of an op that is not lowered."""
+    """(status, evidence) of an op that is not lowered: the first attempt's verdict, and for
+    "not buildable" the second attempt's, which overturns it when Paddle built and ran the op."""
+    reason, evidence = first_attempt(row, defs, newest)
+    if not reason.startswith("not buildable"):
+        return reason, evidence
+    second = second_attempt(row)
+    if second is None:
+        return reason, evidence + "; no second attempt"
+    if second[1]["status"] == "builds and runs":
+        return ("not yet: Paddle's CPU executor runs it (second attempt)",
+                f"first attempt: {evidence}; {second_text(*second)}")
+    return reason, f"{evidence}; {second_text(*second)}"
+
+
+def first_attempt(row: OpRow, defs: dict, newest: str) -> tuple[str, str]:
+    """(status, evidence) of an op that is not lowered, by its fixture or the survey."""
     failed = [f for f in row.fixtures if not f.ok]
     if failed and not any(f.ok for f in row.fixtures):
         f = failed[0]
@@ -181,6 +237,7 @@ def why_not(row: OpRow, defs: dict, newest: str) -> tuple[str, str]:
 
 def rows(defs_by_version: dict[int, dict]) -> list[OpRow]:
     table, fixtures, survey = load_table(), load_fixtures(), load_survey()
+    second = load_reexamined()
     names = sorted({n for defs in defs_by_version.values() for n, d in defs.items()
                     if d["dialect"] == "pd_op" and n.startswith("pd_op.")})
     out = []
@@ -194,6 +251,7 @@ def rows(defs_by_version: dict[int, dict]) -> list[OpRow]:
         # the survey tries an in-place twin X_ through X (same kernel, same evidence)
         r.survey = {rel: ops.get(n) or ops[n[:-1]] for rel, ops in survey.items()
                     if n in ops or (n.endswith("_") and n[:-1] in ops)}
+        r.second = {rel: ops[n] for rel, ops in second.items() if n in ops}
         out.append(r)
     return out
 
@@ -239,9 +297,11 @@ def render_coverage() -> str:
         "not edit. Every op of dialect `pd_op` in the op definitions of Paddle "
         + ", ".join(f"{p} (PIR {v})" for p, v in rel) + ", with its lowering",
         "status at each PIR version: **lowered** (a kernel covers that version), **not buildable",
-        "on CPU** (Paddle's own CPU wheel cannot build or run it: the evidence is the exception",
-        "Paddle raised, from the op's fixture generator or from",
-        "`tools/paddle_oracle/survey_ops.py`), or **not yet**; `-` where the release has no such op.",
+        "on CPU** (Paddle's own CPU wheel cannot build or run it: the evidence is the exceptions",
+        "Paddle raised on two attempts, the op's fixture generator or",
+        "`tools/paddle_oracle/survey_ops.py` first, then",
+        "`tools/paddle_oracle/reexamine_unbuildable.py` through the public API that emits it),",
+        "or **not yet**; `-` where the release has no such op.",
         "Fixtures are the per-op Paddle programs of `tests/fixtures/ops/` (made by",
         "`tools/paddle_oracle/gen_op_fixtures.py`, run by `tests/unit/test_op_fixtures.py`); parity",
         "is what that test holds the op to (tolerances and reasons: docs/PARITY.md, per-op block).",
@@ -280,6 +340,7 @@ def render_coverage() -> str:
     cats = Counter(reasons[r.name][0] for r in fwd if not r.lowered[vs[-1]] and r.in_version[vs[-1]])
     out += ["Not lowered at PIR " + str(vs[-1]) + ", by reason:", ""]
     out += [f"- {label}: {n}" for label, n in sorted(cats.items(), key=lambda kv: (-kv[1], kv[0]))]
+    out += reexamined_section(fwd, vs, rel)
     out += ["", "## Forward ops", "",
             "| op | " + " | ".join(f"PIR {v}" for v in vs) + " | fixtures | parity | why not lowered |",
             "|---|" + "---|" * len(vs) + "---|---|---|"]
@@ -301,6 +362,73 @@ def render_coverage() -> str:
             "-" if not r.in_version[v] else ("lowered" if r.lowered[v] else "not yet")
             for v in vs) + " |")
     return "\n".join(out) + "\n"
+
+
+def load_first_records() -> dict[str, dict]:
+    """The "not buildable" records as they stood before the second attempt."""
+    return json.loads((SURVEY / "unbuildable_ops.json").read_text())["ops"]
+
+
+def now_status(r: OpRow, v: int, defs: dict, newest: str) -> str:
+    if not r.in_version[v]:
+        return "-"
+    if r.lowered[v]:
+        return "lowered"
+    reason = why_not(r, defs, newest)[0]
+    return "not buildable" if reason.startswith("not buildable") else "not yet"
+
+
+def reexamined_section(fwd: list[OpRow], vs: list[int], rel: list) -> list[str]:
+    """Every record the first attempt left "not buildable on CPU", with both attempts'
+    evidence, and how many changed status."""
+    first = load_first_records()
+    defs_all = load_defs()
+    newest = rel[-1][0]
+    by_name = {r.name: r for r in fwd}
+    recs = [(by_name[n], e) for n, e in sorted(first.items()) if n in by_name]
+    status = {r.name: {v: now_status(r, v, defs_all[v].get(r.name) or defs_all[vs[0]].get(r.name),
+                                     newest) for v in vs} for r, _ in recs}
+    out = ["", "## Re-examined \"not buildable\" records", "",
+           "Each op the first attempt (its fixture builder, or the survey's generic",
+           "`paddle._C_ops` call) recorded not buildable on CPU was tried again by",
+           "`tools/paddle_oracle/reexamine_unbuildable.py` in Paddle 3.0.0 and 3.3.1: through the",
+           "public API or layer that emits it, with LoD inputs fed as LoD tensors and outputs",
+           "fetched with `return_numpy=False`, each in its own child process (one",
+           "`reexamine_unbuildable` file per release in `tools/paddle_oracle/results/`). A",
+           "record stays \"not buildable\" only with both attempts' exceptions as its evidence;",
+           "where Paddle's CPU executor built and ran the op, the record changed (to",
+           "\"lowered\" once a kernel covers it).",
+           "",
+           "| records | " + " | ".join(f"PIR {v}" for v in vs) + " |",
+           "|---|" + "---|" * len(vs)]
+    was = {v: [r for r, e in recs if v in e["pir_versions"]] for v in vs}
+    out.append("| not buildable by the first attempt | "
+               + " | ".join(str(len(was[v])) for v in vs) + " |")
+    for label in ("lowered", "not yet", "not buildable"):
+        out.append(f"| now {label} | " + " | ".join(
+            str(sum(1 for r in was[v] if status[r.name][v] == label)) for v in vs) + " |")
+    changed: dict[str, list[str]] = {}
+    for r, e in recs:
+        if vs[-1] in e["pir_versions"] and status[r.name][vs[-1]] != "not buildable":
+            changed.setdefault(e["reason"], []).append(r.name)
+    out += ["", f"Changed at PIR {vs[-1]}, by the reason first recorded:", ""]
+    total = sum(len(v) for v in changed.values())
+    out[-2] = (f"Changed at PIR {vs[-1]}: {total} of {len(was[vs[-1]])}, by the reason "
+               "first recorded:")
+    for label, ops in sorted(changed.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        text = evidence_text(label, 400) if label != "unlabelled" else \
+            "no reason given (the first attempt's exception only)"
+        out.append(f"- {text}: {len(ops)} ({', '.join(f'`{o[6:]}`' for o in ops)})")
+    out += ["", "| op | first recorded as | first attempt | second attempt | now (" +
+            ", ".join(f"PIR {v}" for v in vs) + ") |", "|---|---|---|---|---|"]
+    for r, e in recs:
+        second = second_attempt(r)
+        label = e["reason"] if e["reason"] != "unlabelled" else "(no reason given)"
+        out.append(f"| `{r.name}` | {evidence_text(label, 120)} | "
+                   f"{evidence_text(e['first_attempt'])} | "
+                   f"{second_text(*second) if second else 'none'} | "
+                   + ", ".join(status[r.name][v] for v in vs) + " |")
+    return out
 
 
 def version_sections(fwd: list[OpRow], vs: list[int]) -> list[str]:

@@ -177,11 +177,12 @@ def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
 
 
 def read_program_params(program, args) -> dict | None:
-    """--params: the file's tensors named by the program's builtin.parameter ops."""
+    """--params: the file's tensors named by the program's persisted builtin.parameter ops,
+    and the parameters Paddle creates at load (not persistable)."""
     if args.params is None:
         return None
-    from ..runtime.params import names_from_program, read_params
-    return read_params(args.params, names_from_program(program))
+    from ..runtime.params import read_params
+    return read_params(args.params, program)
 
 
 def verify_read(program, args, fmt: str, text: str, filename: str, line_offset: int) -> None:

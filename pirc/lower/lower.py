@@ -83,18 +83,27 @@ def _as_tensor(value, name: str) -> torch.Tensor:
 
 def bind_parameters(program, params, ctx: LoweringContext) -> dict[str, str]:
     """Register each builtin.parameter's tensor on the root module; name map root -> Paddle."""
+    from ..runtime.persistence import created_parameters, created_value
+
     ops = _parameter_ops(program)
     params = _read_params_file(program, params) or {}
+    # what Paddle creates at load rather than reading (not persistable): created here too when
+    # a params dict leaves them out (read_params, given the program, already made them)
+    created = created_parameters(program)
     missing, bad = [], []
     mapping = {}
     for op in ops:
         pname = op.attributes["parameter_name"].data
         if pname in ctx.param_nodes:
             continue
-        if pname not in params:
+        if pname not in params and pname in created:
+            value = created_value(pname, created[pname])
+        elif pname not in params:
             missing.append(pname)
             continue
-        tensor = _as_tensor(params[pname], pname)
+        else:
+            value = params[pname]
+        tensor = _as_tensor(value, pname)
         rtype = op.results[0].type
         dtype = torch_dtype_of_type(rtype)
         if dtype is not None and tensor.dtype != dtype:
@@ -212,7 +221,8 @@ def optimised_copy(program, params, pipeline: str, device: str):
 
 
 def _read_params_file(program, params):
-    """`params` as a dict: a `.pdiparams` path is read with the program's parameter names."""
+    """`params` as a dict: a `.pdiparams` path is read with the program's persisted parameter
+    names, and the parameters Paddle creates at load are created (runtime/persistence.py)."""
     if isinstance(params, (str, bytes)) or hasattr(params, "__fspath__"):
         from ..runtime.params import read_params
         return read_params(str(params), program)

@@ -38,8 +38,8 @@ from ..ir.ops import is_null_value
 from ..ir.registry import op_class
 from ..ir.types import DenseTensorType
 from .infra.parameters import (add_parameter, erase_unused, fresh_name, needs_params,
-                               parameter_name, parameter_op, program_parameter_names,
-                               weights_digest)
+                               not_persisted_reason, parameter_name, parameter_op,
+                               program_parameter_names, weights_digest)
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
 from .infra.rewrites import OpUse
@@ -177,6 +177,10 @@ def operand_values(pc: PassContext, m: Match):
     bias = m.bias_param.results[0] if m.bias_param is not None else None
     wanted = [m.conv.operands[1], bias, norm.operands[1], norm.operands[2],
               norm.operands[3], norm.operands[4]]
+    unknown = not_persisted_reason(parameter_op(v) for v in wanted
+                                   if v is not None and not is_null_value(v))
+    if unknown:
+        return unknown
     values = [value(v) for v in wanted]
     missing = [v for v in values if isinstance(v, str)]
     if missing:

@@ -33,7 +33,8 @@ from ..ir.effects import is_pure
 from ..ir.types import DenseTensorType
 from ..runtime.op_versions import semantic_version
 from .infra.parameters import (PARAMETER, add_parameter, erase_unused, fresh_name, needs_params,
-                               parameter_name, program_parameter_names, weights_digest)
+                               not_persisted_reason, parameter_name, program_parameter_names,
+                               weights_digest)
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
 from .infra.rewrites import ANY_OP, OpUse
@@ -79,6 +80,10 @@ class ParamFold(PircPass):
                 pc.skip(needs_params(self.name), value.owner, pc.state.fingerprint(ops))
                 continue
             params = [op for op in cone if op.name == PARAMETER]
+            unknown = not_persisted_reason(params)
+            if unknown:
+                pc.skip(unknown, value.owner, pc.state.fingerprint(ops))
+                continue
             missing = [parameter_name(p) for p in params if parameter_name(p) not in pc.params]
             if missing:
                 pc.skip(f"params: no value for {', '.join(sorted(set(missing)))} in the parameters given",

@@ -7,13 +7,16 @@ parameter-name order; the file itself stores no names.  Each stream is
     | u32 tensor version (0) | i32 desc_size | TensorDesc protobuf (1: dtype enum, 2: dims)
     | raw little-endian data
 
-Names therefore come from the program: its `builtin.parameter` ops, sorted
-(`names_from_program`).  bfloat16, which numpy lacks, is widened exactly to float32; the
-lowering casts every parameter to the dtype its `builtin.parameter` result declares.
+Names therefore come from the program: the names of its persisted `builtin.parameter` ops,
+sorted (`names_from_program`).  A parameter whose `persistable` attribute is false (rnn's
+`dropout_state`) is not in the file: Paddle creates it at load, and so does `read_params`
+given the program (pirc/runtime/persistence.py has the rule and its Paddle source).
+bfloat16, which numpy lacks, is widened exactly to float32; the lowering casts every
+parameter to the dtype its `builtin.parameter` result declares.
 
 `write_params` writes the same layout back (LoD level 0, unpacked dims, as Paddle writes
-them), each tensor in the dtype its `builtin.parameter` declares, so an unchanged file is
-rewritten byte for byte, bfloat16 included.
+them), the persisted parameters only, each tensor in the dtype its `builtin.parameter`
+declares, so an unchanged file is rewritten byte for byte, bfloat16 included.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import numpy as np
 from .. import limits
 from ..atomic import write_atomically
 from ..errors import ParamsError
+from .persistence import created_values, persisted_names
 
 # Paddle's VarType.Type enum values that a TensorDesc holds, and the numpy dtype of each.
 DTYPES: dict[int, tuple[str, np.dtype]] = {
@@ -168,30 +172,44 @@ def read_tensors(path: str) -> list[np.ndarray]:
 
 
 def names_from_program(program) -> list[str]:
-    """The parameter names of a program's builtin.parameter ops, sorted as Paddle saves them."""
-    names = set()
-    for op in program.walk():
-        if op.name == "builtin.parameter":
-            names.add(op.attributes["parameter_name"].data)
-    return sorted(names)
+    """The names a .pdiparams file of `program` holds, in file order: its persisted
+    builtin.parameter ops' names, sorted as Paddle saves them."""
+    return persisted_names(program)
+
+
+def _listed(names, limit: int = 8) -> str:
+    names = list(names)
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f", ... ({more} more)" if more > 0 else "")
 
 
 def read_params(path: str, names=None) -> dict[str, np.ndarray]:
-    """name -> array.  `names`: the parameter names (sorted here), or a Program to take them from.
+    """name -> array.  `names`: the names the file holds (sorted here), or a Program to take
+    them from; with a Program, the parameters Paddle creates at load instead of reading them
+    (not persistable) are created too (pirc/runtime/persistence.py).
 
     Without names the tensors are keyed "0", "1", ... in file order.
     """
     tensors = read_tensors(path)
     if names is None:
         return {str(i): t for i, t in enumerate(tensors)}
+    created = {}
     if not isinstance(names, (list, tuple, set, frozenset)):
-        names = names_from_program(names)
+        program = names
+        names = persisted_names(program)
+        created = created_values(program)
     names = sorted(names)
     if len(names) != len(tensors):
-        raise ParamsError(f"the file holds {len(tensors)} tensors but the program has {len(names)} "
-                          f"parameters ({', '.join(names[:8])}{', ...' if len(names) > 8 else ''}); "
+        note = ""
+        if created:
+            note = (f"; {_listed(created)} {'is' if len(created) == 1 else 'are'} created at load, "
+                    "not read")
+        raise ParamsError(f"the file holds {len(tensors)} tensors but the program expects "
+                          f"{len(names)} persisted parameters ({_listed(names)}{note}); "
                           "is it the parameters file of this program?").in_file(path)
-    return dict(zip(names, tensors))
+    params = dict(zip(names, tensors))
+    params.update(created)
+    return params
 
 
 # PIR element-type spellings (tensor<...xf32>) -> the TensorDesc dtype code Paddle writes.
@@ -232,7 +250,8 @@ def tensor_stream(array: np.ndarray, code: int) -> bytes:
 
 
 def parameter_types(program) -> dict:
-    """Parameter name -> the type its (first) builtin.parameter op declares."""
+    """Parameter name -> the type its (first) builtin.parameter op declares, persisted or not
+    (`names_from_program` lists the persisted ones)."""
     types = {}
     for op in program.walk():
         if op.name == "builtin.parameter":
@@ -241,15 +260,17 @@ def parameter_types(program) -> dict:
 
 
 def params_streams(params_by_name: dict, program) -> list[bytes]:
-    """The streams `write_params` writes, one per program parameter in sorted name order."""
+    """The streams `write_params` writes, one per persisted program parameter in sorted name
+    order (the parameters Paddle creates at load are not written, as Paddle writes none)."""
     from ..ir.types import ELEMENT_TYPE_NAMES
 
-    types = parameter_types(program)
+    persisted = set(persisted_names(program))
+    types = {name: t for name, t in parameter_types(program).items() if name in persisted}
     missing = sorted(set(types) - set(params_by_name))
     if missing:
         raise ParamsError(f"no value for the program's parameter{'s' if len(missing) > 1 else ''} "
                           f"{', '.join(missing[:8])}{', ...' if len(missing) > 8 else ''}: "
-                          "pass a value for every builtin.parameter the program holds")
+                          "pass a value for every persisted builtin.parameter the program holds")
     out = []
     for name in sorted(types):
         type_ = types[name]
@@ -268,9 +289,10 @@ def params_streams(params_by_name: dict, program) -> list[bytes]:
 def write_params(path: str, params_by_name: dict, program) -> None:
     """Write the program's parameters to a `.pdiparams` file, atomically.
 
-    Only the parameters the program's `builtin.parameter` ops name are written (sorted, as
-    Paddle saves them), each in the dtype its op declares; entries of `params_by_name` the
-    program no longer uses are left out, and a parameter without a value is a ParamsError."""
+    Only the persisted parameters the program's `builtin.parameter` ops name are written
+    (sorted, as Paddle saves them), each in the dtype its op declares; entries of
+    `params_by_name` the program no longer uses, or that Paddle creates at load (not
+    persistable), are left out, and a persisted parameter without a value is a ParamsError."""
     streams = params_streams(params_by_name, program)
     try:
         write_atomically(path, streams, binary=True)

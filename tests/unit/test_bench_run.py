@@ -193,3 +193,14 @@ def test_zoo_export_run_of_a_model(capsys, tmp_path):
     cells = row.strip("| ").split(" | ")
     assert cells[3] == "ok" and cells[6] == "ok" and ", " in cells[2], row
     assert "## Zoo export and compile" in doc.read_text() and "Paddle not run" in doc.read_text()
+
+
+def test_the_second_zoo_runs_at_its_recorded_inputs_and_threads_are_an_option():
+    """--zoo zoo2 picks tests/fixtures/zoo2 and, without --batches, only the recorded inputs
+    (its loops and NMS outputs depend on the data, so tiled outputs are no reference);
+    --threads 0 leaves torch's and Paddle's thread counts at their defaults."""
+    args = bench_run.parse_args(["--mode", "zoo", "--zoo", "zoo2"])
+    assert args.batches == [] and args.threads == 1
+    assert bench_run.ZOOS[args.zoo].endswith(os.path.join("tests", "fixtures", "zoo2"))
+    assert bench_run.parse_args(["--mode", "zoo"]).batches == [1, 16]
+    assert bench_run.parse_args(["--mode", "zoo", "--threads", "0"]).threads == 0

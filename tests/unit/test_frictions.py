@@ -334,7 +334,7 @@ def _case_params_count(tmp_path):
     return ([FIXTURES / "corpus" / "3.3.1" / "cnn.3.3.1.json", "-p", "dce",
              "--params", FIXTURES / "corpus" / "3.3.1" / "mlp.3.3.1.pdiparams"],
             f"{FIXTURES / 'corpus' / '3.3.1' / 'mlp.3.3.1.pdiparams'}: error: the file holds 4 tensors "
-            "but the program has 10 parameters")
+            "but the program expects 10 persisted parameters")
 
 
 def _case_reproducer(tmp_path):

@@ -117,7 +117,7 @@ def test_unknown_dtype_and_wrong_count(tmp_path):
     with pytest.raises(ParamsError, match="unknown data type code 99"):
         read_tensors(str(f))
     f.write_bytes(stream(np.ones(2, np.float32), 5))
-    with pytest.raises(ParamsError, match="holds 1 tensors but the program has 2 parameters"):
+    with pytest.raises(ParamsError, match="holds 1 tensors but the program expects 2 persisted parameters"):
         read_params(str(f), ["a", "b"])
 
 

@@ -9,6 +9,12 @@ README.md "Zoo"), never the repo's environment, from the repo root:
     # the oracle for pirc's --upgrade: each 3.0.0 file loaded by 3.3.1 and written back
     /tmp/pd331/bin/python tools/paddle_oracle/gen_zoo.py --out tests/fixtures/zoo --crossload 3.0.0
 
+`--zoo zoo2` builds the second zoo instead (tools/paddle_oracle/zoo2/: sequence, decoding and
+detection models, each with extra input sets that take every branch and loop count) into
+tests/fixtures/zoo2, the same way:
+
+    /tmp/pd331/bin/python tools/paddle_oracle/gen_zoo.py --zoo zoo2 --out tests/fixtures/zoo2
+
 Each model (zoo/vision.py, zoo/nlp.py) is built in its own child process: every parameter
 (BN statistics included) is set to tools/zoo_weights.value(name, shape, dtype), the layer is
 converted with paddle.jit.to_static(input_spec=[InputSpec with -1 batch (and sequence) dims])
@@ -18,7 +24,8 @@ MODEL.VER.pdiparams (ignored by git: the tests rebuild it from zoo_weights), MOD
 (the parameters jit.save made of tensors the forward built eagerly, `eager_tmp_N`: position
 ids, masks, rotary tables, whose values zoo_weights cannot know; only where there are such),
 MODEL.VER.io.npz
-(in__<feed>, out__<i> = the loaded program's outputs) and gen_log.VER.json (per model: ops,
+(in__<feed>, out__<i> = the loaded program's outputs), MODEL.VER.io.LABEL.npz for each of the
+model's extra input sets (`Model.cases`) and gen_log.VER.json (per model: ops,
 parameters, the .pdiparams sha256 and size, output shapes, the loaded program's outputs vs the
 dygraph layer's, errors). `--crossload 3.0.0` (3.3.1 only) loads OUT/3.0.0/MODEL.3.0.0.json
 with its .pdiparams, runs it and re-serializes it with core.serialize_pir_program (the JSON
@@ -28,7 +35,9 @@ OUT/crossload/MODEL.3.0.0-loaded-in-3.3.1.{json,out.npz}, with crossload_log.jso
 """
 import argparse
 import collections
+import glob
 import hashlib
+import importlib
 import importlib.metadata
 import json
 import os
@@ -51,16 +60,21 @@ NEWEST = "3.3.1"
 CHILD_TIMEOUT_S = 600
 
 
+ZOO_PACKAGE = os.environ.get("PIRC_ZOO_PACKAGE", "zoo")  # set from --zoo, for the children too
+
+
 def all_models():
-    """name -> (module, builder); the NLP ones only where paddlenlp imports."""
-    from zoo import vision
-    models = {n: ("vision", f) for n, f in vision.MODELS.items()}
-    try:
-        from zoo import nlp
-    except Exception as e:  # no paddlenlp in this venv
-        print(f"(no NLP models: {type(e).__name__}: {e})", file=sys.stderr)
-    else:
-        models.update({n: ("nlp", f) for n, f in nlp.MODELS.items()})
+    """name -> (module, builder) of the package's FAMILIES (zoo: vision, nlp; zoo2: its own);
+    a family whose imports fail in this venv (no paddlenlp) is left out with a message."""
+    package = importlib.import_module(ZOO_PACKAGE)
+    models = {}
+    for family in package.FAMILIES:
+        try:
+            module = importlib.import_module(f"{ZOO_PACKAGE}.{family}")
+        except Exception as e:  # e.g. no paddlenlp in this venv
+            print(f"(no {family} models: {type(e).__name__}: {e})", file=sys.stderr)
+            continue
+        models.update({n: (family, f) for n, f in module.MODELS.items()})
     return models
 
 
@@ -178,7 +192,17 @@ def gen_one(name, outdir):
         outs = exe.run(prog, feed={n: model.inputs[n] for n in feed_names}, fetch_list=fetch_targets)
         # Tensors the forward built eagerly (position ids, causal masks, rotary cos/sin tables)
         # become parameters named eager_tmp_N: their values are the model's, not zoo_weights'.
-        constants = {n: np.array(scope.find_var(n).get_tensor()) for n in sorted(params) if n not in set_names}
+        constants, created = {}, []
+        for n in sorted(params):
+            if n in set_names:
+                continue
+            var = scope.find_var(n)
+            if var is None or not var.get_tensor()._is_initialized():
+                created.append(n)  # not persisted (rnn's dropout_state): Paddle made it at load
+                continue
+            constants[n] = np.array(var.get_tensor())
+        if created:
+            log["not_persisted"] = created
     if constants:
         np.savez_compressed(base + ".constants.npz", **constants)
         log["constants"] = {n: list(a.shape) for n, a in constants.items()}
@@ -186,6 +210,22 @@ def gen_one(name, outdir):
              **{f"out__{i}": np.asarray(a) for i, a in enumerate(outs)})
     log["outputs"] = [{"shape": list(np.shape(a)), "dtype": str(np.asarray(a).dtype)} for a in outs]
     log["loaded_vs_dygraph"] = [compare(a, b) for a, b in zip(outs, eager)]
+    # More input sets (zoo2: each branch of every `if`, loops of 0, 1 and many iterations), each
+    # run by the loaded program into MODEL.VER.io.LABEL.npz and compared with the dygraph layer.
+    log["cases"] = {}
+    for label, feeds_of_case in model.cases.items():
+        with paddle.static.scope_guard(scope):
+            case_outs = exe.run(prog, feed={n: feeds_of_case[n] for n in feed_names}, fetch_list=fetch_targets)
+        paddle.disable_static()
+        with paddle.no_grad():
+            case_eager = layer(*[paddle.to_tensor(feeds_of_case[s.name]) for s in model.specs])
+        paddle.enable_static()
+        case_eager = [np.asarray(t.numpy()) for t in (case_eager if isinstance(case_eager, (list, tuple)) else [case_eager])]
+        np.savez(f"{base}.io.{label}.npz", **{f"in__{n}": feeds_of_case[n] for n in feed_names},
+                 **{f"out__{i}": np.asarray(a) for i, a in enumerate(case_outs)})
+        log["cases"][label] = {"outputs": [{"shape": list(np.shape(a)), "dtype": str(np.asarray(a).dtype)}
+                                           for a in case_outs],
+                               "loaded_vs_dygraph": [compare(a, b) for a, b in zip(case_outs, case_eager)]}
     log["seconds"] = round(time.time() - t0, 1)
     log["ok"] = True
     shutil.rmtree(tmp, ignore_errors=True)
@@ -219,7 +259,20 @@ def crossload_one(name, src_dir, outdir, from_ver):
         if os.path.exists(native):
             nat = dict(np.load(native))
             log["vs_native_3.3.1"] = [compare(a, nat[f"out__{i}"]) for i, a in enumerate(outs)]
-    log["ok"] = "run_error" not in log
+    for case_npz in sorted(glob.glob(prefix + ".io.*.npz")):
+        label = case_npz[len(prefix + ".io."):-len(".npz")]
+        case_io = dict(np.load(case_npz))
+        with paddle.static.scope_guard(scope):
+            try:
+                case_outs = exe.run(prog, feed={n: case_io[f"in__{n}"] for n in feed_names},
+                                    fetch_list=fetch_targets)
+            except Exception as e:
+                log[f"run_error.{label}"] = err(e)
+                continue
+        np.savez(f"{base}.{label}.out.npz", **{f"out__{i}": np.asarray(a) for i, a in enumerate(case_outs)})
+        log.setdefault("cases_vs_source", {})[label] = [compare(a, case_io[f"out__{i}"])
+                                                       for i, a in enumerate(case_outs)]
+    log["ok"] = not any(k.startswith("run_error") for k in log)
     return log
 
 
@@ -274,14 +327,18 @@ def write_log(path, entries, extra):
 
 
 def main():
+    global ZOO_PACKAGE
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", help="e.g. tests/fixtures/zoo")
+    ap.add_argument("--zoo", choices=("zoo", "zoo2"), default=ZOO_PACKAGE,
+                    help="which model package (tools/paddle_oracle/zoo or zoo2); default zoo")
     ap.add_argument("--models", nargs="*", help="subset of models")
     ap.add_argument("--crossload", nargs="*", metavar="FROM",
                     help="(3.3.1) load OUT/FROM/*.json and re-serialize them")
     for hidden in ("--one", "--outdir", "--result", "--crossload-one", "--src-dir", "--from-ver"):
         ap.add_argument(hidden, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    ZOO_PACKAGE = os.environ["PIRC_ZOO_PACKAGE"] = args.zoo  # the children inherit it
     if args.result:
         return child(args)
     if not args.out:
@@ -313,8 +370,8 @@ def main():
                  if k.endswith("error") or k in ("ok", "params", "seconds", "loaded_vs_dygraph")}
         print(m, json.dumps(shown)[:600], flush=True)
     try:
-        from zoo.nlp import NOT_EXPORTED
-        not_exported = {n: why for n, (_, why) in NOT_EXPORTED.items()}
+        not_exported = {n: why for n, (_, why) in
+                        importlib.import_module(f"{ZOO_PACKAGE}.nlp").NOT_EXPORTED.items()}
     except Exception:
         not_exported = {}
     write_log(os.path.join(outdir, f"gen_log.{PADDLE_VERSION}.json"), entries,

@@ -68,13 +68,21 @@ def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, 
     # dropout_prob applies between layers in training only; inference programs have is_test
     dirs = 2 if is_bidirec else 1
     lstm = mode == "LSTM"
+    # Paddle's executor moves every input to the kernel's place; here x's device, which the
+    # initial states may not be on (paddle.nn's zeros come from `full`, made on the CPU)
+    dev = x.device
+    pre_state = [s.to(dev) for s in pre_state]
+    weight_list = [w.to(dev) for w in weight_list]
+    if sequence_length is not None:
+        sequence_length = sequence_length.to(dev)
     h0, c0 = pre_state[0], (pre_state[1] if lstm else None)
     n = num_layers * dirs
     weights, biases = weight_list[:2 * n], weight_list[2 * n:]
     cell = _cell(mode)
     mask = None
     if sequence_length is not None:
-        mask = (torch.arange(x.shape[0]).unsqueeze(1) < sequence_length.unsqueeze(0)).to(x.dtype)
+        steps = torch.arange(x.shape[0], device=dev)
+        mask = (steps.unsqueeze(1) < sequence_length.unsqueeze(0)).to(x.dtype)
     hs, cs = [], []
     inp = x
     for layer in range(num_layers):
@@ -89,5 +97,5 @@ def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, 
             cs.append(c)
         inp = torch.cat(outs, -1) if dirs == 2 else outs[0]
     state = [torch.stack(hs)] + ([torch.stack(cs)] if lstm else [])
-    reserve = torch.empty(0, dtype=x.dtype)
+    reserve = torch.empty(0, dtype=x.dtype, device=dev)
     return inp, dropout_state_in, state, reserve

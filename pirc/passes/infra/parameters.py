@@ -47,6 +47,19 @@ def weights_digest(arrays) -> bytes:
     return h.digest()
 
 
+def not_persisted_reason(ops) -> str | None:
+    """The skip reason when any of these builtin.parameter ops is one Paddle creates at load
+    (not persistable, pirc/runtime/persistence.py): its value is uninitialised memory in
+    Paddle, so no fold may compute with it (pirc's zeros are not Paddle's value)."""
+    from ...runtime.persistence import is_persisted
+
+    names = sorted({parameter_name(op) for op in ops if not is_persisted(op)})
+    if not names:
+        return None
+    return (f"params: {', '.join(names)} {'is' if len(names) == 1 else 'are'} not persisted: "
+            "Paddle creates it uninitialised at load, its value is not known")
+
+
 def program_parameter_names(program) -> set[str]:
     return {parameter_name(op) for op in program.walk() if op.name == PARAMETER}
 

@@ -4,6 +4,8 @@ the `__boundary` fixtures (NaN, +-Inf, +-0, denormals, extremes) of the unary op
 already lowered."""
 import numpy as np
 import paddle
+
+from old_ir_op import old_ir_op, results
 import paddle.nn.functional as F
 
 from . import Feeds, arr, boundary, gf, int_boundary, op  # noqa: F401
@@ -199,12 +201,16 @@ def _stanh(f):
     return _act(f, paddle.stanh, lambda x: paddle.stanh(x, 1.5, 0.5)), {}
 
 
-@op("soft_relu", expect="no Python binding in either release: paddle._C_ops, paddle._pir_ops "
-                        "and paddle.nn.functional have no soft_relu (the op is registered in "
-                        "PIR's op definitions only)")
+@op("soft_relu")
 def _soft_relu(f):
-    x = f("x", [3, 4])
-    return [paddle._C_ops.soft_relu(x, 40.0)], {}
+    # no Python binding (paddle._C_ops has none): the fluid op through the old-IR translator,
+    # as a 3.0.0 model holds it (3.3.1 no longer registers the fluid op)
+    x = f("x", [2, 3])
+    xb = f("xb", [21], value=boundary())
+    outs = []
+    for v, t in ((x, 40.0), (x, 0.5), (xb, 40.0), (xb, 3.0)):
+        outs += results(old_ir_op("soft_relu", {"X": [v]}, {"Out": 1}, {"threshold": t}))
+    return outs, {}
 
 
 # -- float classes, logical, bitwise --------------------------------------------------------------------

@@ -13,6 +13,9 @@ class Model:
     specs: list  # paddle.static.InputSpec, -1 where the model allows
     inputs: dict  # feed name -> ndarray, in the specs' order
     notes: dict = field(default_factory=dict)
+    # more input sets, label -> {feed: ndarray}: inputs that take each branch of every `if`,
+    # loops of 0, 1 and many iterations (MODEL.VER.io.LABEL.npz)
+    cases: dict = field(default_factory=dict)
 
 
 def rng(model: str, feed: str) -> np.random.Generator:

@@ -1,0 +1,94 @@
+"""The second development zoo (tests/fixtures/zoo2/, tools/paddle_oracle/gen_zoo.py --zoo zoo2):
+sequence models (LSTM / GRU / SimpleRNN, CRF), decoding loops, `cond` and nested loops, and
+detection / OCR heads, saved by Paddle 3.3.1 and 3.0.0.
+
+Every model runs under pirc within the tolerance tests/fixtures/zoo2/parity.yaml records for it,
+on cpu and on the npu reference, on every input set the generator recorded (each branch of
+every `if`, loops of 0, 1 and many iterations: MODEL.VER.io.LABEL.npz), from both releases and
+after pirc's --upgrade of the 3.0.0 file; the upgrade equals what Paddle 3.3.1 writes after
+loading it. No xfail: a model of this zoo that does not run is a failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+
+import pytest
+from upgrade_oracle import assert_upgrade_matches
+from zoo_cases import (ZOO2, assert_close, crossload_cases, expected, gen_log, inputs, params, saved_cases,
+                       source_of)
+
+import pirc
+from pirc.cli.run import run as pirc_run
+
+SAVED = saved_cases(ZOO2)
+RUNS = saved_cases(ZOO2, labelled=True)
+CROSSLOADED = crossload_cases(ZOO2)
+CROSSLOADED_RUNS = crossload_cases(ZOO2, labelled=True)
+
+
+@lru_cache(maxsize=8)
+def load(path) -> pirc.Program:
+    return pirc.load(str(path))
+
+
+@lru_cache(maxsize=4)
+def upgraded(path) -> pirc.Program:
+    program = pirc.load(str(path))
+    pirc.upgrade(program)
+    return program
+
+
+def test_the_second_zoo_holds_its_models_in_both_releases():
+    models = {r: {c.model for c in SAVED if c.release == r} for r in ("3.3.1", "3.0.0")}
+    assert models["3.3.1"], "tests/fixtures/zoo2/3.3.1 holds no model"
+    assert models["3.0.0"] == models["3.3.1"]
+    assert {c.model for c in CROSSLOADED} == models["3.0.0"]
+
+
+@pytest.mark.parametrize("case", SAVED, ids=str)
+def test_rebuilt_parameters_equal_paddles_file(case, tmp_path):
+    """tools/zoo_weights.py + pirc.write_params rebuild the .pdiparams Paddle wrote, byte for byte."""
+    log = gen_log(case.release, case.zoo)[case.model]
+    if "pdiparams_sha256" not in log:
+        pytest.skip("the model has no parameters")
+    program = load(case.program)
+    path = tmp_path / "p.pdiparams"
+    pirc.write_params(str(path), params(program, case), program)
+    data = path.read_bytes()
+    assert len(data) == log["pdiparams_bytes"]
+    assert hashlib.sha256(data).hexdigest() == log["pdiparams_sha256"]
+
+
+@pytest.mark.filterwarnings("ignore::pirc.lower.lower.NpuFallbackWarning")  # npu: CPU references here
+@pytest.mark.parametrize("device", ["cpu", "npu"])
+@pytest.mark.parametrize("case", RUNS, ids=str)
+def test_runs_like_paddle(case, device):
+    program = load(case.program)
+    got = pirc.run(program, inputs(case), params(program, case), device=device)
+    assert_close(list(got.values()), expected(case), case.model, f"{case} on {device}", case.zoo)
+
+
+@pytest.mark.parametrize("case", CROSSLOADED, ids=lambda c: c.model + ".3.0.0")
+def test_upgrade_equals_paddle_3_3_1(case):
+    assert_upgrade_matches(source_of(case), case.program)
+
+
+@pytest.mark.filterwarnings("ignore::pirc.lower.lower.NpuFallbackWarning")
+@pytest.mark.parametrize("device", ["cpu", "npu"])
+@pytest.mark.parametrize("case", CROSSLOADED_RUNS, ids=lambda c: str(c) + "-upgraded")
+def test_upgraded_runs_like_paddle_3_3_1(case, device):
+    """The 3.0.0 file after pirc's --upgrade gives what Paddle 3.3.1 computed for it."""
+    program = upgraded(source_of(case))
+    got = pirc.run(program, inputs(case), params(program, case), device=device)
+    assert_close(list(got.values()), expected(case), case.model, f"{case} upgraded on {device}", case.zoo)
+
+
+@pytest.mark.parametrize("case", SAVED, ids=str)
+def test_check_lowering(case, capsys):
+    """`pirc-run --check-lowering`: every op of every model of this zoo is lowered."""
+    status = pirc_run(["--check-lowering", str(case.program)])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0, lines
+    assert lines == [f"{case.program}: every op can be lowered (PIR version {load(case.program).version})"]
