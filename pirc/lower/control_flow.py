@@ -39,7 +39,7 @@ import re
 import torch
 import torch.fx as fx
 
-from ..errors import LoweringError, excerpt
+from ..errors import LoweringError, PircError, excerpt
 from ..ir.types import DenseTensorArrayType
 from . import eager_regions
 from .eager_regions import eager_if, eager_while
@@ -86,7 +86,10 @@ def cond(pred, true_fn, false_fn, operands: tuple, where: str = "pd_op.if"):
             if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
                 return eager_regions.untraced_if(pred, true_fn, false_fn, operands)
             _refuse_arrays("pd_op.if")
-        return torch.ops.higher_order.cond(pred, _fresh(true_fn), _fresh(false_fn), operands)
+        try:
+            return torch.ops.higher_order.cond(pred, _fresh(true_fn), _fresh(false_fn), operands)
+        except Exception as e:  # noqa: BLE001 - torch's failure inside a branch, named by the op
+            raise _traced_failure(e, where, "its branches (torch.cond)") from None
     return eager_if(pred, true_fn, false_fn, operands)
 
 
@@ -110,11 +113,9 @@ def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple, where: str =
         shapes = [c.shape if isinstance(c, torch.Tensor) else None for c in carried]
         try:
             return torch.ops.higher_order.while_loop(cond_fn, _fresh(body_fn, shapes), carried, additional)
-        except Exception as e:  # noqa: BLE001 - only torch's fixed-shape refusal is translated
-            refusal = _shape_refusal(e, where, results)
-            if refusal is None:
-                raise
-            raise refusal from None
+        except Exception as e:  # noqa: BLE001 - torch's failure inside the body, named by the op
+            raise (_shape_refusal(e, where, results)
+                   or _traced_failure(e, where, "its body (torch.while_loop)")) from None
     return eager_while(body_fn, carried, additional)
 
 
@@ -178,6 +179,20 @@ def _shape_refusal(error: Exception, where: str, results: tuple):
     # node; pirc.export gives the message as it was made (bare_message reads this)
     refusal.message = str(refusal)
     return refusal
+
+
+def _traced_failure(error: Exception, where: str, what: str) -> Exception:
+    """Any other failure of torch while it traces a region (a data-dependent size it cannot
+    follow), as one LoweringError line naming the op; a pirc error (a nested region's refusal)
+    stays as it was."""
+    if isinstance(error, PircError):
+        return error
+    first = next((line.strip() for line in str(error).splitlines() if line.strip()), "")
+    failure = LoweringError(f"{where}: torch cannot trace {what}: {type(error).__name__}: "
+                            f"{excerpt(first, 240)}; run the program eagerly (pirc.run, pirc-run, "
+                            "or the module from pirc.lower called directly)")
+    failure.message = str(failure)  # fx appends its node notes to str() (see _shape_refusal)
+    return failure
 
 
 def _plain(text: str) -> str:
