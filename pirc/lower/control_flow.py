@@ -94,18 +94,23 @@ def cond(pred, true_fn, false_fn, operands: tuple, where: str = "pd_op.if"):
 
 
 def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple, where: str = "pd_op.while",
-               types: tuple = (), results: tuple = ()):
+               types: tuple = (), results: tuple = (), grows: tuple = ()):
     """pd_op.while: torch's while_loop operator when traced, else a Python `while`; a tensor
     array among the loop's values is never traced (eager_regions, `_refuse_arrays`).
 
     `where` names the op in the program and `results` the op's result of each carried value
     after the condition (for a refusal); `types` are the static shapes of the carried values
-    (the condition's, then the body block arguments'), None where not known."""
+    (the condition's, then the body block arguments'), None where not known; `grows` the
+    results whose loop value the body concatenates onto (`_grows`)."""
     if _tracing(carried[0]):
         if _has_array(carried + additional):
             if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
                 return eager_regions.untraced_while(body_fn, carried, additional)
             _refuse_arrays("pd_op.while")
+        if grows:  # no torch.while_loop can carry it: eagerly behind a graph break, or refused
+            if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
+                return eager_regions.untraced_growing_while(body_fn, carried, additional)
+            raise _growth_refusal(where, grows)
         carried = tuple(_as_typed(c, t) for c, t in zip(carried, types)) + carried[len(types):]
         # a loop value that starts as a feed the body also reads (carried and captured: one
         # tensor twice) is an input aliasing another, which aot_autograd's while_loop refuses
@@ -178,6 +183,19 @@ def _shape_refusal(error: Exception, where: str, results: tuple):
     # fx appends "While executing %while_loop ..." to the message of an error raised in a
     # node; pirc.export gives the message as it was made (bare_message reads this)
     refusal.message = str(refusal)
+    return refusal
+
+
+def _growth_refusal(where: str, grows: tuple) -> LoweringError:
+    values, many = ", ".join(str(k) for k in grows), len(grows) > 1
+    refusal = LoweringError(f"{where}: the loop body concatenates onto its loop value{'s' * many} "
+                            f"{values} (result{'s' * many} {values}; pd_op.concat), so "
+                            f"{'their shapes grow' if many else 'its shape grows'} each iteration; "
+                            "torch.while_loop carries tensors of a fixed "
+                            "shape, so torch.export cannot keep this loop (torch.compile runs it eagerly, "
+                            "with a graph break): run the program eagerly (pirc.run, pirc-run, or the "
+                            "module from pirc.lower called directly)")
+    refusal.message = str(refusal)  # fx appends its node notes to str() (see _shape_refusal)
     return refusal
 
 
@@ -378,8 +396,9 @@ def lower_while(builder, op) -> None:
     g = builder.graph
     carried = (builder.value(cond),) + tuple(builder.value(v) for v in inputs + written)
     types = tuple(_static_shape(v) for v in [cond] + live_args)
+    grows = tuple(k for k in live if _grows(op, k))
     node = g.call_function(while_loop, (g.get_attr(cond_name), g.get_attr(body_name), carried,
-                                        tuple(outer), _where(op), types, tuple(live)))
+                                        tuple(outer), _where(op), types, tuple(live), grows))
     for k, r in enumerate(op.results):  # a dead result is read by nothing but dead yields
         builder.env[r] = g.call_function(operator.getitem, (node, live.index(k) + 1)) if k in live else None
     for k, v in enumerate(written):
@@ -408,6 +427,18 @@ def _read(value, seen: set) -> bool:
         if use.index == 0 or _loop_value_read(parent, use.index - 1, seen):
             return True
     return False
+
+
+def _grows(op, k: int) -> bool:
+    """Whether the body yields for loop value k a pd_op.concat with that value's block argument
+    among the parts (`tokens = concat([tokens, next])`, a key/value cache): its shape grows
+    each iteration, which no torch.while_loop can carry."""
+    block = op.regions[0].blocks.first
+    made = block.last_op.operands[1 + k].owner
+    if getattr(made, "name", None) != "pd_op.concat":
+        return False
+    parts = made.operands[0].owner
+    return getattr(parts, "name", None) == "builtin.combine" and block.args[k] in parts.operands
 
 
 def _where(op) -> str:

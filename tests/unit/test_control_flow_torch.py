@@ -132,9 +132,9 @@ def test_export_refuses_a_loop_whose_carried_tensor_grows():
         pirc.export(program, inputs=feeds)
     message = str(info.value)
     assert message.startswith("pd_op.while at program.regions[0].blocks[0].ops[4]: the loop body "
-                              "changes its loop value 1 (result 1) from one iteration to the next "
-                              "(shape [s77, 4] in, [2*s77, 4] out of the body)"), message
-    assert "torch.while_loop carries tensors of a fixed shape" in message
+                              "concatenates onto its loop value 1 (result 1; pd_op.concat), so its "
+                              "shape grows each iteration; torch.while_loop carries tensors of a "
+                              "fixed shape"), message
     assert info.value.__cause__ is None and "\n" not in message  # one line, no torch traceback
     # the eager module still runs it (test_eager_run_equals_paddle)
 
@@ -151,14 +151,31 @@ def test_compile_fullgraph_runs_every_case(name, backend):
         _check(compiled(*_args(gm, feeds)), want, f"{name} compiled ({backend})", name, k)
 
 
-def test_compile_of_a_growing_loop_is_torchs_error_naming_the_op():
-    """Inside dynamo pirc cannot catch torch's refusal: the error is torch's, and its "from user
-    code" line shows the lowered module's call, which names the pd_op.while."""
+def test_compile_runs_a_growing_loop_eagerly_behind_a_graph_break():
+    """torch.compile without fullgraph: the concat-growing loop runs as a Python while outside
+    the graph (eager_regions.untraced_growing_while), Paddle's numbers on every trip count;
+    with fullgraph=True that graph break is dynamo's error, which gives the reason."""
     gm = pirc.lower(_program("3.3.1", "while_grow"))
-    feeds, _ = _cases("3.3.1", "while_grow")[-1]
+    torch._dynamo.reset()
+    compiled = torch.compile(gm, backend="eager")
+    for k, (feeds, want) in enumerate(_cases("3.3.1", "while_grow")):
+        _check(compiled(*_args(gm, feeds)), want, "while_grow compiled", "while_grow", k)
+    torch._dynamo.reset()
+    with pytest.raises(torch._dynamo.exc.Unsupported,
+                       match=r"(?s)torch.compiler.disable.*pd_op.while concatenates onto a loop value"):
+        torch.compile(gm, backend="eager", fullgraph=True)(*_args(gm, feeds))
+
+
+def test_compile_of_a_loop_whose_value_changes_shape_is_torchs_error_naming_the_op():
+    """A loop value that changes shape other than by a concat onto itself (while_last_temp: the
+    0-d placeholder becomes [-1, 4]) is seen only inside dynamo, where pirc cannot catch it:
+    the error is torch's, and its "from user code" line shows the module's call, which names
+    the pd_op.while."""
+    gm = pirc.lower(_program("3.3.1", "while_last_temp"))
+    feeds, _ = _cases("3.3.1", "while_last_temp")[-1]
     torch._dynamo.reset()
     with pytest.raises(torch._dynamo.exc.UncapturedHigherOrderOpError,
-                       match=r"(?s)same metadata.*pd_op\.while at program\.regions\[0\]\.blocks\[0\]\.ops\[4\]"):
+                       match=r"(?s)same metadata.*pd_op\.while at program\.regions\[0\]\.blocks\[0\]\.ops\[\d+\]"):
         torch.compile(gm, backend="eager", fullgraph=True)(*_args(gm, feeds))
 
 
@@ -254,12 +271,19 @@ def test_zoo2_models_export_and_compile_as_they_run_eagerly(model):
         _check(compiled(*_args(gm, f)), want, f"{model} compiled", model, k)
 
 
-def test_zoo2_kv_cache_loop_is_refused_naming_the_op():
-    """gpt_cached's decoding loop grows its key/value caches: torch cannot trace the body (a
-    size it cannot follow), and pirc.export says which op, in one line."""
+def test_zoo2_kv_cache_loop_runs_compiled_and_is_refused_by_export():
+    """gpt_cached's decoding loop concatenates onto its key/value caches and tokens: pirc.export
+    refuses it naming the op and the values; torch.compile (no fullgraph) runs the loop eagerly
+    behind a graph break and gives the eager numbers on every input set."""
     program, params, feeds = _zoo2("gpt_cached")
     with pytest.raises(LoweringError) as info:
         pirc.export(program, params, inputs=feeds[0])
     message = str(info.value)
     assert message.startswith("pd_op.while at program.regions[0].blocks[0].ops[") and \
-        "torch cannot trace its body (torch.while_loop)" in message and "\n" not in message, message
+        "the loop body concatenates onto its loop values" in message and "\n" not in message, message
+    gm = pirc.lower(program, params)
+    torch._dynamo.reset()
+    compiled = torch.compile(gm, backend="eager")
+    for k, f in enumerate(feeds):
+        want = [o.numpy() for o in gm(*_args(gm, f))]
+        _check(compiled(*_args(gm, f)), want, "gpt_cached compiled", "gpt_cached", k)
