@@ -18,8 +18,10 @@ cf.yield of the body block, less the loop values nothing reads (dy2static carrie
 variable a body assigns; `_loop_value_read`).  Branch and body outputs that are their own
 inputs are cloned; under tracing every region output and every carried value is (`_fresh`):
 torch's control-flow operators reject outputs that alias inputs, views included.  A loop that
-changes a carried shape cannot be a torch.while_loop: traced, it is refused with a
-LoweringError naming the op (`_shape_refusal`); docs/LOWERING.md, "Control flow under
+changes a carried shape cannot be a torch.while_loop: one whose body concatenates onto a loop
+value (`_grows`: decoding) runs eagerly behind a graph break under torch.compile and is refused
+by torch.export; any other is refused when traced, with a LoweringError naming the op
+(`_shape_refusal`, `_traced_failure`); docs/LOWERING.md, "Control flow under
 torch.export and torch.compile", has what each construct does under torch.  A region that
 writes a tensor array of the enclosing block (a Python list, changed in place by its kernels)
 hands the list back like a written dense tensor, uncloned; under tracing such a region is never
