@@ -271,6 +271,11 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
         if v is not None:
             sub.env[v] = sub.placeholder(hint)
             sub.env[v].meta.update(_pir_meta(v))
+            # A carried value changes from one iteration to the next: a value of the
+            # enclosing graph the body writes (paddle.nn.RNN's step counter, made by a
+            # pd_op.full and bumped by increment_ after the body's array_read of it) is not
+            # its defining op's constant here, even where it is read before the write.
+            sub.written.add(v)
         else:
             sub.placeholder(hint)  # an unused carried slot (the while cond)
     outer = []
