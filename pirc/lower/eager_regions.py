@@ -1,5 +1,6 @@
 """pd_op.if and pd_op.while run as a plain Python `if` / `while`, and the same kept out of
-torch.compile's graph for a region that holds a tensor array (control_flow).
+torch.compile's graph for a region that holds a tensor array, or a loop that grows a loop value
+by concatenation (control_flow).
 
 A tensor array is a Python list whose length the data decides (a decoding loop appends a
 token per step); torch's cond / while_loop take and carry tensors only.  Under torch.compile
@@ -34,13 +35,21 @@ def eager_while(body_fn, carried: tuple, additional: tuple):
     return carried
 
 
-_UNTRACED = {"untraced_if": (eager_if, "pd_op.if"), "untraced_while": (eager_while, "pd_op.while")}
+# a loop whose body concatenates onto a loop value (a decoding loop's tokens or key/value
+# cache): the shape it carries grows, and torch.while_loop carries fixed shapes (control_flow)
+GROWING_MESSAGE = ("pd_op.while concatenates onto a loop value in its body (pd_op.concat), so the "
+                   "value's shape grows each iteration, and torch.while_loop carries tensors of a "
+                   "fixed shape")
+
+_UNTRACED = {"untraced_if": (eager_if, array_message("pd_op.if")),
+             "untraced_while": (eager_while, array_message("pd_op.while")),
+             "untraced_growing_while": (eager_while, GROWING_MESSAGE)}
 
 
 def __getattr__(name: str):
     if name not in _UNTRACED:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    fn, op_name = _UNTRACED[name]
-    disabled = torch.compiler.disable(fn, reason=array_message(op_name))
+    fn, reason = _UNTRACED[name]
+    disabled = torch.compiler.disable(fn, reason=reason)
     globals()[name] = disabled
     return disabled

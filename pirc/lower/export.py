@@ -12,13 +12,17 @@ dim is given `EXAMPLE_SIZE` and every value is zero (a valid index for an embedd
 valid length).  Give real `inputs` when a size of 2 does not fit the model (an image
 -1 in height and width that its pooling would shrink below 1).  torch specialises the sizes
 0 and 1, so example sizes below 2 would export a static dim.
+
+A failure is one LoweringError line: the lowering's own refusal as it made it (a pd_op.while
+whose body changes a carried shape, pirc/lower/control_flow.py), else `torch.export cannot
+export this program: ...` with torch's exception as the cause.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ..errors import LoweringError
+from ..errors import LoweringError, excerpt
 from .feeds import FeedSpec, describe
 
 # the size every -1 dim gets in the example inputs made here (2: the smallest size torch.export
@@ -58,4 +62,11 @@ def export(program, params=None, inputs: dict | None = None, *, device: str = "c
     specs = list(gm.pirc_feed_specs)
     given = feed_tensors(gm, inputs if inputs is not None else example_inputs(specs))
     args = tuple(given[s.arg] for s in specs)
-    return torch.export.export(gm, args, dynamic_shapes=dynamic_shapes(specs))
+    try:
+        return torch.export.export(gm, args, dynamic_shapes=dynamic_shapes(specs))
+    except LoweringError as e:  # a refusal of the lowering's (control_flow): its own message
+        raise LoweringError(e.bare_message) from None
+    except Exception as e:  # noqa: BLE001 - torch's own failure, said in one line
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
+        raise LoweringError(f"torch.export cannot export this program: {type(e).__name__}: "
+                            f"{excerpt(first, 300)}") from e

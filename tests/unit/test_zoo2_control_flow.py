@@ -39,13 +39,14 @@ def _coverage(model: str, monkeypatch):
     branches, trips = defaultdict(set), defaultdict(set)
     real_cond, real_while = control_flow.cond, control_flow.while_loop
 
-    def cond(pred, true_fn, false_fn, operands):
+    # the lowered graph also passes the op's place and loop-value facts (for torch's tracing)
+    def cond(pred, true_fn, false_fn, operands, *facts):
         branches[true_fn].add(bool(pred))
-        return real_cond(pred, true_fn, false_fn, operands)
+        return real_cond(pred, true_fn, false_fn, operands, *facts)
 
-    def while_loop(cond_fn, body_fn, carried, additional):
+    def while_loop(cond_fn, body_fn, carried, additional, *facts):
         counts = [0]
-        out = real_while(cond_fn, _CountingBody(body_fn, counts), carried, additional)
+        out = real_while(cond_fn, _CountingBody(body_fn, counts), carried, additional, *facts)
         trips[body_fn].add(counts[0])
         return out
 

@@ -21,15 +21,24 @@ from .creation import check_fill_range, fill_value
 from .operands import int_list
 
 
+def _shape_tensor(dims, dtype):
+    """The dims as a 1-D tensor.  A symbolic dim (under torch.export / torch.compile: a feed's
+    dynamic dim, or a size computed from the data such as nonzero's row count inside a
+    while body) is a 0-d `full` each: torch.tensor would have to read it as a number."""
+    if all(type(d) is int for d in dims):
+        return torch.tensor(dims, dtype=dtype)
+    return torch.stack([torch.full((), d, dtype=dtype) for d in dims])
+
+
 @REGISTRY.register("pd_op.shape", since=1)
 def shape(input):  # noqa: A002 - Paddle's operand name
     # int32, as phi's ShapeKernel writes it; a 0-d input gives an empty 1-D tensor
-    return torch.tensor(input.shape, dtype=torch.int32)
+    return _shape_tensor(tuple(input.shape), torch.int32)
 
 
 @REGISTRY.register("pd_op.shape64", since=1)
 def shape64(input):  # noqa: A002
-    return torch.tensor(input.shape, dtype=torch.int64)
+    return _shape_tensor(tuple(input.shape), torch.int64)
 
 
 @REGISTRY.register("pd_op.shape_broadcast", since=1)
