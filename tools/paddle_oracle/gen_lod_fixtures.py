@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Per-op Paddle fixtures of the ops whose CPU kernel reads the LoD of a fed tensor
+(sequence_pool, sequence_softmax, sequence_expand, sequence_conv, box_clip ...): each program
+is fed LoDTensors (`paddle.static.data(..., lod_level=N)`, recursive sequence lengths set)
+and fetched with `return_numpy=False`, so that the LoD of every output is recorded too.
+gen_op_fixtures.py feeds numpy arrays only (no LoD), where these kernels fail (its
+op_builders/lod.py records that failure).
+
+    /tmp/pd331/bin/python tools/paddle_oracle/gen_lod_fixtures.py --out tests/fixtures/ops
+    /tmp/pd300/bin/python tools/paddle_oracle/gen_lod_fixtures.py --out tests/fixtures/ops
+
+Writes OUT/VER/NAME.VER.{pir.txt,json,loaded.pir.txt,io.npz} as gen_op_fixtures.py does and
+the log OUT/VER/gen_log.VER.lod_feeds.json. io.npz: in__<feed>, and the feed's LoD as
+lod__<feed> (level-0 offsets) and lod1__<feed> (level 1), the inputs pirc.run takes; out__<i>
+the LOADED program's outputs and outlod__<i> / outlod1__<i> their LoD levels (absent when an
+output has none). Every weight is a feed (no .pdiparams). Each program is built in its own
+forked child (a crash in Paddle kills that child only).
+"""
+import argparse
+import json
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import paddle  # noqa: E402
+from paddle.base import core  # noqa: E402
+
+paddle.enable_static()
+C = paddle._C_ops
+MODELS = {}
+
+
+def model(name, **info):
+    def deco(fn):
+        MODELS[name] = (fn, info)
+        return fn
+    return deco
+
+
+def rng_for(key):
+    import hashlib
+    return np.random.default_rng(int(hashlib.sha256(key.encode()).hexdigest()[:8], 16))
+
+
+class Feeds:
+    """f(name, shape, dtype, lens=, value=, lo=, hi=): a feed, with a LoD when `lens` (sequence
+    lengths; a list of lists for two levels) is given."""
+
+    def __init__(self, model_name):
+        self.model, self.items = model_name, []
+
+    def __call__(self, name, shape, dtype="float32", lens=None, value=None, lo=None, hi=None):
+        if value is None:
+            r = rng_for(f"{self.model}/{name}")
+            value = (r.integers(lo, hi, shape) if lo is not None else r.standard_normal(shape))
+        a = np.asarray(value).astype(dtype)
+        levels = None if lens is None else (lens if isinstance(lens[0], list) else [lens])
+        self.items.append((name, a, levels))
+        return paddle.static.data(name, list(a.shape), dtype, lod_level=len(levels or []))
+
+    def feed(self):
+        out = {}
+        for name, a, levels in self.items:
+            if levels is None:
+                out[name] = a
+            else:
+                t = core.LoDTensor()
+                t.set(a, core.CPUPlace())
+                t.set_recursive_sequence_lengths(levels)
+                out[name] = t
+        return out
+
+    def npz(self):
+        out = {}
+        for name, a, levels in self.items:
+            out[f"in__{name}"] = a
+            for lv, lens in enumerate(levels or []):
+                out[("lod__" if lv == 0 else f"lod{lv}__") + name] = np.concatenate(
+                    [[0], np.cumsum(lens)]).astype(np.int64)
+        return out
+
+
+# --- the programs ---------------------------------------------------------------------------
+
+POOLS = ("SUM", "AVERAGE", "SQRT", "MAX", "LAST", "FIRST")
+
+
+@model("sequence_pool__lod")
+def _sequence_pool(f):
+    # an empty sequence (pad_value), one of one row, one of four; a value between feed and op
+    x = paddle.scale(f("x", [7, 3], lens=[2, 0, 1, 4]), 1.5)
+    return [C.sequence_pool(x, True, p, 0.5) for p in POOLS]
+
+
+@model("sequence_pool__lod_2d")
+def _sequence_pool_2d(f):
+    # rows of [2, 2] (the kernel flattens them); is_test false (max_index computed)
+    x = f("x", [6, 2, 2], lens=[3, 3])
+    return [C.sequence_pool(x, False, p, 0.0) for p in ("SUM", "MAX", "AVERAGE")]
+
+
+@model("sequence_pool__lod_two_levels")
+def _sequence_pool_two(f):
+    # pooling the last level; the result keeps level 0
+    x = f("x", [6, 3], lens=[[2, 1], [1, 2, 3]])
+    return [C.sequence_pool(x, True, "SUM", 0.0), C.sequence_pool(x, True, "MAX", 0.0)]
+
+
+@model("sequence_softmax__lod")
+def _sequence_softmax(f):
+    x = f("x", [8, 1], lens=[3, 1, 4], value=np.array(
+        [[0.5], [-1.0], [3.0], [2.0], [-0.25], [10.0], [0.0], [-7.5]], "float32"))
+    return [C.sequence_softmax(x), C.sequence_softmax(paddle.scale(x, 2.0))]
+
+
+@model("sequence_expand__lod")
+def _sequence_expand(f):
+    x = f("x", [3, 2], lens=[1, 2, 0], value=np.arange(6).reshape(3, 2))
+    y = f("y", [5, 2], lens=[2, 0, 3])
+    x0 = f("x0", [3, 2])  # no LoD: each row is a sequence
+    return [C.sequence_expand(x, y, -1), C.sequence_expand(x0, y, -1)]
+
+
+@model("sequence_expand__lod_two_levels")
+def _sequence_expand_two(f):
+    x = f("x", [2, 2])
+    y = f("y", [5, 2], lens=[[1, 2], [2, 2, 1]])
+    return [C.sequence_expand(x, y, 0),
+            C.sequence_expand(f("x1", [3, 2]), y, -1)]
+
+
+@model("sequence_conv__lod")
+def _sequence_conv(f):
+    x = f("x", [6, 2], lens=[1, 3, 2])
+    w = f("w", [6, 3])
+    w5 = f("w5", [10, 3])
+    return [C.sequence_conv(x, None, w, 3, False, -1, 1),
+            C.sequence_conv(x, None, w, 3, False, 0, 1),
+            C.sequence_conv(x, None, w5, 5, False, -2, 1)]
+
+
+@model("sequence_conv__lod_padding")
+def _sequence_conv_pad(f):
+    x = f("x", [6, 2], lens=[1, 3, 2])
+    w = f("w", [6, 3])
+    pad = f("pad", [2, 2])  # up_pad 1 + down_pad 1 rows
+    return [C.sequence_conv(x, pad, w, 3, True, -1, 1)]
+
+
+@model("box_clip__lod")
+def _box_clip(f):
+    b = f("b", [6, 4], lens=[3, 3], value=rng_for("box_clip/b").random([6, 4]) * 30 - 5)
+    im = f("im", [2, 3], value=np.array([[10, 12, 1.0], [20, 16, 2.0]], "float32"))
+    return [C.box_clip(b, im)]
+
+
+# --- generation -----------------------------------------------------------------------------
+
+def outs_of(res):
+    vals, lods = [], []
+    for t in res:
+        vals.append(np.array(t))
+        lods.append([list(map(int, lv)) for lv in (t.lod() if hasattr(t, "lod") else [])])
+    return vals, lods
+
+
+def meta(a, lod):
+    m = {"shape": list(a.shape), "dtype": str(a.dtype)}
+    if lod:
+        m["lod"] = lod
+    return m
+
+
+def gen_one(name, outdir, ver):
+    fn, info = MODELS[name]
+    log = dict(info, ok=False)
+    main, start = paddle.static.Program(), paddle.static.Program()
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope), paddle.utils.unique_name.guard():
+        f = Feeds(name)
+        with paddle.static.program_guard(main, start):
+            fetches = fn(f)
+        with open(os.path.join(outdir, f"{name}.{ver}.pir.txt"), "w") as fh:
+            fh.write(str(main))
+        log["ops_main"] = sorted({o.name() for o in main.global_block().ops})
+        log["feed_order"] = [n for n, _, _ in f.items]
+        log["feed_lods"] = {n: lv for n, _, lv in f.items if lv}
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(start)
+        built, _ = outs_of(exe.run(main, feed=f.feed(), fetch_list=fetches, return_numpy=False))
+        feed_vals = [o.result(0) for o in main.global_block().ops if o.name() == "pd_op.data"]
+        with tempfile.TemporaryDirectory() as td:
+            prefix = os.path.join(td, f"{name}.{ver}")
+            paddle.static.save_inference_model(prefix, feed_vals, fetches, exe, program=main)
+            log["saved_files"] = sorted(os.listdir(td))
+            for fn_ in log["saved_files"]:
+                shutil.copy(os.path.join(td, fn_), os.path.join(outdir, fn_))
+            with paddle.static.scope_guard(paddle.static.Scope()):
+                exe2 = paddle.static.Executor(paddle.CPUPlace())
+                prog2, feed_names, targets = paddle.static.load_inference_model(prefix, exe2)
+                with open(os.path.join(outdir, f"{name}.{ver}.loaded.pir.txt"), "w") as fh:
+                    fh.write(str(prog2))
+                log["ops_loaded"] = sorted({o.name() for o in prog2.global_block().ops})
+                feed = f.feed()
+                outs, lods = outs_of(exe2.run(prog2, feed={k: feed[k] for k in feed_names},
+                                              fetch_list=targets, return_numpy=False))
+    npz = f.npz()
+    for i, (a, lod) in enumerate(zip(outs, lods)):
+        npz[f"out__{i}"] = a
+        for lv, offs in enumerate(lod):
+            npz[("outlod__" if lv == 0 else f"outlod{lv}__") + str(i)] = np.array(offs, np.int64)
+    np.savez_compressed(os.path.join(outdir, f"{name}.{ver}.io.npz"), **npz)
+    log["loaded_out"] = [meta(a, lod) for a, lod in zip(outs, lods)]
+    log["reload_bitexact_vs_built"] = [a.tobytes() == b.tobytes() for a, b in zip(outs, built)]
+    log["ok"] = True
+    return log
+
+
+def child(name, outdir, ver, q):
+    try:
+        q.put(gen_one(name, outdir, ver))
+    except BaseException as e:  # noqa: BLE001 - the exception is the evidence
+        q.put({**MODELS[name][1], "ok": False,
+               "build_error": f"{type(e).__name__}: {str(e).strip().splitlines()[0][:400] if str(e).strip() else ''}",
+               "traceback": traceback.format_exc()[-2000:]})
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--models", nargs="*")
+    args = ap.parse_args()
+    ver = paddle.__version__
+    outdir = os.path.join(args.out, ver)
+    os.makedirs(outdir, exist_ok=True)
+    logpath = os.path.join(outdir, f"gen_log.{ver}.lod_feeds.json")
+    full = {"paddle_version": ver, "commit": getattr(paddle.version, "commit", None),
+            "numpy_version": np.__version__, "python": sys.version.split()[0],
+            "date_utc": time.strftime("%Y-%m-%d", time.gmtime()),
+            "note": "LoD feeds (LoDTensor, recursive sequence lengths) and return_numpy=False "
+                    "fetches; each program built in its own forked child", "models": {}}
+    if os.path.exists(logpath):
+        with open(logpath) as fh:
+            full["models"] = {k: v for k, v in json.load(fh)["models"].items() if k in MODELS}
+    ctx = mp.get_context("fork")
+    for name in MODELS:
+        if args.models and name not in args.models:
+            continue
+        q = ctx.Queue()
+        p = ctx.Process(target=child, args=(name, outdir, ver, q))
+        p.start()
+        p.join(120)
+        r = q.get() if not q.empty() else {**MODELS[name][1], "ok": False,
+                                           "child_error": f"exit {p.exitcode}"}
+        full["models"][name] = r
+        print(f"== {name}: ok={r.get('ok')} {r.get('build_error', '')}", flush=True)
+    full["models"] = dict(sorted(full["models"].items()))
+    with open(logpath, "w") as fh:
+        json.dump(full, fh, indent=1)
+        fh.write("\n")
+
+
+if __name__ == "__main__":
+    main()
