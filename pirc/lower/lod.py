@@ -186,6 +186,6 @@ def as_lod(levels) -> list:
 def need_lod(op: str, operand: str, lod) -> list[list[int]]:
     levels = levels_of(lod)
     if not levels:
-        raise ValueError(f"{op}: operand {operand} has no LoD (feed its sequence offsets as "
-                         f"input lod__<feed>; docs/LOWERING.md, 'LoD')")
+        raise FeedError(f"{op}: operand {operand} has no LoD: give the sequence offsets of the "
+                        f"feed it comes from as input lod__<feed> (docs/LOWERING.md, 'LoD')")
     return levels
