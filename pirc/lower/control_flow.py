@@ -15,7 +15,12 @@ PIR's predicate is a one-element bool tensor of shape [] or [1]; torch wants a s
 the graph reduces it with `torch.all` (same truth value for one element).  A while loop
 carries (cond, inputs...): the body yields (new cond, new inputs...), exactly Paddle's
 cf.yield of the body block.  Branch and body outputs that are their own inputs are cloned:
-torch's control-flow operators reject outputs that alias inputs.
+torch's control-flow operators reject outputs that alias inputs.  A region that writes a tensor
+array of the enclosing block (a Python list, changed in place by its kernels) hands the list
+back like a written dense tensor, uncloned; under tracing such a region is never given to
+torch's operators (a list of data-dependent length is no loop value): torch.compile runs it
+eagerly behind a graph break, torch.export is refused with a LoweringError naming the op
+(docs/LOWERING.md, "Tensor arrays in regions").
 
 pd_op.pylayer runs its forward region once and is inlined (its backward is not needed for
 inference).
@@ -29,6 +34,9 @@ import torch
 import torch.fx as fx
 
 from ..errors import LoweringError
+from ..ir.types import DenseTensorArrayType
+from . import eager_regions
+from .eager_regions import eager_if, eager_while
 
 
 try:
@@ -47,22 +55,45 @@ def _tracing(pred) -> bool:
     return _proxy_mode() is not None
 
 
+def _has_array(values: tuple) -> bool:
+    return any(isinstance(v, list) for v in values)
+
+
+def _refuse_arrays(op_name: str) -> None:
+    """torch.export / make_fx: no graph can hold a list whose length the data decides (a
+    decoding loop appends one element per step), and nothing runs outside the graph."""
+    refusal = LoweringError(f"{eager_regions.array_message(op_name)}, so torch.export cannot trace "
+                            "this program (torch.compile runs the region eagerly, with a graph "
+                            "break): run it eagerly (pirc.run, pirc-run, or the lowered module "
+                            "called directly)")
+    # fx appends "While executing %while_loop ..." to an error raised in a node's call; the
+    # message as made stays the error's bare_message
+    refusal.message = str(refusal)
+    raise refusal
+
+
 def cond(pred, true_fn, false_fn, operands: tuple):
-    """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring)."""
+    """pd_op.if: torch's cond operator when traced, else a Python `if` (module docstring);
+    a tensor array among the operands is never traced (eager_regions, `_refuse_arrays`)."""
     if _tracing(pred):
+        if _has_array(operands):
+            if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
+                return eager_regions.untraced_if(pred, true_fn, false_fn, operands)
+            _refuse_arrays("pd_op.if")
         return torch.ops.higher_order.cond(pred, true_fn, false_fn, operands)
-    return (true_fn if bool(pred) else false_fn).forward(*operands)
+    return eager_if(pred, true_fn, false_fn, operands)
 
 
 def while_loop(cond_fn, body_fn, carried: tuple, additional: tuple):
-    """pd_op.while: torch's while_loop operator when traced, else a Python `while`."""
+    """pd_op.while: torch's while_loop operator when traced, else a Python `while`; a tensor
+    array among the loop's values is never traced (eager_regions, `_refuse_arrays`)."""
     if _tracing(carried[0]):
+        if _has_array(carried + additional):
+            if torch.compiler.is_dynamo_compiling() and not torch.compiler.is_exporting():
+                return eager_regions.untraced_while(body_fn, carried, additional)
+            _refuse_arrays("pd_op.while")
         return torch.ops.higher_order.while_loop(cond_fn, body_fn, carried, additional)
-    # cond_fn is lower_while's condition graph, torch.all of the carried condition: the truth
-    # value of that one-element tensor is read directly (one graph call less per iteration).
-    while bool(carried[0]):
-        carried = tuple(body_fn.forward(*carried, *additional))
-    return carried
+    return eager_while(body_fn, carried, additional)
 
 
 def _captured_values(region) -> list:
@@ -113,6 +144,11 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
         if v is not None:
             sub.env[v] = sub.placeholder(hint)
             sub.env[v].meta.update(_pir_meta(v))
+            # A carried value changes from one iteration to the next: a value of the
+            # enclosing graph the body writes (paddle.nn.RNN's step counter, made by a
+            # pd_op.full and bumped by increment_ after the body's array_read of it) is not
+            # its defining op's constant here, even where it is read before the write.
+            sub.written.add(v)
         else:
             sub.placeholder(hint)  # an unused carried slot (the while cond)
     outer = []
@@ -134,13 +170,19 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
     return sub, outer, yielded
 
 
-def _finish(sub, outputs: list) -> fx.GraphModule:
+def _finish(sub, outputs: list, types: list) -> fx.GraphModule:
+    """The region's graph returning `outputs` (their PIR types in `types`).  A tensor array
+    (a Python list, run eagerly only: `_refuse_arrays`) is handed back as it is: the list its
+    kernels wrote is what the enclosing graph reads next."""
     seen = set()
     fixed = []
-    for node in outputs:
+    for node, type_ in zip(outputs, types, strict=True):
         if not isinstance(node, fx.Node):
             raise LoweringError("a control-flow region yields a value that is not a single tensor "
                                 "(a vec); torch's control-flow operators carry tensors only")
+        if isinstance(type_, DenseTensorArrayType):
+            fixed.append(node)
+            continue
         if node.op == "placeholder" or node in seen:
             node = sub.graph.call_function(torch.clone, (node,))
         seen.add(node)
@@ -175,7 +217,9 @@ def lower_if(builder, op) -> None:
     branches = []
     for sub, yielded, label in built:
         extra = [sub.env[v] for v in written]
-        branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra))))
+        types = [r.type for r in op.results] + [v.type for v in written]
+        branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra,
+                                                                                        types))))
     g = builder.graph
     scalar_pred = g.call_function(torch.all, (pred,))
     node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer)))
@@ -210,7 +254,8 @@ def lower_while(builder, op) -> None:
         raise LoweringError(f"pd_op.while body yields {len(yielded)} values; expected the condition "
                             f"and {len(inputs)} loop values")
     yielded = yielded + [body.env[v] for v in written]
-    body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded))
+    types = [v.type for v in [cond] + inputs + written]
+    body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded, types))
 
     # The condition graph takes the same arguments as the body and reads the carried cond.
     cg = fx.Graph()

@@ -24,7 +24,7 @@ import torch.fx as fx
 from ..errors import LoweringError
 from ..ir.aliasing import op_aliasing
 from ..ir.ops import is_null_value
-from ..ir.types import DenseTensorType
+from ..ir.types import DenseTensorArrayType, DenseTensorType
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handles itself
 from ..runtime.registry import REGISTRY
@@ -145,10 +145,11 @@ class GraphBuilder:
 
     def written_captures(self, captured: dict) -> list:
         """The captured values (value -> placeholder) a write in this region rebound: dense
-        tensors only (a tensor array is a Python list its kernels change themselves)."""
+        tensors and tensor arrays (an `array_write_` in a body writes the enclosing block's
+        array: what follows the region reads the list the region hands back)."""
         return [v for v, placeholder in captured.items()
-                if isinstance(v.type, DenseTensorType) and self.env.get(v) is not placeholder
-                and isinstance(self.env.get(v), fx.Node)]
+                if isinstance(v.type, (DenseTensorType, DenseTensorArrayType))
+                and self.env.get(v) is not placeholder and isinstance(self.env.get(v), fx.Node)]
 
     def rebind_written(self, value, node) -> None:
         """`node` holds `value`'s numbers after a write elsewhere (a region): rebind its names."""

@@ -186,3 +186,29 @@ def test_regions_results_yields_and_loop_values_are_one_buffer_per_position():
         # each iteration carries new values into them: written, and again after any body op
         assert loop in aliases.writers(carried)
         assert aliases.written_after(arg, body.first_op)
+
+
+def test_an_array_written_in_a_while_body_and_an_if_branch_is_written_for_what_follows():
+    """Issue 21: the enclosing block's tensor array is written by the array_write_ ops inside
+    the while body and the if branch; a read before the loop and the same read after it (or
+    after the if) have a write between them, and a read in the body sees the next iteration's
+    write (tests/fixtures/aliasing/array_written_in_regions: Paddle gives 1, 4 and 5
+    elements)."""
+    program = pirc.load("tests/fixtures/aliasing/array_written_in_regions.pir.txt", from_version=4)
+    aliases = AliasAnalysis(program)
+    (array,) = [op.results[0] for op in _ops(program, "pd_op.create_array")]
+    writes = _ops(program, "pd_op.array_write_")
+    assert len(writes) == 4 and aliases.writers(array) == tuple(writes)
+    assert all(aliases.buffer_of(w.results[0]) == aliases.buffer_of(array) for w in writes)
+    before, in_body, after_while, in_branch, after_if = _ops(program, "pd_op.array_length")
+    (loop,) = _ops(program, "pd_op.while")
+    (if_op,) = _ops(program, "pd_op.if")
+    assert aliases.loops_of(in_body) == (loop,) and aliases.loops_of(in_branch) == ()
+    assert aliases.written_between(array, before, after_while)
+    assert aliases.written_between(array, after_while, after_if)
+    assert aliases.written_after(array, in_body)  # the next iteration appends again
+    assert aliases.written_before(array, in_branch)
+    assert not aliases.written_after(array, after_if)
+    # the branch's write is the if's (inside it, in program order between the two reads)
+    assert writes[-1].parent_op() is if_op
+    assert aliases.order(after_while) < aliases.order(writes[-1]) < aliases.order(after_if)

@@ -124,3 +124,16 @@ def test_processes_and_hash_seeds_agree():
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         seen.add(out.stdout.strip())
     assert seen == {program_fingerprint(pirc.load(str(TRANSFORMER)))}
+
+
+def test_block_argument_attributes_of_paddle_text():
+    """Paddle's text gives each block argument an attribute dict (`^%arg_0 {}`), held in the
+    `pir.block_arg_attrs` property: the fingerprint spells it (it once raised an internal
+    error, so `pirc-opt -p default` failed on any such while loop)."""
+    text = (ROOT / "tests" / "fixtures" / "aliasing" / "while_writes_outer.pir.txt").read_text()
+    assert "^%arg_0 {}" in text
+    fp = fp_of_text(text)
+    assert is_fingerprint(fp) and fp == fp_of_text(text)
+    program = parse_text(text, "p.pir", 4)
+    pirc.run_pipeline(program, "default")
+    pirc.verify(program)

@@ -6,7 +6,12 @@ merged its two `to_tensor` constants), chained in-place ops read through every n
 (`share_data`, `view_slice`) written through either side, the `view:` ops Paddle's static
 executor copies (reshape, squeeze, unsqueeze, flatten), a parameter and batch_norm's running
 statistics written in place, 0-D values, a written constant used as an attribute operand,
-and an `if` branch or a `while` body writing a value of the enclosing block.
+an `if` branch or a `while` body writing a value of the enclosing block, and a tensor array
+written in a `while` body and an `if` branch, read before and after each
+(array_written_in_regions), an array carried as a while loop value (array_as_loop_value) and
+arrays as an `if`'s result, one written in the branch (array_yielded_by_if_*; an untouched
+array yielded by a branch was once cloned like a tensor, a TypeError);
+tests/unit/test_array_regions.py has Paddle's own front ends.
 Real Paddle 3.3.1 ran each twice in one scope (tools/paddle_oracle/gen_alias_fixtures.py);
 pirc's module, called twice, must give both runs' numbers bit for bit.  The graph stays
 functional (torch.export, torch.compile) with the parameter write as its one mutation.

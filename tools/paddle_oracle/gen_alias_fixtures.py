@@ -12,7 +12,7 @@ writes (`assign_value_`, `relu_`, `scale_`, `add_`, `floor_`, training `batch_no
 through every name of the written buffer, real views (`share_data`, `view_slice`) and the
 `view:` ops Paddle's static executor copies (reshape, squeeze, unsqueeze, flatten) written
 through either name, parameters (one 0-D) written in place, a written constant used as an
-attribute operand, and `if` / `while` regions writing a value of the enclosing block.  Written as text so that an aliasing no Paddle front end would build
+attribute operand, and `if` / `while` regions writing a value of the enclosing block (a tensor array too).  Written as text so that an aliasing no Paddle front end would build
 (two `assign_value_` writing ONE `full`, the LLaMA mask after cse merged its two `to_tensor`
 constants) really exists; Paddle then runs it itself.  Per program:
 

@@ -160,10 +160,14 @@ def gen_one(name, outdir):
     log["notes"] = model.notes
     log["input_specs"] = [{"name": s.name, "shape": list(s.shape), "dtype": str(s.dtype).replace("paddle.", "")}
                           for s in model.specs]
-    feeds = [model.inputs[s.name] for s in model.specs]
-    with paddle.no_grad():
-        eager = layer(*[paddle.to_tensor(a) for a in feeds])
-    eager = [np.asarray(t.numpy()) for t in (eager if isinstance(eager, (list, tuple)) else [eager])]
+    def dygraph(feeds_of_set):
+        with paddle.no_grad():
+            out = layer(*[paddle.to_tensor(feeds_of_set[s.name]) for s in model.specs])
+        return [np.asarray(t.numpy()) for t in (out if isinstance(out, (list, tuple)) else [out])]
+    # Every input set through the dygraph layer BEFORE to_static: paddle.jit.to_static(layer)
+    # replaces layer.forward, so a later layer(...) runs the converted program, not dygraph.
+    eager = dygraph(model.inputs)
+    case_eagers = {label: dygraph(feeds_of_case) for label, feeds_of_case in model.cases.items()}
     static = paddle.jit.to_static(layer, input_spec=model.specs, full_graph=True)
     tmp = tempfile.mkdtemp()
     prefix = os.path.join(tmp, name)
@@ -216,11 +220,7 @@ def gen_one(name, outdir):
     for label, feeds_of_case in model.cases.items():
         with paddle.static.scope_guard(scope):
             case_outs = exe.run(prog, feed={n: feeds_of_case[n] for n in feed_names}, fetch_list=fetch_targets)
-        paddle.disable_static()
-        with paddle.no_grad():
-            case_eager = layer(*[paddle.to_tensor(feeds_of_case[s.name]) for s in model.specs])
-        paddle.enable_static()
-        case_eager = [np.asarray(t.numpy()) for t in (case_eager if isinstance(case_eager, (list, tuple)) else [case_eager])]
+        case_eager = case_eagers[label]
         np.savez(f"{base}.io.{label}.npz", **{f"in__{n}": feeds_of_case[n] for n in feed_names},
                  **{f"out__{i}": np.asarray(a) for i, a in enumerate(case_outs)})
         log["cases"][label] = {"outputs": [{"shape": list(np.shape(a)), "dtype": str(np.asarray(a).dtype)}

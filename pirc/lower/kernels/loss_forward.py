@@ -159,14 +159,34 @@ def warpctc(logits, label, logits_length=None, labels_length=None, *, blank=0,
             norm_by_times=False):
     """CTC loss of padded [T, B, C] logits (softmax inside, as warp-ctc does) and padded
     [B, L] labels: (loss [B, 1], the gradient of each loss with respect to the logits, the
-    `warpctcgrad` output warp-ctc computes alongside; norm_by_times is unused there)."""
+    `warpctcgrad` output warp-ctc computes alongside; norm_by_times is unused there).
+
+    A sample no alignment fits (its L labels plus one blank between each pair of equal
+    neighbours need more than its T steps) has loss 0 and gradient 0 in warp-ctc
+    (cpu_ctc.h cost_and_grad_kernel returns 0 for L + repeats > T; Paddle zeroes the gradient
+    first), where torch's ctc_loss gives inf: such a CRNN input (an image too narrow for its
+    label) evaluates to 0 in Paddle."""
     if logits_length is None or labels_length is None:
         raise NotImplementedError("warpctc without logits_length / labels_length (LoD input)")
+    labels = label.to(torch.int64)
+    steps, lengths = logits_length.to(torch.int64), labels_length.to(torch.int64)
     with torch.enable_grad():
         act = logits.detach().requires_grad_(True)
         log_probs = torch.log_softmax(act, dim=-1)
         loss = torch.nn.functional.ctc_loss(
-            log_probs, label.to(torch.int64), logits_length.to(torch.int64),
-            labels_length.to(torch.int64), blank=blank, reduction="none", zero_infinity=False)
+            log_probs, labels, steps, lengths, blank=blank, reduction="none", zero_infinity=False)
         (grad,) = torch.autograd.grad(loss.sum(), act)
-    return loss.detach().reshape(-1, 1).to(logits.dtype), grad.to(logits.dtype)
+    infeasible = lengths + _repeats(labels, lengths) > steps
+    loss = torch.where(infeasible, torch.zeros_like(loss), loss.detach())
+    grad = torch.where(infeasible.reshape(1, -1, 1), torch.zeros_like(grad), grad)  # not inf * 0
+    return loss.reshape(-1, 1).to(logits.dtype), grad.to(logits.dtype)
+
+
+def _repeats(labels, lengths):
+    """Per sample, how many of its labels equal the one before (within its length): each
+    needs a blank step between them (warp-ctc's setup_labels `repeats`)."""
+    if labels.shape[-1] < 2:
+        return torch.zeros_like(lengths)
+    same = labels[:, 1:] == labels[:, :-1]
+    inside = torch.arange(1, labels.shape[-1], device=labels.device).unsqueeze(0) < lengths.unsqueeze(1)
+    return (same & inside).sum(1)

@@ -10,13 +10,26 @@ a step at or past a row's length outputs 0 and keeps that row's state; the rever
 walks the padded time axis backwards, so it starts at the row's last valid step with h0.
 Results: out [time, batch, hidden * directions], dropout_state_out, state (like pre_state),
 reserve.
+
+Run eagerly, the op is one call of torch's own recurrent kernel (torch.lstm / gru / rnn_tanh /
+rnn_relu: the same gates and weight layout), with sequence_length as a packed sequence (rows
+sorted by length, a row of length 0 left out: zeros out, its state h0): a step at a time in
+Python costs some ten small ops per step, layer and direction, several times Paddle's C++
+kernel on a BiGRU tagger. Traced (torch.export / torch.compile) it stays the step loop below,
+whose shapes do not depend on the lengths' values.
 """
 
 from __future__ import annotations
 
 import torch
+from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from ...runtime.registry import REGISTRY
+
+# torch's recurrent kernels by Paddle's mode: (input, hx, params, has_biases, layers, dropout,
+# train, bidirectional, batch_first) or, packed, (data, batch_sizes, hx, params, has_biases,
+# layers, dropout, train, bidirectional); hx is [h, c] for the LSTM, h for the others.
+_FUSED = {"LSTM": torch.lstm, "GRU": torch.gru, "RNN_TANH": torch.rnn_tanh, "RNN_RELU": torch.rnn_relu}
 
 
 def _cell(mode: str):
@@ -78,11 +91,21 @@ def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, 
     h0, c0 = pre_state[0], (pre_state[1] if lstm else None)
     n = num_layers * dirs
     weights, biases = weight_list[:2 * n], weight_list[2 * n:]
-    cell = _cell(mode)
+    # packing reads the lengths' values: not on the meta device (shapes only) nor traced
+    concrete = sequence_length is None or sequence_length.device.type != "meta"
+    fused = not torch.compiler.is_compiling() and concrete and x.shape[0] > 0 and x.shape[1] > 0
+    out, state = (_fused if fused else _stepped)(x, h0, c0, weights, biases, sequence_length, mode,
+                                                 num_layers, dirs == 2)
+    return out, dropout_state_in, state, torch.empty(0, dtype=x.dtype, device=dev)
+
+
+def _stepped(x, h0, c0, weights, biases, lengths, mode, num_layers, bidirectional):
+    """The op a step at a time (what traces): (out, [h] or [h, c])."""
+    cell, lstm, dirs = _cell(mode), mode == "LSTM", 2 if bidirectional else 1
     mask = None
-    if sequence_length is not None:
-        steps = torch.arange(x.shape[0], device=dev)
-        mask = (steps.unsqueeze(1) < sequence_length.unsqueeze(0)).to(x.dtype)
+    if lengths is not None:
+        steps = torch.arange(x.shape[0], device=x.device)
+        mask = (steps.unsqueeze(1) < lengths.unsqueeze(0)).to(x.dtype)
     hs, cs = [], []
     inp = x
     for layer in range(num_layers):
@@ -96,6 +119,35 @@ def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, 
             hs.append(h)
             cs.append(c)
         inp = torch.cat(outs, -1) if dirs == 2 else outs[0]
-    state = [torch.stack(hs)] + ([torch.stack(cs)] if lstm else [])
-    reserve = torch.empty(0, dtype=x.dtype, device=dev)
-    return inp, dropout_state_in, state, reserve
+    return inp, [torch.stack(hs)] + ([torch.stack(cs)] if lstm else [])
+
+
+def _fused(x, h0, c0, weights, biases, lengths, mode, num_layers, bidirectional):
+    """The op as one torch recurrent-kernel call: (out, [h] or [h, c])."""
+    fn, lstm = _FUSED[mode], mode == "LSTM"
+    params = []
+    for k in range(len(weights) // 2):  # Paddle: every weight, then every bias; torch: by layer
+        params += [weights[2 * k], weights[2 * k + 1], biases[2 * k], biases[2 * k + 1]]
+    steps, batch = x.shape[0], x.shape[1]
+    # a step at or past a row's length is padding (a length past the time axis is all of it)
+    lens = None if lengths is None else lengths.detach().to("cpu", torch.int64).clamp(max=steps)
+    if lens is None or bool((lens == steps).all()):  # no padding: no packing either
+        got = fn(x, [h0, c0] if lstm else h0, params, True, num_layers, 0.0, False, bidirectional, False)
+        return got[0], list(got[1:])
+    live = (lens > 0).nonzero().flatten()
+    out = x.new_zeros(steps, batch, h0.shape[-1] * (2 if bidirectional else 1))
+    state = [h0.clone()] + ([c0.clone()] if lstm else [])
+    if not len(live):
+        return out, state
+    rows = live.to(x.device)
+    packed = pack_padded_sequence(x[:, rows], lens[live], enforce_sorted=False)
+    order, back = packed.sorted_indices.to(x.device), packed.unsorted_indices.to(x.device)
+    hx = [s[:, rows][:, order] for s in state]
+    got = fn(packed.data, packed.batch_sizes, hx if lstm else hx[0], params, True, num_layers, 0.0,
+             False, bidirectional)
+    padded, _ = pad_packed_sequence(PackedSequence(got[0], packed.batch_sizes, packed.sorted_indices,
+                                                   packed.unsorted_indices), total_length=steps)
+    out[:, rows] = padded
+    for s, final in zip(state, got[1:]):
+        s[:, rows] = final[:, back]
+    return out, state

@@ -4,7 +4,10 @@ add_n_array) as Python lists.
 
 A tensor_array value is a list of tensors in the lowered graph; the index operand is a
 one-element int64 tensor.  array_write_ writes in place, as Paddle's does: programs go on
-reading the array value create_array made, not the write's result.
+reading the array value create_array made, not the write's result.  The graph builder rebinds
+that value to the write's node all the same (the alias model), so every later read is ordered
+after the write and a write inside an if / while region hands the list back to the enclosing
+graph (docs/LOWERING.md, "Tensor arrays in regions").
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ stored in graph tags, rollout allowlists or reports is never silently reinterpre
 from __future__ import annotations
 
 import hashlib
+import json
+
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 
 from ...ir.builder import gc_paused
 from ...ir.program import FINGERPRINT_PREFIX as PREFIX
@@ -25,6 +28,17 @@ from ...ir.program import is_fingerprint  # noqa: F401 - re-exported
 from ...runtime.op_versions import semantic_version
 from ...text.canonical_printer import canonical_attr_text
 from ...text.types_text import type_text
+
+
+def _property_text(attr) -> str:
+    """canonical_attr_text, and the dictionaries a property may hold that no op attribute
+    does: `pir.block_arg_attrs` is per region, per block, one dictionary per argument (the
+    `^%arg_0 {}` of Paddle's text)."""
+    if isinstance(attr, DictionaryAttr):
+        return "{" + ",".join(f"{json.dumps(k)}:{_property_text(v)}" for k, v in sorted(attr.data.items())) + "}"
+    if type(attr) is ArrayAttr:
+        return "[" + ",".join(_property_text(a) for a in attr.data) + "]"
+    return canonical_attr_text(attr)
 
 # Attributes that name a thing rather than say what is computed.
 _NAMING_ATTRIBUTES = {"builtin.parameter": frozenset({"parameter_name"})}
@@ -148,7 +162,7 @@ class Fingerprinter:
         parts = [entry[2]]
         if op.properties:
             for name in sorted(op.properties):
-                parts += (b"p:" + name.encode(), self._attr(op.properties[name]))
+                parts += (b"p:" + name.encode(), self._property(op.properties[name]))
         type_bytes = self._type
         for operand in op._operands:
             owner = getattr(operand, "op", None)
@@ -197,6 +211,12 @@ class Fingerprinter:
         entry = self._attr_text.get(id(attr))
         if entry is None:
             entry = self._attr_text[id(attr)] = (attr, b"=" + canonical_attr_text(attr).encode() + b";")
+        return entry[1]
+
+    def _property(self, attr) -> bytes:
+        entry = self._attr_text.get(id(attr))
+        if entry is None:
+            entry = self._attr_text[id(attr)] = (attr, b"=" + _property_text(attr).encode() + b";")
         return entry[1]
 
     def _type(self, t) -> bytes:
