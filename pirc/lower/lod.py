@@ -140,7 +140,7 @@ def _name(builder, text):
 def call_lod_kernel(builder, op) -> None:
     """op's kernel with its operands' LoDs; its results and theirs bound."""
     node = builder.call_kernel(op)
-    node.kwargs = {**node.kwargs, "lods": [builder.lods.get(v) for v in op.operands]}
+    node.kwargs = {**node.kwargs, "lods": [_operand_lod(builder, v) for v in op.operands]}
     results = builder.graph.call_function(operator.getitem, (node, 0))
     result_lods = builder.graph.call_function(operator.getitem, (node, 1))
     builder._last_call = results
@@ -149,6 +149,14 @@ def call_lod_kernel(builder, op) -> None:
     for i, r in enumerate(op.results):
         per = builder.graph.call_function(operator.getitem, (result_lods, i))
         builder.lods[r] = [builder.graph.call_function(_level, (per, lv)) for lv in range(LEVELS)]
+
+
+def _operand_lod(builder, v):
+    """An operand's LoD; for a vector operand (builtin.combine) its members' LoDs."""
+    owner = getattr(v, "owner", None)
+    if getattr(owner, "name", None) == "builtin.combine":
+        return [builder.lods.get(m) for m in owner.operands]
+    return builder.lods.get(v)
 
 
 def _level(levels, i):

@@ -163,6 +163,12 @@ def _box_clip(f):
     return [C.box_clip(b, im)]
 
 
+@model("fusion_seqpool_concat__lod")
+def _fusion_seqpool_concat(f):
+    xs = [f("x0", [4, 3], lens=[1, 3]), f("x1", [5, 3], lens=[2, 3])]
+    return [C.fusion_seqpool_concat(xs, p, 1) for p in ("SUM", "AVERAGE", "SQRT")]
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

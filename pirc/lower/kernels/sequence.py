@@ -1,6 +1,6 @@
 """Sequence ops of fluid models, which read the LoD of their input (pirc/lower/lod.py):
-sequence_pool, sequence_softmax, sequence_expand, sequence_conv, and box_clip (one
-sequence of boxes per image), as phi's CPU kernels compute them (funcs/sequence_pooling.cc,
+sequence_pool, sequence_softmax, sequence_expand, sequence_conv, box_clip (one
+sequence of boxes per image) and fusion_seqpool_concat (jit SeqPool), as phi's CPU kernels compute them (funcs/sequence_pooling.cc,
 impl/sequence_softmax_kernel_impl.h, impl/sequence_expand_kernel_impl.h,
 impl/sequence_conv_kernel_impl.h with funcs/math/context_project.h,
 impl/box_clip_kernel_impl.h with funcs/detection/bbox_util.h).
@@ -183,3 +183,35 @@ def box_clip(input, im_info, *, lods=NO_LOD):  # noqa: A002 - Paddle's operand n
         out[s:e, :, 0::2] = torch.maximum(torch.minimum(b[..., 0::2], im_w - one), zero)
         out[s:e, :, 1::2] = torch.maximum(torch.minimum(b[..., 1::2], im_h - one), zero)
     return out.reshape(input.shape), (lods[0],)
+
+
+@lod_kernel("pd_op.fusion_seqpool_concat")
+def fusion_seqpool_concat(x, *, lods=NO_LOD, pooltype="SUM", axis=1):
+    """FusionSeqPoolConcatKernel: each input pooled per sequence by jit SeqPool (the first
+    row, then each next row added; AVERAGE / SQRT then scaled by 1 / h or 1 / sqrt(h),
+    computed in the dtype) and the pooled rows of the inputs side by side (axis 1). The
+    result's LoD is one row per sequence."""
+    if axis != 1:
+        raise ValueError(f"fusion_seqpool_concat: axis {axis}: only 1 is supported")
+    member_lods = lods[0] if lods and lods[0] is not None else [None] * len(x)
+    outs = []
+    for i, (xi, li) in enumerate(zip(x, member_lods)):
+        offs = need_lod("fusion_seqpool_concat", f"x[{i}]", li)[0]
+        xr = _rows(xi)
+        rows = []
+        for s, e in zip(offs[:-1], offs[1:]):
+            acc = xr[s].clone()
+            for j in range(s + 1, e):
+                acc = acc + xr[j]
+            h = torch.tensor(e - s, dtype=xi.dtype)
+            one = torch.tensor(1, dtype=xi.dtype)
+            if pooltype == "AVERAGE":
+                acc = acc * (one / h)
+            elif pooltype == "SQRT":
+                acc = acc * (one / torch.sqrt(h))
+            elif pooltype != "SUM":
+                raise ValueError(f"fusion_seqpool_concat: unsupported pooltype {pooltype!r}")
+            rows.append(acc)
+        outs.append(torch.stack(rows))
+    out = torch.cat(outs, 1)
+    return out, (as_lod([list(range(out.shape[0] + 1))]),)
