@@ -364,9 +364,14 @@ def gen_one_3x(name, outdir, ver):
         log["params"] = set_params(main, scope, place)
         feed = {n: a for n, a in feeds}
         built = None
+        # return_numpy=False: fetch DenseTensors (an output with a LoD, which exe.run refuses
+        # to turn into numpy) and convert them here
+        rn = info.get("return_numpy", True)
         if info.get("run", True):
             try:
-                built = exe.run(main, feed=feed, fetch_list=fetches)
+                built = exe.run(main, feed=feed, fetch_list=fetches, return_numpy=rn)
+                if not rn:
+                    built = [np.array(a) for a in built]
                 log["built_out"] = [arr_meta(a) for a in built]
             except Exception as e:
                 log["built_run_error"] = err(e)
@@ -412,7 +417,9 @@ def gen_one_3x(name, outdir, ver):
                     if info.get("run", True):
                         try:
                             outs = exe2.run(prog2, feed={n: feed[n] for n in feed_names},
-                                            fetch_list=fetch_targets)
+                                            fetch_list=fetch_targets, return_numpy=rn)
+                            if not rn:
+                                outs = [np.array(a) for a in outs]
                         except Exception as e:
                             log["loaded_run_error"] = err(e)
                             outs = None

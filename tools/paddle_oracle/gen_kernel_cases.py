@@ -253,6 +253,125 @@ case("bilinear_out_size", "pd_op.bilinear_interp", [XI4, np.array([4, 6], "int32
                                           False, 0))
 
 
+# -- detection on IEEE inputs (issue 21 class 3) ---------------------------------------------
+# matrix_nms's linear decay (1 - iou) / (1 - max_iou) divides by 0 on identical boxes (inf, or
+# NaN over 0), a zero-area box pair has IoU 0 / 0, and NaN / inf scores go through the same
+# comparisons and partial_sort; what Paddle's C++ makes of each is recorded here.
+NMS_BOX = np.array([[0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5],
+                    [0.3, 0.3, 0.3, 0.6], [0.3, 0.3, 0.3, 0.6], [0.6, 0.6, 0.9, 0.9],
+                    [0.2, 0.2, 0.45, 0.5], [0.0, 0.0, 0.0, 0.0]], "float32")[None]
+NMS_SCORE = np.array([[[0.1] * 8, [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2],
+                       [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]]], "float32")
+NMS_SPECIAL = np.array([[[0.1] * 8, [np.nan, np.inf, 0.7, -np.inf, 0.5, np.nan, 0.3, 0.2],
+                         [0.5, 1e-45, np.inf, np.inf, 0.0, -0.0, 3e38, 0.6]]], "float32")
+NMS_BOX_SPECIAL = np.array([[[np.nan, 0.1, 0.5, 0.5], [0.1, 0.1, 0.5, 0.5],
+                             [-np.inf, -np.inf, np.inf, np.inf], [0.1, 0.1, 0.5, 0.5],
+                             [0.3, 0.3, 0.3, 0.6], [1e-45, 0.0, 2e-45, 1e-45],
+                             [-3e38, -3e38, 3e38, 3e38], [0.2, 0.2, 0.45, np.nan]]], "float32")
+NMS_ATTRS = ("score_threshold", "nms_top_k", "keep_top_k", "post_threshold", "use_gaussian",
+             "gaussian_sigma", "background_label", "normalized")
+for name, boxes, scores, args in [
+    ("matrix_nms_identical_linear", NMS_BOX, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0, 0, True)),
+    ("matrix_nms_identical_post", NMS_BOX, NMS_SCORE, (0.0, 6, 5, 0.05, False, 2.0, 0, True)),
+    ("matrix_nms_identical_gaussian", NMS_BOX, NMS_SCORE, (0.0, -1, -1, 0.0, True, 2.0, 0, True)),
+    ("matrix_nms_gaussian_huge_sigma", NMS_BOX, NMS_SCORE, (0.0, -1, -1, 0.0, True, 1e30, -1,
+                                                            True)),
+    ("matrix_nms_pixel_identical", NMS_BOX * 100, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0, 0,
+                                                              False)),
+    ("matrix_nms_special_scores", NMS_BOX, NMS_SPECIAL, (0.0, -1, -1, 0.0, False, 2.0, 0, True)),
+    ("matrix_nms_special_scores_gaussian", NMS_BOX, NMS_SPECIAL, (0.0, 4, 3, 0.0, True, 2.0, -1,
+                                                                  True)),
+    ("matrix_nms_special_boxes", NMS_BOX_SPECIAL, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0, -1,
+                                                              True)),
+    ("matrix_nms_special_boxes_pixel", NMS_BOX_SPECIAL, NMS_SCORE, (0.0, -1, -1, 0.0, False, 2.0,
+                                                                    0, False)),
+    ("matrix_nms_identical_f64", NMS_BOX.astype("float64"), NMS_SCORE.astype("float64"),
+     (0.0, -1, -1, 0.0, False, 2.0, 0, True)),
+    ("matrix_nms_special_f64", NMS_BOX_SPECIAL.astype("float64"), NMS_SPECIAL.astype("float64"),
+     (0.0, -1, -1, 0.0, False, 2.0, -1, True)),
+]:
+    case(name, "pd_op.matrix_nms", [boxes, scores], dict(zip(NMS_ATTRS, args)),
+         lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
+
+
+# -- IEEE audit (issue 21 class 3): arithmetic pirc did in Python floats, where C gives inf ----
+XR = np.array([1.5, 0.0, -2.25, np.inf, np.nan, 1e-45, -3e38], "float32")
+for name, x, d in [("round_decimals_400", XR, 400), ("round_decimals_m400", XR, -400),
+                   ("round_decimals_40", XR, 40), ("round_decimals_400_f64", XR.astype("float64"), 400)]:
+    case(name, "pd_op.round", [x], {"decimals": d}, lambda x, d=d: C.round(T(x), d))
+case("renorm_p0", "pd_op.renorm", [np.array([[1.0, 2.0], [0.0, -3.0]], "float32")],
+     {"p": 0.0, "axis": 0, "max_norm": 1.0}, lambda x: C.renorm(T(x), 0.0, 0, 1.0))
+for name, mean in [("truncated_gaussian_std0", 0.0), ("truncated_gaussian_std0_mean", 0.5)]:
+    case(name, "pd_op.truncated_gaussian_random", [],
+         {"shape": [5], "mean": mean, "std": 0.0, "seed": 1, "a": -2.0, "b": 2.0,
+          "dtype": {"dtype": "float32"}},
+         lambda mean=mean: C.truncated_gaussian_random([5], mean, 0.0, 1, -2.0, 2.0, paddle.float32,
+                                                       paddle.CPUPlace()))
+
+# roi_pool / psroi_pool on boxes with NaN, inf or huge corners: the C++ casts round / floor /
+# ceil of them to int (x86: INT_MIN) and clamps; roi_align aborts the process on the same
+# boxes (std::length_error), so it has no case here
+ROI_FEAT = np.arange(2 * 4 * 4, dtype="float32").reshape(1, 2, 4, 4)
+PSROI_FEAT = np.arange(8 * 4 * 4, dtype="float32").reshape(1, 8, 4, 4)
+for tag, box in [("nan", [np.nan, 0, 2, 2]), ("inf", [0, 0, np.inf, 2]), ("minf", [-np.inf, 0, 2, 2]),
+                 ("huge", [0, 0, 3e38, 2]), ("allnan", [np.nan] * 4), ("mixed", [0, np.nan, 3, -np.inf])]:
+    rb, rn = np.array([box], "float32"), np.array([1], "int32")
+    case(f"roi_pool_{tag}", "pd_op.roi_pool", [ROI_FEAT, rb, rn],
+         {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+         lambda x, b, n: C.roi_pool(T(x), T(b), T(n), 2, 2, 1.0))
+    case(f"psroi_pool_{tag}", "pd_op.psroi_pool", [PSROI_FEAT, rb, rn],
+         {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
+         lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
+
+# fractional_max_pool2d with one output and a kernel: alpha = (size - k) / 0 = inf, every index
+# static_cast<int>(inf) = INT_MIN, and start = INT_MIN - INT_MIN = 0
+FMP = np.arange(2 * 5 * 5, dtype="float32").reshape(1, 2, 5, 5)
+for tag, out, k in [("one_k2", [1, 1], [2, 2]), ("one_k5", [1, 1], [5, 5]), ("one_by_two", [1, 2], [2, 2])]:
+    case(f"fractional_max_pool2d_{tag}", "pd_op.fractional_max_pool2d", [FMP],
+         {"output_size": out, "kernel_size": k, "random_u": 0.3, "return_mask": True},
+         lambda x, out=out, k=k: C.fractional_max_pool2d(T(x), out, k, 0.3, True))
+
+# std::round halves away from zero: roi_pool's and psroi_pool's box corners at .5
+HALF_BOXES = np.array([[0.5, 1.5, 2.5, 3.5], [2.5, 0.5, 4.5, 2.5]], "float32")
+case("roi_pool_half", "pd_op.roi_pool", [np.arange(72, dtype="float32").reshape(1, 2, 6, 6), HALF_BOXES,
+                                         np.array([2], "int32")],
+     {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+     lambda x, b, n: C.roi_pool(T(x), T(b), T(n), 2, 2, 1.0))
+case("psroi_pool_half", "pd_op.psroi_pool", [np.arange(288, dtype="float32").reshape(1, 8, 6, 6),
+                                             HALF_BOXES, np.array([2], "int32")],
+     {"pooled_height": 2, "pooled_width": 2, "output_channels": 2, "spatial_scale": 1.0},
+     lambda x, b, n: C.psroi_pool(T(x), T(b), T(n), 2, 2, 2, 1.0))
+
+# static_cast<int32_t> of a float attribute on x86: NaN, inf and 3e9 are INT_MIN, -2.7 is -2
+XI2 = np.array([1, 2], "int32")
+for tag, v in [("nan", float("nan")), ("inf", float("inf")), ("3e9", 3e9), ("m2_7", -2.7)]:
+    case(f"increment_int_{tag}", "pd_op.increment", [np.array([5], "int32")], {"value": v},
+         lambda x, v=v: C.increment(T(x), v))
+    case(f"diag_int_{tag}", "pd_op.diag", [XI2], {"offset": 0, "padding_value": v},
+         lambda x, v=v: C.diag(T(x), 0, v))
+    case(f"pad_int_{tag}", "pd_op.pad", [XI2, sc(v)], {"paddings": [1, 1]},
+         lambda x, p, v=v: C.pad(T(x), [1, 1], v))
+
+# matrix_nms on random boxes with ties (scores in fifths, boxes on a quarter grid: identical
+# boxes), NaN scores, both decays, nms_top_k / keep_top_k cuts: libstdc++'s partial_sort
+# order and glibc's expf, case by case
+_NMS_RNG = np.random.default_rng(21)
+for k in range(40):
+    n, ncls = int(_NMS_RNG.integers(1, 24)), int(_NMS_RNG.integers(1, 4))
+    rb = _NMS_RNG.random((2, n, 4)).astype("float32")
+    rb[..., 2:] = rb[..., :2] + _NMS_RNG.random((2, n, 2)).astype("float32") * 0.5
+    if k % 3 == 0:
+        rb = (np.round(rb * 4) / 4).astype("float32")
+    rs = (np.round(_NMS_RNG.random((2, ncls, n)) * 5) / 5).astype("float32")
+    if k % 5 == 0:
+        rs[0, 0, :3] = np.nan
+    args = (float(_NMS_RNG.choice([0.0, 0.1])), int(_NMS_RNG.choice([-1, 5, 30])),
+            int(_NMS_RNG.choice([-1, 3, 50])), float(_NMS_RNG.choice([0.0, 0.05])), bool(k % 2),
+            2.0, int(_NMS_RNG.choice([0, -1])), True)
+    case(f"matrix_nms_random_{k}", "pd_op.matrix_nms", [rb, rs], dict(zip(NMS_ATTRS, args)),
+         lambda b, s, args=args: C.matrix_nms(T(b), T(s), *args))
+
+
 def encode(v):
     if v is None:
         return None

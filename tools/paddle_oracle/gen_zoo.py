@@ -93,6 +93,13 @@ def compare(a, b):
     return "mismatch"
 
 
+def run_program(exe, prog, feed, fetch_list):
+    """exe.run with return_numpy=False, then each output as an ndarray: an output that carries
+    LoD (collect_fpn_proposals' rois, multiclass_nms3's rows in a real Faster R-CNN) cannot be
+    fetched as numpy directly, and the LoD is not part of what the program computes."""
+    return [np.array(t) for t in exe.run(prog, feed=feed, fetch_list=fetch_list, return_numpy=False)]
+
+
 def saved_params(json_path):
     """name -> (shape, stop_gradient) of the builtin.parameter ops of a saved JSON."""
     with open(json_path) as f:
@@ -193,7 +200,7 @@ def gen_one(name, outdir):
     with paddle.static.scope_guard(scope):
         prog, feed_names, fetch_targets = paddle.static.load_inference_model(prefix, exe)
         log["feed_names"] = list(feed_names)
-        outs = exe.run(prog, feed={n: model.inputs[n] for n in feed_names}, fetch_list=fetch_targets)
+        outs = run_program(exe, prog, {n: model.inputs[n] for n in feed_names}, fetch_targets)
         # Tensors the forward built eagerly (position ids, causal masks, rotary cos/sin tables)
         # become parameters named eager_tmp_N: their values are the model's, not zoo_weights'.
         constants, created = {}, []
@@ -219,7 +226,7 @@ def gen_one(name, outdir):
     log["cases"] = {}
     for label, feeds_of_case in model.cases.items():
         with paddle.static.scope_guard(scope):
-            case_outs = exe.run(prog, feed={n: feeds_of_case[n] for n in feed_names}, fetch_list=fetch_targets)
+            case_outs = run_program(exe, prog, {n: feeds_of_case[n] for n in feed_names}, fetch_targets)
         case_eager = case_eagers[label]
         np.savez(f"{base}.io.{label}.npz", **{f"in__{n}": feeds_of_case[n] for n in feed_names},
                  **{f"out__{i}": np.asarray(a) for i, a in enumerate(case_outs)})
@@ -248,7 +255,7 @@ def crossload_one(name, src_dir, outdir, from_ver):
         prog, feed_names, fetch_targets = paddle.static.load_inference_model(prefix, exe)
         core.serialize_pir_program(prog, base + ".json", True, False, True)
         try:
-            outs = exe.run(prog, feed={n: io[f"in__{n}"] for n in feed_names}, fetch_list=fetch_targets)
+            outs = run_program(exe, prog, {n: io[f"in__{n}"] for n in feed_names}, fetch_targets)
         except Exception as e:
             log["run_error"] = err(e)
             outs = None
@@ -264,8 +271,8 @@ def crossload_one(name, src_dir, outdir, from_ver):
         case_io = dict(np.load(case_npz))
         with paddle.static.scope_guard(scope):
             try:
-                case_outs = exe.run(prog, feed={n: case_io[f"in__{n}"] for n in feed_names},
-                                    fetch_list=fetch_targets)
+                case_outs = run_program(exe, prog, {n: case_io[f"in__{n}"] for n in feed_names},
+                                         fetch_targets)
             except Exception as e:
                 log[f"run_error.{label}"] = err(e)
                 continue

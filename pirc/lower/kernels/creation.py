@@ -61,7 +61,26 @@ def full_like(x, value=0.0, *, dtype=None, place="undefined"):
 @REGISTRY.register("pd_op.arange", since=1)
 def arange(start=0, end=None, step=1, *, dtype=torch.float64, place="cpu"):
     start, end, step = number(start), number(end), number(step)
-    return running_sum(start, step, max(math.ceil((end - start) / step), 0), dtype)
+    return running_sum(start, step, range_size("arange", start, end, step), dtype)
+
+
+def range_size(op: str, start, end, step) -> int:
+    """funcs::GetSize: step 0 is refused; a step away from end gives 0 elements; else
+    ceil(|(end - start) / step|) (integers: (|end - start| + |step| - 1) / |step|).  A
+    non-finite count (a NaN or infinite bound) is refused too: the C++ casts it to int64's
+    minimum and the output's allocation fails."""
+    if step == 0:
+        raise ValueError(f"{op}: the step of range op should not be 0 (Paddle's "
+                         f"InvalidArgument)")
+    if (start < end and step < 0) or (start > end and step > 0):
+        return 0
+    if all(isinstance(v, int) for v in (start, end, step)):
+        return (abs(end - start) + abs(step) - 1) // abs(step)
+    count = abs((end - start) / step)
+    if not math.isfinite(count):
+        raise ValueError(f"{op}: start {start}, end {end} and step {step} give no finite "
+                         f"number of elements (Paddle's kernel cannot allocate the output)")
+    return math.ceil(count)
 
 
 def running_sum(start, step, count: int, dtype) -> torch.Tensor:

@@ -1,5 +1,6 @@
 """Detection ops: nms, box_coder, prior_box, anchor_generator, yolo_box, bipartite_match,
-collect_fpn_proposals.
+collect_fpn_proposals, distribute_fpn_proposals, matrix_nms, multiclass_nms3,
+generate_proposals.
 
 nms is phi's greedy pass over boxes already in score order: box i, unless suppressed,
 suppresses every later box whose IoU with it (CalculateIoU's float arithmetic, vectorised
@@ -12,10 +13,14 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
+
 import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from . import c_numerics, stl_order
+from .operands import c_int_cast
+from .stl_order import partial_sort
 
 F32 = np.float32
 
@@ -157,8 +162,9 @@ def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(), 
             for ar in aspect_ratios:
                 ar = F32(ar)
                 for size in anchor_sizes:
-                    base_w = np.round(np.sqrt((sw * sh) / ar))
-                    base_h = np.round(base_w * ar)
+                    # std::round: halves away from zero (stride 32, ratio 0.5: 45 * 0.5 = 23)
+                    base_w = c_numerics.round_away(np.sqrt((sw * sh) / ar))
+                    base_h = c_numerics.round_away(base_w * ar)
                     aw = (F32(size) / sw) * base_w
                     ah = (F32(size) / sh) * base_h
                     # 0.5 * (...) is a double product; the sums are cast back to float
@@ -259,8 +265,11 @@ def bipartite_match(dist_mat, *, match_type="bipartite", dist_threshold=0.5):
 @REGISTRY.register("pd_op.collect_fpn_proposals", since=1)
 def collect_fpn_proposals(multi_level_rois, multi_level_scores, multi_level_rois_num=None, *,
                           post_nms_topn=1):
-    """CollectFpnProposalsKernel: every level's rois by descending score (stable: ties keep
-    level, then roi order), the first post_nms_topn, then stably regrouped by image."""
+    """CollectFpnProposalsKernel: every level's rois (level, then roi order) std::stable_sort-ed
+    by CompareByScore, `a.score >= b.score` -- not a strict order, so tied scores come out in
+    the order libstdc++'s merge sort leaves them (stl_order.stable_sort) --, the first
+    post_nms_topn, stably regrouped by image; the counts as the kernel makes them (a new one
+    each time the image changes)."""
     entries = []  # (score, image, roi row)
     rois = torch.cat(list(multi_level_rois), 0)
     start = 0
@@ -275,12 +284,18 @@ def collect_fpn_proposals(multi_level_rois, multi_level_scores, multi_level_rois
         for r, v in enumerate(scores.reshape(-1).tolist()):
             entries.append((v, images[r], start + r))
         start += k
-    entries.sort(key=lambda e: -e[0])
-    top = sorted(entries[:min(post_nms_topn, len(entries))], key=lambda e: e[1])
+    stl_order.stable_sort(entries, lambda a, b: a[0] >= b[0])
+    top = entries[:min(post_nms_topn, len(entries))]
+    stl_order.stable_sort(top, lambda a, b: a[1] < b[1])
     batch = (multi_level_rois_num[0].numel() if multi_level_rois_num is not None else 1)
-    counts = [0] * batch
-    for e in top:
-        counts[e[1]] += 1
+    counts, image, first = [], 0, 0
+    for i, e in enumerate(top):
+        if e[1] != image:
+            image = e[1]
+            counts.append(i - first)
+            first = i
+    counts.append(len(top) - first)
+    counts = (counts + [0] * batch)[:batch]
     index = torch.tensor([e[2] for e in top], dtype=torch.int64, device=rois.device)
     return rois[index], torch.tensor(counts, dtype=torch.int32, device=rois.device)
 
@@ -313,22 +328,40 @@ def _desc(scores, keep):
     return sorted(keep, key=lambda i: -scores[i])
 
 
+def _partial_desc(scores, perm, k):
+    """std::partial_sort(perm, perm + k, end, score[a] > score[b]): libstdc++'s heap select,
+    step for step (stl_order.partial_sort), so ties and NaN scores (which that comparator
+    cannot order) come out where Paddle's come out; the first k."""
+    v = list(perm)
+    partial_sort(v, 0, k, len(v), lambda a, b: scores[a] > scores[b])
+    return v[:k]
+
+
+def _linear_decay(iou, max_iou, t):
+    """decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T; a max_iou of
+    1 (identical boxes) gives inf, or NaN over 0, as the C++ division does."""
+    return t((np.float64(1.0) - np.float64(iou)) / (np.float64(1.0) - np.float64(max_iou)))
+
+
 def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
                       gaussian):
     t = boxes.dtype.type
-    perm = _desc(scores, [i for i in range(len(scores)) if not scores[i] <= score_threshold])
-    if top_k > -1:
-        perm = perm[:top_k]
+    s = [float(v) for v in scores]  # float32 / float64 to double: comparisons unchanged
+    perm = [i for i in range(len(s)) if not s[i] <= score_threshold]  # remove_if, stable
     if not perm:
         return [], []
-    n = len(perm)
+    n = len(perm) if top_k <= -1 else min(len(perm), top_k)
+    if n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
+        raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
+                         "kernel crashes on it (SIGSEGV); use -1 for every box")
+    perm = _partial_desc(s, perm, n)
     iou = [[t(0)] * n for _ in range(n)]
     iou_max = [t(0)] * n
     for i in range(1, n):
         m = t(0)
         for j in range(i):
             iou[i][j] = jaccard(boxes[perm[i]], boxes[perm[j]], normalized)
-            m = max(m, iou[i][j])
+            m = max(m, iou[i][j])  # std::max(m, iou): a NaN iou leaves m
         iou_max[i] = m
     sel, dec = [], []
     if scores[perm[0]] > post_threshold:
@@ -337,11 +370,12 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
     for i in range(1, n):
         min_decay = t(1)
         for j in range(i):
-            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T
-                d = np.exp((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
-            else:  # (1. - iou) / (1. - max_iou): a double division, cast back to T
-                d = t((1.0 - float(iou[i][j])) / (1.0 - float(iou_max[j])))
-            min_decay = min(min_decay, d)
+            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
+                arg = float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
+                d = t(c_numerics.expf(arg) if t is np.float32 else c_numerics.exp(arg))
+            else:
+                d = _linear_decay(iou[i][j], iou_max[j], t)
+            min_decay = min(min_decay, d)  # std::min(min_decay, d): a NaN d leaves it
         ds = min_decay * scores[perm[i]]
         if ds <= post_threshold:
             continue
@@ -357,25 +391,31 @@ def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=
     """MatrixNMSKernel: per class, the boxes above score_threshold by score (nms_top_k of
     them) decay by their IoU with every higher box (linear (1-iou)/(1-max_iou) or gaussian);
     those above post_threshold are pooled over classes and the keep_top_k best kept, as rows
-    [class, decayed score, box], with the box's flat index (int32) and a count per image."""
+    [class, decayed score, box], with the box's flat index (int32) and a count per image.
+
+    Every step is the C++'s on IEEE values: a 0 / 0 IoU (zero-area boxes) is NaN, identical
+    boxes make the linear decay inf or NaN, NaN and inf scores go through the same
+    comparisons, and both sorts are libstdc++'s partial_sort (not stable)."""
     b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
     t = b.dtype.type
     rows, index, counts = [], [], []
-    for n in range(s.shape[0]):
-        idx, sc, cls = [], [], []
-        for c in range(s.shape[1]):
-            if c == background_label:
-                continue
-            sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold), t(post_threshold),
-                                         gaussian_sigma, nms_top_k, normalized, use_gaussian)
-            idx += sel
-            sc += dec
-            cls += [c] * len(sel)
-        k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
-        for p in _desc(sc, range(len(idx)))[:k]:
-            rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
-            index.append(n * s.shape[2] + idx[p])
-        counts.append(k)
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for n in range(s.shape[0]):
+            idx, sc, cls = [], [], []
+            for c in range(s.shape[1]):
+                if c == background_label:
+                    continue
+                sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold),
+                                             t(post_threshold), gaussian_sigma, nms_top_k,
+                                             normalized, use_gaussian)
+                idx += sel
+                sc += dec
+                cls += [c] * len(sel)
+            k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
+            for p in _partial_desc([float(v) for v in sc], range(len(idx)), k):
+                rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
+                index.append(n * s.shape[2] + idx[p])
+            counts.append(k)
     return _detections(rows, index, counts, b, bboxes.device)
 
 
@@ -401,48 +441,103 @@ def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normali
     return kept
 
 
+def _nms_images(b, s, rois_num):
+    """multiclass_nms3's images: (per-class boxes, per-class scores, index of (class, box),
+    whether the kept boxes of a class come back in box order). [N, M, 4] boxes with [N, C, M]
+    scores share their boxes over classes; [R, C, 4] boxes with [R, C] scores (a two-stage
+    detector's box head: one box per class) hold rois_num[n] rows per image, and their index
+    is (first row of the image + row) * C + class, as phi's MultiClassOutput writes it."""
+    if s.ndim == 3:
+        m = s.shape[2]
+        for n in range(s.shape[0]):
+            yield (lambda c, n=n: b[n]), (lambda c, n=n: s[n, c]), (lambda c, i, n=n: n * m + i), False
+        return
+    classes = s.shape[1]
+    counts = [s.shape[0]] if rois_num is None else [int(k) for k in rois_num.reshape(-1).tolist()]
+    start = 0
+    for k in counts:
+        lo, hi = start, start + k
+        yield ((lambda c, lo=lo, hi=hi: b[lo:hi, c]), (lambda c, lo=lo, hi=hi: s[lo:hi, c]),
+               (lambda c, i, lo=lo: (lo + i) * classes + c), True)
+        start = hi
+
+
 @REGISTRY.register("pd_op.multiclass_nms3", since=1)
 def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_top_k=-1,
                     keep_top_k=-1, nms_threshold=0.3, normalized=True, nms_eta=1.0,
                     background_label=0):
-    """MultiClassNMSKernel for [N, M, 4] boxes and [N, C, M] scores: NMSFast per class; past
-    keep_top_k the best (stable by descending score) survive; rows [label, score, box] by
-    label, then in NMS order, with index n * M + box (int32) and a count per image."""
+    """MultiClassNMSKernel for [N, M, 4] boxes and [N, C, M] scores, or [R, C, 4] boxes and
+    [R, C] scores with rois_num (see _nms_images): NMSFast per class; past keep_top_k the best
+    (stable by descending score, in class then kept order) survive; rows [label, score, box]
+    by label, then in NMS order (box order for [R, C] scores), with an int32 index and a
+    count per image."""
     b, s = bboxes.detach().cpu().numpy(), scores.detach().cpu().numpy()
     t = b.dtype.type
     rows, index, counts = [], [], []
-    for n in range(s.shape[0]):
-        picked = {}
-        for c in range(s.shape[1]):
-            if c != background_label:
-                picked[c] = _nms_fast(b[n], s[n, c], t(score_threshold), t(nms_threshold),
-                                      t(nms_eta), nms_top_k, normalized)
-        total = sum(len(v) for v in picked.values())
-        if -1 < keep_top_k < total:
-            pairs = [(s[n, c, i], c, i) for c in sorted(picked) for i in picked[c]]
-            pairs = sorted(pairs, key=lambda p: -p[0])[:keep_top_k]
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for boxes_of, scores_of, index_of, box_order in _nms_images(b, s, rois_num):
             picked = {}
-            for _, c, i in pairs:
-                picked.setdefault(c, []).append(i)
-            total = keep_top_k
-        for c in sorted(picked):
-            for i in picked[c]:
-                rows.append([t(c), s[n, c, i], *b[n, i]])
-                index.append(n * s.shape[2] + i)
-        counts.append(total)
+            if len(scores_of(0)):
+                for c in range(s.shape[1]):
+                    if c != background_label:
+                        kept = _nms_fast(boxes_of(c), scores_of(c), t(score_threshold),
+                                         t(nms_threshold), t(nms_eta), nms_top_k, normalized)
+                        picked[c] = sorted(kept) if box_order else kept
+            total = sum(len(v) for v in picked.values())
+            if -1 < keep_top_k < total:
+                pairs = [(scores_of(c)[i], c, i) for c in sorted(picked) for i in picked[c]]
+                # std::stable_sort by SortScorePairDescend on std::pair<float, ...>: float64
+                # scores compare as float, NaN as libstdc++'s merge steps leave it
+                pairs = [(float(np.float32(v)), c, i) for v, c, i in pairs]
+                stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                pairs = pairs[:keep_top_k]
+                picked = {}
+                for _, c, i in pairs:
+                    picked.setdefault(c, []).append(i)
+                if box_order:
+                    picked = {c: sorted(v) for c, v in picked.items()}
+                total = keep_top_k
+            for c in sorted(picked):
+                for i in picked[c]:
+                    rows.append([t(c), scores_of(c)[i], *boxes_of(c)[i]])
+                    index.append(index_of(c, i))
+            counts.append(total)
     return _detections(rows, index, counts, b, bboxes.device)
 
 
 _BBOX_CLIP = np.log(1000.0 / 16.0)  # kBBoxClipDefault, a double
 
 
+def _pre_nms(scores, top_n):
+    """ProposalForOneImage's candidates: std::sort of all indices by descending score, or
+    std::nth_element at top_n and the first top_n in the order it leaves them -- libstdc++'s
+    algorithms step for step (stl_order), since tied scores (a uniform image gives many) come
+    out in their order, and NMS then takes ties by position."""
+    order = list(range(scores.size))
+    s = scores.tolist()
+
+    def greater(i, j):
+        return s[i] > s[j]
+
+    if top_n <= 0 or top_n >= len(order):
+        stl_order.sort(order, 0, len(order), greater)
+        return order
+    stl_order.nth_element(order, top_n, greater)
+    return order[:top_n]
+
+
+def _std_exp(a):
+    """std::exp element by element in a's type: glibc's expf for float32 (numpy's vectorised
+    float32 exp is a last bit away from it on ~40% of inputs), exp for float64."""
+    fn = c_numerics.expf if a.dtype == np.float32 else c_numerics.exp
+    return np.array([fn(x) for x in a.tolist()], a.dtype).reshape(a.shape)
+
+
 def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_nms_top_n,
                    nms_thresh, min_size, eta, pixel_offset):
     t = scores.dtype.type
     n = scores.size
-    order = _desc(scores, range(n))
-    if 0 < pre_nms_top_n < n:
-        order = order[:pre_nms_top_n]  # nth_element: the same set (no score ties assumed)
+    order = _pre_nms(scores, pre_nms_top_n)
     sc, d, a, v = scores[order], deltas[order], anchors[order], variances[order]
     off = t(1 if pixel_offset else 0)
     aw = a[:, 2] - a[:, 0] + off
@@ -452,8 +547,8 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
     cx = v[:, 0] * d[:, 0] * aw + acx
     cy = v[:, 1] * d[:, 1] * ah + acy
     clip = t(_BBOX_CLIP)
-    w = np.exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
-    h = np.exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
+    w = _std_exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
+    h = _std_exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
     prop = np.stack([cx - w / t(2), cy - h / t(2), cx + w / t(2) - off, cy + h / t(2) - off], 1)
     im_h, im_w = im[0], im[1]
     lim = np.array([im_w - off, im_h - off, im_w - off, im_h - off], scores.dtype)
@@ -500,15 +595,72 @@ def generate_proposals(scores, bbox_deltas, im_shape, anchors, variances, *, pre
     a = anchors.detach().cpu().numpy().reshape(-1, 4)
     v = variances.detach().cpu().numpy().reshape(-1, 4)
     rois, probs, counts = [], [], []
-    for n in range(s.shape[0]):
-        sn = s[n].transpose(1, 2, 0).reshape(-1)
-        dn = d[n].transpose(1, 2, 0).reshape(-1, 4)
-        r, p = _proposals_one(sn, dn, im[n], a, v, pre_nms_top_n, post_nms_top_n, nms_thresh,
-                              min_size, eta, pixel_offset)
-        rois.append(r)
-        probs.append(p)
-        counts.append(len(r))
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
+        for n in range(s.shape[0]):
+            sn = s[n].transpose(1, 2, 0).reshape(-1)
+            dn = d[n].transpose(1, 2, 0).reshape(-1, 4)
+            r, p = _proposals_one(sn, dn, im[n], a, v, pre_nms_top_n, post_nms_top_n, nms_thresh,
+                                  min_size, eta, pixel_offset)
+            rois.append(r)
+            probs.append(p)
+            counts.append(len(r))
     dev = scores.device
     return (torch.as_tensor(np.concatenate(rois), device=dev),
             torch.as_tensor(np.concatenate(probs), device=dev),
             torch.tensor(counts, dtype=torch.int32, device=dev))
+
+
+def _fpn_levels(rois, min_level, max_level, refer_level, refer_scale, pixel_offset):
+    """Each roi's level: floor(log2(sqrt(BBoxArea) / refer_scale + 1e-6) + refer_level) in the
+    rois' type T, clamped to [min_level, max_level]."""
+    t = rois.dtype.type
+    x0, y0, x1, y1 = (rois[:, k] for k in range(4))
+    w, h = x1 - x0, y1 - y0
+    area = (w + t(1)) * (h + t(1)) if pixel_offset else w * h
+    area = np.where((x1 < x0) | (y1 < y0), t(0), area).astype(rois.dtype)  # BBoxArea
+    ratio = np.sqrt(area) / t(refer_scale) + t(1e-6)
+    levels = []
+    for r in ratio.tolist():
+        # std::log2 of a float is log2f (glibc's, not the double log2 rounded to float)
+        lg = t(c_numerics.log2f(r) if t is np.float32 else c_numerics.log2(r))
+        # floor in T, then static_cast<int>: NaN and inf give INT_MIN, so min_level
+        lvl = c_int_cast(float(np.floor(lg + t(refer_level))), torch.int32)
+        levels.append(min(max_level, max(lvl, min_level)))
+    return levels
+
+
+@REGISTRY.register("pd_op.distribute_fpn_proposals", since=1)
+def distribute_fpn_proposals(fpn_rois, rois_num=None, *, min_level=2, max_level=5,
+                             refer_level=4, refer_scale=224, pixel_offset=False):
+    """DistributeFpnProposalsKernel: every roi goes to the FPN level of its scale
+    (_fpn_levels); a level's rois keep their order (image by image), restore_index [N, 1]
+    gives each roi's row in the levels concatenated, and multi_level_rois_num each level's
+    count per image (int32).  Without rois_num the rois are one image: Paddle reads the
+    images from the input's LoD, and the level rois and restore_index do not depend on how
+    the rows split into images."""
+    r = fpn_rois.detach().cpu().numpy()
+    counts = ([int(c) for c in rois_num.reshape(-1).tolist()] if rois_num is not None
+              else [r.shape[0]])
+    total = sum(counts)
+    if total > r.shape[0] or min(counts, default=0) < 0:
+        # (Paddle's DenseTensor::Slice refuses a slice past the rows: InvalidArgument)
+        raise ValueError(f"distribute_fpn_proposals: rois_num {counts} asks for {total} rois "
+                         f"but fpn_rois has {r.shape[0]} rows")
+    r = r[:total]
+    with np.errstate(all="ignore"):  # inf and NaN areas are levels too, as in the C++
+        levels = _fpn_levels(r, min_level, max_level, refer_level, refer_scale, pixel_offset)
+    nlev = max_level - min_level + 1
+    image = [b for b, c in enumerate(counts) for _ in range(c)]
+    rows = [[i for i in range(total) if levels[i] == min_level + k] for k in range(nlev)]
+    dev = fpn_rois.device
+    multi = [fpn_rois[torch.tensor(ix, dtype=torch.int64, device=dev)].reshape(-1, 4)
+             for ix in rows]
+    restore = [0] * total
+    for pos, i in enumerate(i for ix in rows for i in ix):
+        restore[i] = pos
+    per_image = [[0] * len(counts) for _ in range(nlev)]
+    for i in range(total):
+        per_image[levels[i] - min_level][image[i]] += 1
+    nums = [torch.tensor(c, dtype=torch.int32, device=dev) for c in per_image]
+    return (multi, nums,
+            torch.tensor(restore, dtype=torch.int32, device=dev).reshape(-1, 1))

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
-from .operands import int_list
+from .operands import c_int_cast, int_list
 
 F32 = np.float32
 
@@ -31,17 +31,36 @@ def _out_sizes(in_sizes, out_size, size_tensor, scale_tensor, scale, attr_sizes)
     if size_tensor:
         return int_list(size_tensor), scales
     outs = list(attr_sizes)
+    given = None
     if scale_tensor is not None:
         values = [float(v) for v in scale_tensor.reshape(-1).tolist()]
-        scales = values if len(values) > 1 else values * spatial
+        scales, given = (values if len(values) > 1 else values * spatial), "input 'Scale' Tensor"
     elif len(scale) >= spatial:
-        scales = [float(s) for s in scale[:spatial]]
-    if all(s > 0 for s in scales):
-        # phi: static_cast<int>(in * scale) with a float (v1) or double (v4) scale
-        outs = [int(i * s) for i, s in zip(in_sizes, scales)]
+        scales, given = [float(s) for s in scale[:spatial]], "Attr(scale)"
+    bad = [s for s in scales if not s > 0]
+    if given and bad:  # phi enforces every given scale > 0 (NaN included) before out_size
+        raise ValueError(f"interpolate: the scale in {given} should be greater than 0, but "
+                         f"received value is {bad[0]} (Paddle's InvalidArgument)")
+    if given:
+        # phi: static_cast<int>(in * scale) with a float (v1) or double (v4) scale; an
+        # infinite or huge product is int's minimum on x86, refused below as Paddle does
+        # (a symbolic size under torch.export stays symbolic: int() of it)
+        outs = [c_int_cast(i * s, torch.int32) if isinstance(i * s, float) else int(i * s)
+                for i, s in zip(in_sizes, scales)]
+        if out_size is None and all(isinstance(o, int) for o in outs) and min(outs) <= 0:
+            raise ValueError(f"interpolate: scales {scales} of input sizes {list(in_sizes)} "
+                             f"give output sizes {outs}; out_h in Attr(out_shape) of "
+                             f"Op(interpolate) should be greater than 0 (Paddle's "
+                             f"InvalidArgument)")
     if out_size is not None:
         outs = int_list(out_size)
     return outs, scales
+
+
+def _i32(v) -> int:
+    """static_cast<int> on x86: a scale so small that 1 / scale is inf makes inf and NaN
+    source positions, whose cast is INT_MIN (Python's int() raises)."""
+    return c_int_cast(float(v), torch.int32)
 
 
 def _ratio(in_size, out_size, scale, align_corners):
@@ -65,7 +84,7 @@ def _linear_taps(in_size, out_size, ratio, align_corners, align_mode, precision)
     lo, hi, w_hi, w_lo = [], [], [], []
     for k in range(out_size):
         half = _half_pixel(ratio, k, precision)
-        n = int(half) if align_flag else int(ratio * F32(k))
+        n = _i32(half) if align_flag else _i32(ratio * F32(k))
         n = max(n, 0)
         s = min(n + 1, in_size - 1)
         src = max(F32(half), F32(0.0))
@@ -122,9 +141,9 @@ def _nearest(x, outs, scales, align_corners):
         in_size = x.shape[2 + i]
         ratio = _ratio(in_size, size, scales[i], align_corners)
         if align_corners:
-            index = [int(float(ratio * F32(k)) + 0.5) for k in range(size)]
+            index = [_i32(float(ratio * F32(k)) + 0.5) for k in range(size)]
         else:
-            index = [int(ratio * F32(k)) for k in range(size)]
+            index = [_i32(ratio * F32(k)) for k in range(size)]
         out = _gather(out, 2 + i, [min(j, in_size - 1) for j in index])
     return out
 
@@ -147,7 +166,7 @@ def _cubic_taps(in_size, out_size, ratio, align_corners):
     coeff = [[] for _ in range(4)]
     for k in range(out_size):
         src = ratio * F32(k) if align_corners else F32(float(ratio) * (k + 0.5) - 0.5)
-        base = int(np.floor(src))
+        base = _i32(np.floor(src))
         t = F32(src - F32(base))
         for j, c in enumerate(_cubic_coefficients(t)):
             index[j].append(max(min(base - 1 + j, in_size - 1), 0))

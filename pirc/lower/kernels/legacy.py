@@ -68,7 +68,13 @@ def range_v2(start, end, step, *, dtype=torch.float64, place="cpu"):
     # END INCLUDED: floor((end - start) / step) + 1 elements, each the running sum
     # start + step + ... in the output type (as arange)
     s, e, st = number(start), number(end), number(step)
-    return running_sum(s, st, max(math.floor((e - s) / st) + 1, 0), dtype)
+    if st == 0:
+        raise ValueError("range_v2: the step should not be 0")
+    count = (e - s) / st
+    if not math.isfinite(count):
+        raise ValueError(f"range_v2: start {s}, end {e} and step {st} give no finite number "
+                         f"of elements")
+    return running_sum(s, st, max(math.floor(count) + 1, 0), dtype)
 
 
 @REGISTRY.register("pd_op.row_conv", since=1)

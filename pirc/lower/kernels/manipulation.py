@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY
-from .operands import int_list, number
+from .operands import c_int_cast, int_list, number
 
 
 @REGISTRY.register("pd_op.flip", since=1)
@@ -50,7 +50,8 @@ def diag(x, *, offset=0, padding_value=0.0):
         return torch.diagonal(x, offset).clone()
     v = x.reshape(-1)
     side = v.numel() + abs(offset)
-    fill = padding_value if x.dtype.is_floating_point else int(padding_value)
+    # static_cast<T> of the float attribute: NaN, inf and out-of-range are INT_MIN on x86
+    fill = padding_value if x.dtype.is_floating_point else c_int_cast(padding_value, x.dtype)
     out = torch.full((side, side), fill, dtype=x.dtype, device=x.device)
     return out.diagonal_scatter(v, offset)
 
@@ -113,7 +114,7 @@ def pad(x, pad_value=0.0, *, paddings=()):
         flat += [p[2 * i], p[2 * i + 1]]
     value = number(pad_value)
     if not x.dtype.is_floating_point:
-        value = int(value)
+        value = c_int_cast(value, x.dtype)  # static_cast<T>: NaN and inf INT_MIN
     return F.pad(x, flat, value=value)
 
 

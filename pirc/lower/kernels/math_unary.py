@@ -15,6 +15,8 @@ import math
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
+from . import c_numerics
+from .operands import c_int_cast
 
 
 def as_float(x):
@@ -83,7 +85,8 @@ def _round_decimals(x, decimals, rnd):
     if decimals == 0:
         return rnd(x)
     # ten_pow_decimals = static_cast<T>(std::pow(10, |decimals|)), then x * p / p or x / p * p
-    p = torch.tensor(10.0 ** abs(decimals), dtype=x.dtype)
+    # (|decimals| > 308: inf, as std::pow gives it; Python's 10.0 ** n would raise)
+    p = torch.tensor(c_numerics.pow10(abs(decimals)), dtype=x.dtype)
     return rnd(x * p) / p if decimals > 0 else rnd(x / p) * p
 
 
@@ -105,8 +108,14 @@ def round_v1(x, *, decimals=0):
 @REGISTRY.register("pd_op.round", since=2, flags=Behaviour(
     notes="halves round to even (std::rint, Paddle 3.1+; checked on the 3.1.1 wheel)"))
 def round_(x, *, decimals=0):
-    # std::rint in the default rounding mode is torch.round's half-to-even; NaN/Inf kept
-    return _round_parts(x, decimals, torch.round)
+    # std::rint in the default rounding mode is torch.round's half-to-even; NaN/Inf kept.
+    # +-inf is kept even where 10^|decimals| overflows the type (inf * inf / inf would be
+    # NaN, and is in 3.0.0): checked on the 3.3.1 wheel (kernel_cases round_decimals_400);
+    # 3.1 / 3.2 are taken to be 3.3's, the kernel that brought rint
+    out = _round_parts(x, decimals, torch.round)
+    if decimals != 0 and x.is_floating_point():
+        out = torch.where(torch.isinf(x), x, out)
+    return out
 
 
 @REGISTRY.register("pd_op.rint", since=2)
@@ -225,7 +234,7 @@ def increment(x, *, value=1.0):
     # out = x + static_cast<T>(value): an integer x adds the truncated value
     if x.is_floating_point():
         return x + torch.tensor(value, dtype=x.dtype)
-    return x + int(value)
+    return x + c_int_cast(value, x.dtype)  # NaN, inf, 3e9: INT_MIN (Paddle 3.3.1)
 
 
 @REGISTRY.register("pd_op.clip_by_norm", since=1)
@@ -246,7 +255,8 @@ def renorm(x, *, p=2.0, axis=0, max_norm=1.0):
     axis = axis % x.dim() if x.dim() else 0
     dims = [d for d in range(x.dim()) if d != axis]
     s = torch.sum(torch.pow(torch.abs(x), p), dim=dims, keepdim=True)
-    norm = torch.pow(s.to(torch.float64), 1.0 / p).to(x.dtype)
+    # 1.0 / p in double: p == 0 gives inf (Paddle 3.3.1: every slice scaled by 0)
+    norm = torch.pow(s.to(torch.float64), c_numerics.div(1.0, p)).to(x.dtype)
     factor = torch.where(norm > max_norm, max_norm / norm, torch.ones_like(norm))
     return torch.where(factor < 1.0, factor * x, x)
 

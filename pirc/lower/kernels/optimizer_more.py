@@ -13,6 +13,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
+from .operands import c_int_cast
 from .optimizer import _scalar, adam_, adamw_
 
 
@@ -226,7 +227,10 @@ def average_accumulates_(param, in_sum_1, in_sum_2, in_sum_3, in_num_accumulates
     if nu % 16384 == 0:
         s2 = s2 + s1
         s1 = torch.zeros_like(s1)
-    if na >= min_average_window and na >= min(max_average_window, int(nu * average_window)):
+    # std::min<int64_t>(max_window, num_updates * average_window): the double cast to int64
+    # as x86 casts it (NaN and inf: INT64_MIN; Python's int() raises)
+    window = c_int_cast(float(nu * average_window), torch.int64)
+    if na >= min_average_window and na >= min(max_average_window, window):
         s3 = s1 + s2
         s1, s2 = torch.zeros_like(s1), torch.zeros_like(s2)
         ona, na = na, 0

@@ -306,11 +306,15 @@ def lp_pool2d(x, *, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0), ceil_mo
               exclusive=True, data_format="NCHW", pooling_type="lp", global_pooling=False,
               adaptive=False, padding_algorithm="EXPLICIT", norm_type=0.0):
     # (sum over the window of x^p)^(1/p); padding adds nothing to the sum.
+    if norm_type == 0:  # pool_kernel_impl.h checks it before any arithmetic
+        raise ValueError("lp_pool2d: norm_type of LPPool op cannot be 0 (Paddle's "
+                         "InvalidArgument)")
     powered = float_pow(x, norm_type)
     total = pool(powered, kernel_size, strides, paddings, ceil_mode, False, data_format, "sum",
                  global_pooling, adaptive, padding_algorithm, 2)
     # the root's exponent is 1.0f / p, a float (bit-exact against Paddle only that way)
-    return float_pow(total, float(np.float32(1.0 / norm_type)))
+    with np.errstate(over="ignore"):  # 1 / a tiny p is inf in float, as 1.0f / p is
+        return float_pow(total, float(np.float32(1.0 / norm_type)))
 
 
 @specializer(pool2d)

@@ -17,7 +17,8 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
-from .operands import int_list
+from .c_numerics import wrap_int32
+from .operands import c_int_cast, int_list
 
 F32 = np.float32
 _LOWEST = float(-np.finfo(np.float32).max)
@@ -111,8 +112,17 @@ def max_pool3d_with_index(x, *, kernel_size=(1, 1, 1), strides=(1, 1, 1), paddin
     return _with_index(x, kernel_size, strides, paddings, global_pooling, adaptive, ceil_mode, 3)
 
 
+def _i32(v) -> int:
+    return c_int_cast(float(v), torch.int32)
+
+
 def _fractional_bounds(size, out, k, u):
     """FractionalRationalU / FractionalStartIndex / FractionalEndIndex in float32."""
+    with np.errstate(all="ignore"):
+        return _fractional_bounds_f32(size, out, k, u)
+
+
+def _fractional_bounds_f32(size, out, k, u):
     alpha = F32(size - k) / F32(out - (1 if k > 0 else 0))
     if k <= 0:
         base = size // out
@@ -120,11 +130,15 @@ def _fractional_bounds(size, out, k, u):
         u_max2 = F32(size + 1 - base) / alpha - F32(out - 1)
         u = F32(u) * min(u_max1, u_max2)
     u = F32(u)
-    offset = int(u * alpha)
+    # static_cast<int> as x86 does it: one output and a kernel make alpha (size - k) / 0 = inf,
+    # so every index is INT_MIN and start = INT_MIN - INT_MIN = 0 (Paddle 3.3.1: the window
+    # at 0); int sums wrap
+    offset = _i32(u * alpha)
     bounds = []
     for o in range(out):
-        start = int((F32(o) + u) * alpha) - offset
-        end = start + k if k > 0 else int((F32(o + 1) + u) * alpha) - offset
+        start = wrap_int32(_i32((F32(o) + u) * alpha) - offset)
+        end = wrap_int32(start + k) if k > 0 else wrap_int32(_i32((F32(o + 1) + u) * alpha)
+                                                              - offset)
         bounds.append((max(start, 0), min(end, size)))
     return bounds
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
+from . import c_numerics
 from .operands import int_list, number
 
 
@@ -107,7 +108,10 @@ def truncated_gaussian_random(*, shape=(), mean=0.0, std=1.0, seed=0, a=-2.0, b=
     work = torch.float64 if dtype == torch.float64 else torch.float32
     u = torch.rand(int_list(shape), generator=generator(seed), dtype=work)
     u = u.clamp_min(torch.finfo(torch.float32).tiny)
-    cdf = lambda v: (1.0 + torch.erf(torch.tensor((v - mean) / std / 2 ** 0.5, dtype=work))) / 2.0  # noqa: E731
+    # (v - mean) / std / sqrt(2) in double, as C divides: std == 0 gives +-inf (or NaN), so
+    # the CDF is a step and every value the mean (Paddle 3.3.1 gives zeros for std 0)
+    cdf = lambda v: (1.0 + torch.erf(torch.tensor(  # noqa: E731
+        c_numerics.div(c_numerics.div(v - mean, std), 2 ** 0.5), dtype=work))) / 2.0
     p = cdf(a) + (cdf(b) - cdf(a)) * u
     out = 2 ** 0.5 * torch.erfinv(2 * p - 1) * std + mean
     return out.clamp(a, b).to(dtype)

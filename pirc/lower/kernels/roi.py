@@ -15,12 +15,14 @@ The roi -> image map is boxes_num's counts.
 
 from __future__ import annotations
 
-import math
+import functools
 
 import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from .c_numerics import round_away, wrap_int32
+from .operands import c_int_cast
 
 
 def _batch_ids(boxes_num, rois):
@@ -32,11 +34,35 @@ def _batch_ids(boxes_num, rois):
     return ids
 
 
+def _quiet(kernel):
+    """Run under np.errstate(all="ignore"): a NaN or infinite box makes NaN and inf in the
+    numpy scalars, as in the C++; numpy's warnings about it are noise."""
+    @functools.wraps(kernel)
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return kernel(*args, **kwargs)
+    return run
+
+
+def _i32(v) -> int:
+    """static_cast<int> of a float on x86: NaN, inf and values past int32 give INT_MIN."""
+    return c_int_cast(float(v), torch.int32)
+
+
+def _grid(extent, pooled, sampling_ratio, T) -> int:
+    """roi_bin_grid: sampling_ratio, or static_cast<int>(ceil(extent / pooled)) in T (NaN,
+    inf and values past int32 give INT_MIN, as on x86)."""
+    if sampling_ratio > 0:
+        return sampling_ratio
+    return _i32(np.ceil(T(extent / T(pooled))))
+
+
 def _np_type(x):
     return np.float64 if x.dtype == torch.float64 else np.float32
 
 
 @REGISTRY.register("pd_op.roi_align", since=1)
+@_quiet
 def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spatial_scale=1.0,
               sampling_ratio=-1, aligned=False):
     T = _np_type(x)
@@ -51,8 +77,13 @@ def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spat
         rw, rh = T(xmax - xmin), T(ymax - ymin)
         if not aligned:
             rw, rh = max(rw, T(1)), max(rh, T(1))
-        gh = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rh / T(pooled_height)))
-        gw = sampling_ratio if sampling_ratio > 0 else int(math.ceil(rw / T(pooled_width)))
+        gh = _grid(rh, pooled_height, sampling_ratio, T)
+        gw = _grid(rw, pooled_width, sampling_ratio, T)
+        if gh < 0 or gw < 0 or wrap_int32(wrap_int32(wrap_int32(gh * gw) * pooled_width)
+                                          * pooled_height) < 0:
+            raise ValueError(f"roi_align: roi {len(outs)} {r.tolist()} gives a sampling grid of "
+                             f"{gh} x {gw} (its size is not finite or too large): Paddle's "
+                             f"kernel aborts on it (std::length_error)")
         bin_w, bin_h = T(rw / T(pooled_width)), T(rh / T(pooled_height))
         idx = np.zeros((pooled_height * pooled_width, gh * gw, 4), np.int64)
         wt = np.zeros((pooled_height * pooled_width, gh * gw, 4), T)
@@ -67,6 +98,10 @@ def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spat
                         if yy < -1.0 or yy > height or xx < -1.0 or xx > width:
                             continue  # offsets 0, ratios 0
                         yy, xx = (T(0) if yy <= 0 else yy), (T(0) if xx <= 0 else xx)
+                        if xx != xx or yy != yy:
+                            raise ValueError(f"roi_align: roi {len(outs)} {r.tolist()} has a "
+                                             f"NaN sample position: Paddle's kernel reads "
+                                             f"outside the feature map there")
                         xl = int(xx)
                         if xl >= width - 1:
                             xl = xh = width - 1
@@ -99,6 +134,7 @@ def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spat
 
 
 @REGISTRY.register("pd_op.roi_pool", since=1)
+@_quiet
 def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spatial_scale=1.0):
     T = _np_type(x)
     n_img, channels, height, width = x.shape
@@ -107,16 +143,19 @@ def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spati
     lowest = float(-np.finfo(T).max)
     outs, args = [], []
     for r, b in zip(rois, ids):
-        sw, sh, ew, eh = (int(np.round(T(v * T(spatial_scale)))) for v in r)  # half away
-        rh, rw = max(eh - sh + 1, 1), max(ew - sw + 1, 1)
+        # int = round(...): NaN, inf and values past int32 are INT_MIN (x86), and the int
+        # sums wrap, as the C++ leaves them
+        sw, sh, ew, eh = (_i32(round_away(T(v * T(spatial_scale)))) for v in r)
+        rh = max(wrap_int32(wrap_int32(eh - sh) + 1), 1)
+        rw = max(wrap_int32(wrap_int32(ew - sw) + 1), 1)
         bh, bw = T(T(rh) / T(pooled_height)), T(T(rw) / T(pooled_width))
         cells = []
         for ph in range(pooled_height):
-            hs = min(max(int(np.floor(T(ph) * bh)) + sh, 0), height)
-            he = min(max(int(np.ceil(T(ph + 1) * bh)) + sh, 0), height)
+            hs = min(max(wrap_int32(_i32(np.floor(T(ph) * bh)) + sh), 0), height)
+            he = min(max(wrap_int32(_i32(np.ceil(T(ph + 1) * bh)) + sh), 0), height)
             for pw in range(pooled_width):
-                ws = min(max(int(np.floor(T(pw) * bw)) + sw, 0), width)
-                we = min(max(int(np.ceil(T(pw + 1) * bw)) + sw, 0), width)
+                ws = min(max(wrap_int32(_i32(np.floor(T(pw) * bw)) + sw), 0), width)
+                we = min(max(wrap_int32(_i32(np.ceil(T(pw + 1) * bw)) + sw), 0), width)
                 cells.append([h * width + w for h in range(hs, he) for w in range(ws, we)])
         k = max([len(c) for c in cells] + [1])
         table = np.full((len(cells), k), -1, np.int64)
@@ -142,6 +181,7 @@ def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spati
 
 
 @REGISTRY.register("pd_op.psroi_pool", since=1)
+@_quiet
 def psroi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, output_channels=1,
                spatial_scale=1.0):
     T = _np_type(x)
@@ -150,7 +190,7 @@ def psroi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, out
     ids = _batch_ids(boxes_num, rois.shape[0])
     outs = []
     for r, b in zip(rois, ids):
-        rnd = [T(np.round(v)) for v in r]
+        rnd = [T(round_away(v)) for v in r]  # std::round: 2.5 -> 3
         sw, sh = T(rnd[0] * T(spatial_scale)), T(rnd[1] * T(spatial_scale))
         ew, eh = T(T(rnd[2] + T(1)) * T(spatial_scale)), T(T(rnd[3] + T(1)) * T(spatial_scale))
         rh, rw = max(T(eh - sh), T(0.1)), max(T(ew - sw), T(0.1))
@@ -158,11 +198,11 @@ def psroi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, out
         vals = []
         for c in range(output_channels):
             for ph in range(pooled_height):
-                hs = min(max(int(np.floor(T(bh * T(ph) + sh))), 0), height)
-                he = min(max(int(np.ceil(T(bh * T(ph + 1) + sh))), 0), height)
+                hs = min(max(_i32(np.floor(T(bh * T(ph) + sh))), 0), height)
+                he = min(max(_i32(np.ceil(T(bh * T(ph + 1) + sh))), 0), height)
                 for pw in range(pooled_width):
-                    ws = min(max(int(np.floor(T(bw * T(pw) + sw))), 0), width)
-                    we = min(max(int(np.ceil(T(bw * T(pw + 1) + sw))), 0), width)
+                    ws = min(max(_i32(np.floor(T(bw * T(pw) + sw))), 0), width)
+                    we = min(max(_i32(np.ceil(T(bw * T(pw + 1) + sw))), 0), width)
                     ic = (c * pooled_height + ph) * pooled_width + pw
                     if he <= hs or we <= ws:
                         vals.append(torch.zeros((), dtype=x.dtype))

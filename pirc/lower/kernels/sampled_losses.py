@@ -24,6 +24,8 @@ from .random import generator
 def _sampler(kind: int, classes: int, custom, gen):
     """(draw(n) -> int64 labels, P(labels) as float32) of Paddle's math::Sampler `kind`
     (phi/kernels/funcs/math/sampler.cc)."""
+    if classes < 1:  # (1.0 / classes below; Paddle's samplers draw from [0, classes))
+        raise ValueError(f"nce: num_total_classes must be at least 1, got {classes}")
     if kind == 0:
         return (lambda n: torch.randint(0, classes, (n,), generator=gen),
                 lambda t: torch.full(t.shape, 1.0 / classes, dtype=torch.float32))

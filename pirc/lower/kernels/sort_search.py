@@ -11,15 +11,40 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
+from . import stl_order
 from .operands import axis_of, int_list
 
 
 @REGISTRY.register("pd_op.argsort", since=1)
 def argsort(x, *, axis=-1, descending=False, stable=False):
+    """phi ArgsortKernel: (value, index) pairs per row by std::stable_sort, or (stable=False,
+    the default and what paddle.vision.ops.nms sorts its scores with) by std::sort, which
+    leaves tied values in introsort's order: rows with ties are replayed step for step
+    (stl_order.sort, NaN first when descending, last otherwise); others are torch's sort."""
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64)
-    values, indices = torch.sort(x, dim=axis_of(axis, x.dim()), descending=descending, stable=True)
-    return values, indices
+    dim = axis_of(axis, x.dim())
+    values, indices = torch.sort(x, dim=dim, descending=descending, stable=True)
+    if stable or x.shape[dim] < 2:
+        return values, indices
+    rows = x.movedim(dim, -1).reshape(-1, x.shape[dim])
+    tied = stl_order.has_ties(rows).nonzero().reshape(-1).tolist()
+    if not tied:
+        return values, indices
+    order = indices.movedim(dim, -1).reshape(-1, x.shape[dim]).clone()
+
+    def before(a, b):  # FullSort's comparator on (value, index) pairs
+        if descending:
+            return (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+        return (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
+
+    for r in tied:
+        pairs = list(zip(rows[r].tolist(), range(rows.shape[1])))
+        stl_order.sort(pairs, 0, len(pairs), before)
+        order[r] = torch.tensor([j for _, j in pairs], dtype=torch.int64)
+    shape = list(x.movedim(dim, -1).shape)
+    indices = order.reshape(shape).movedim(-1, dim).contiguous()
+    return torch.gather(x, dim, indices), indices
 
 
 def _first_index(inverse, groups, length):

@@ -1,4 +1,4 @@
-"""libstdc++'s std::nth_element, std::partial_sort and std::sort, step for step.
+"""libstdc++'s std::nth_element, std::partial_sort, std::sort and std::stable_sort, step for step.
 
 phi's CPU topk and kthvalue select with these on (value, index) pairs, so which of several
 equal values (or -0 and +0, or NaNs) comes out, and at which index, is whatever these
@@ -178,6 +178,98 @@ def sort(v, first, last, comp):
             _unguarded_linear_insert(v, i, comp)
     else:
         _insertion_sort(v, first, last, comp)
+
+
+_CHUNK = 7  # libstdc++'s _S_chunk_size
+
+
+def _move_merge(src, f1, l1, f2, l2, dst, out, comp):
+    """__move_merge: src[f1:l1] and src[f2:l2] into dst from `out`, the second run's element
+    first only when comp(second, first)."""
+    while f1 != l1 and f2 != l2:
+        if comp(src[f2], src[f1]):
+            dst[out] = src[f2]
+            f2 += 1
+        else:
+            dst[out] = src[f1]
+            f1 += 1
+        out += 1
+    for i in range(f1, l1):
+        dst[out] = src[i]
+        out += 1
+    for i in range(f2, l2):
+        dst[out] = src[i]
+        out += 1
+    return out
+
+
+def _merge_sort_loop(src, first, last, dst, out, step, comp):
+    while last - first >= 2 * step:
+        out = _move_merge(src, first, first + step, first + step, first + 2 * step, dst, out, comp)
+        first += 2 * step
+    step = min(last - first, step)
+    _move_merge(src, first, first + step, first + step, last, dst, out, comp)
+
+
+def _merge_sort_with_buffer(v, first, last, comp):
+    n = last - first
+    buf = [None] * n
+    start = first
+    while last - start >= _CHUNK:
+        _insertion_sort(v, start, start + _CHUNK, comp)
+        start += _CHUNK
+    _insertion_sort(v, start, last, comp)
+    step = _CHUNK
+    while step < n:
+        _merge_sort_loop(v, first, last, buf, 0, step, comp)
+        step *= 2
+        _merge_sort_loop(buf, 0, n, v, first, step, comp)
+        step *= 2
+
+
+def stable_sort(v, comp):
+    """std::stable_sort(v.begin(), v.end(), comp) with its buffer: each half merge-sorted
+    (insertion-sorted chunks of 7, then merged passes), then the halves merged forward (first
+    half no longer than the second) or backward.  Step for step, so a comparator that is not a
+    strict weak order (collect_fpn_proposals' `a.score >= b.score`) orders ties as Paddle's."""
+    n = len(v)
+    if n == 0:
+        return
+    mid = (n + 1) // 2
+    _merge_sort_with_buffer(v, 0, mid, comp)
+    _merge_sort_with_buffer(v, mid, n, comp)
+    if mid <= n - mid:  # __move_merge_adaptive: the first half from the buffer, forward
+        buf = v[:mid]
+        f1, f2, out = 0, mid, 0
+        while f1 != len(buf) and f2 != n:
+            if comp(v[f2], buf[f1]):
+                v[out] = v[f2]
+                f2 += 1
+            else:
+                v[out] = buf[f1]
+                f1 += 1
+            out += 1
+        v[out:out + len(buf) - f1] = buf[f1:]
+        return
+    # __move_merge_adaptive_backward: the second half from the buffer, from the back
+    buf = v[mid:]
+    l1, l2, out = mid - 1, len(buf) - 1, n
+    if not buf:
+        return
+    while True:
+        if comp(buf[l2], v[l1]):
+            out -= 1
+            v[out] = v[l1]
+            if l1 == 0:
+                v[out - l2 - 1:out] = buf[:l2 + 1]
+                return
+            l1 -= 1
+        else:
+            out -= 1
+            v[out] = buf[l2]
+            if l2 == 0:
+                return
+            l2 -= 1
 
 
 def has_ties(rows: torch.Tensor) -> torch.Tensor:

@@ -73,6 +73,10 @@ def temporal_shift(x, *, seg_num=1, shift_ratio=0.25, data_format="NCHW"):
     """phi TemporalShiftKernel: over [N*T, C, H, W] seen as [N, T, C, H, W], channels below
     c1 = int(C * ratio) take frame t - 1, those below c2 = int(C * 2 * ratio) frame t + 1
     (float32 products), the rest stay; frames outside [0, T) give zeros."""
+    if not 0 < shift_ratio < 0.5:  # TemporalShiftInferMeta (NaN fails it too)
+        raise ValueError(f"temporal_shift: Attr(shift_ratio) should be greater than 0 and "
+                         f"less than 0.5, but received {shift_ratio} (Paddle's "
+                         f"InvalidArgument)")
     last = data_format == "NHWC"
     x = _first(x, last)
     nt, c = x.shape[:2]

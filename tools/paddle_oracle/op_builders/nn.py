@@ -559,7 +559,10 @@ def _anchor_generator(f):
     a1, v1 = _C_ops.anchor_generator(x, [32.0, 64.0], [0.5, 1.0, 2.0], [0.1, 0.1, 0.2, 0.2],
                                      [16.0, 16.0], 0.5)
     a2, v2 = _C_ops.anchor_generator(x, [10.0], [1.5], [1.0, 1.0, 1.0, 1.0], [8.0, 4.0], 0.2)
-    return [a1, v1, a2, v2], {}
+    # stride 32, ratio 0.5: base_h = round(45 * 0.5) = 23, std::round's half away from zero
+    a3, v3 = _C_ops.anchor_generator(x, [64.0, 128.0], [0.5, 1.0, 2.0], [0.1, 0.1, 0.2, 0.2],
+                                     [32.0, 32.0], 0.5)
+    return [a1, v1, a2, v2, a3, v3], {}
 
 
 def _boxes(f, name, n, scale=10.0):
@@ -610,15 +613,46 @@ def _generate_proposals(f):
     return [r1, p1, n1, r2, p2, n2], {}
 
 
-@op("distribute_fpn_proposals")
-def _distribute_fpn_proposals(f):
+def _fpn_rois(f):
+    """Rois over every level of [2, 5] at refer_scale 224, and the degenerate ones: an
+    inverted box (area 0), a point, a zero-width box, boxes on a level boundary (sqrt(area)
+    = 112, 224, 448), a NaN corner and an infinite one (level min_level: the C++ casts
+    floor(NaN) to int as x86 does, INT_MIN)."""
+    r = _boxes(f, "r", 10, 150.0)
+    special = np.array([[50, 50, 10, 10], [30, 30, 30, 30], [5, 5, 5, 400],
+                        [0, 0, 112, 112], [0, 0, 224, 224], [10, 10, 458, 458],
+                        [np.nan, 0, 80, 80], [0, 0, np.inf, 300]], "float32")
+    return np.concatenate([r, special]).astype("float32")
+
+
+def _distribute(f, counts, dtype="float32"):
     from paddle.vision import ops as V
-    r = _boxes(f, "r", 6, 150.0)
-    rois = f("rois", [6, 4], value=r)
-    num = f("num", [2], value=np.array([4, 2], "int32"))
+    rois = f("rois", [18, 4], value=_fpn_rois(f).astype(dtype), dyn=[-1, 4])
+    num = f("num", [len(counts)], value=np.array(counts, "int32"), dyn=[-1])
     multi, restore, nums = V.distribute_fpn_proposals(rois, 2, 5, 4, 224, rois_num=num)
-    # reshape: a fetch cannot hold a LoD
-    return [paddle.reshape(t, [-1]) for t in list(multi) + [restore] + list(nums)], {}
+    multi2, restore2, nums2 = V.distribute_fpn_proposals(rois, 3, 6, 5, 112, pixel_offset=True,
+                                                         rois_num=num)
+    return list(multi) + [restore] + list(nums) + list(multi2) + [restore2] + list(nums2), {}
+
+
+# The level outputs carry a LoD (one level per image), which exe.run will not turn into
+# numpy: return_numpy=False fetches the DenseTensors (gen_fixtures.gen_one_3x).
+@op("distribute_fpn_proposals", return_numpy=False)
+def _distribute_fpn_proposals(f):
+    return _distribute(f, [7, 11])
+
+
+@op("distribute_fpn_proposals__f64", return_numpy=False)
+def _distribute_fpn_proposals_f64(f):
+    """float64 rois: the level is computed in double (std::log2 of a double)."""
+    return _distribute(f, [7, 11], "float64")
+
+
+@op("distribute_fpn_proposals__empty_image", return_numpy=False)
+def _distribute_fpn_proposals_empty_image(f):
+    """An image with no rois: Paddle 3.0.0's kernel slices it (begin == end) and raises
+    InvalidArgument; 3.3.1 gives it zero rois at every level."""
+    return _distribute(f, [7, 0, 11])
 
 
 @op("collect_fpn_proposals")

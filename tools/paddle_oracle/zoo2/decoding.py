@@ -313,7 +313,7 @@ class SwitchFor(nn.Layer):
         for i in range(n[0]):  # i: a Python int in dygraph, an int64 tensor in the program
             if i % 3 == 1:
                 continue
-            if i == 7:
+            if i == 8:  # not 7: 7 % 3 == 1 continues first, and the break would be dead code
                 break
             acc = acc + y * paddle.cast(paddle.zeros([1], "int64") + i, "float32")
         # while_loop gets a copy: in dygraph it assigns the final values back into the tensors
@@ -332,7 +332,7 @@ def switch_for(name):
                 "k": _scalar(k), "n": _scalar(n)}
     cases = {"k0_zero_steps": case(0, 0), "k1_one_step": case(1, 1), "k3_many_steps": case(3, 6),
              "default_k2_break": case(2, 10), "default_k9_b3": case(9, 3, 3), "k1_b1": case(1, 8, 1)}
-    notes = {"for": "i % 3 == 1 continues, i == 7 breaks: n 10 runs i = 0, 2, 3, 5, 6 then breaks",
+    notes = {"for": "i % 3 == 1 continues, i == 8 breaks: n 10 runs i = 0, 2, 3, 5, 6, skips 7, then breaks",
              "k": "switch_case keys 0, 1, 3; 2 and 9 take the default"}
     return Model(SwitchFor(), specs, case(0, 4), notes, cases)
 

@@ -9,6 +9,7 @@ and does not fire where they are missing.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
@@ -78,7 +79,9 @@ def constant(node, names: dict):
 
 def int_constant(node, names: dict):
     value = constant(node, names)
-    return int(value) if value is not None and value == int(value) else None
+    # (a NaN or infinite constant is no integer: int() of it would raise)
+    return (int(value) if value is not None and math.isfinite(value) and value == int(value)
+            else None)
 
 
 def shape(node) -> tuple | None:
