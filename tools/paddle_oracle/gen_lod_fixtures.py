@@ -169,6 +169,54 @@ def _fusion_seqpool_concat(f):
     return [C.fusion_seqpool_concat(xs, p, 1) for p in ("SUM", "AVERAGE", "SQRT")]
 
 
+def _lstm(f, d, **kw):
+    x = f("x", [6, 4 * d], lens=[2, 3, 1])
+    w, b = f("w", [d, 4 * d]), f("b", [1, 4 * d])
+    b7 = f("b7", [1, 7 * d])
+    h0, c0 = f("h0", [3, d]), f("c0", [3, d])
+    act = ("sigmoid", "tanh", "tanh")
+    outs = []
+    for args in [(None, None, b, False, False), (None, None, b, False, True),
+                 (h0, c0, b, False, False), (h0, c0, b7, True, False),
+                 (None, None, b7, True, True)]:
+        hh, cc, bb, peep, rev = args
+        outs += list(C.lstm(x, hh, cc, w, bb, peep, rev, True, *act))[:2]
+    return outs
+
+
+@model("lstm__lod")
+def _lstm2(f):
+    # frame size 2: phi's scalar LSTM step (not a multiple of 8, the AVX one's width)
+    return _lstm(f, 2)
+
+
+@model("lstm__lod_avx")
+def _lstm8(f):
+    # frame size 8: phi's AVX LSTM step (its exp is avx_mathfun's polynomial)
+    return _lstm(f, 8)
+
+
+def _gru(f, d):
+    x = f("x", [6, 3 * d], lens=[2, 3, 1])
+    w, b = f("w", [d, 3 * d]), f("b", [1, 3 * d])
+    h0 = f("h0", [3, d])
+    outs = []
+    for hh, rev, origin in [(None, False, False), (None, True, False), (h0, False, False),
+                            (h0, False, True)]:
+        outs.append(C.gru(x, hh, w, b, "tanh", "sigmoid", rev, origin, True)[-1])
+    return outs
+
+
+@model("gru__lod")
+def _gru2(f):
+    return _gru(f, 2)
+
+
+@model("gru__lod_avx")
+def _gru8(f):
+    return _gru(f, 8)
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

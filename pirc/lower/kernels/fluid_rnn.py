@@ -1,0 +1,174 @@
+"""The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op) and `gru`
+(dynamic_gru's op), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
+cpu/gru_kernel.cc, funcs/sequence2batch, funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h,
+activation_functions.h).
+
+The input holds every sequence's projected rows (the LoD, level 0, says where each starts).
+Paddle reorders them into time-major batches (sequences sorted longest first, so the ones
+still running at step t are a prefix of those at t - 1), adds the bias row by row, and per
+step adds the previous hidden state times the recurrent weight with one GEMM (beta 1) before
+the per-element step. The per-element step is phi's scalar one ("naive", float
+activations whose exp is the C library's expf), or for float with a frame size that is a
+multiple of 8 phi's AVX one, whose exp is avx_mathfun's Cephes polynomial (exp256_ps,
+reproduced op by op in float32). Both are bit-exact against Paddle 3.0.0 and 3.3.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..lod import lod_kernel, need_lod
+from .c_numerics import expf as _expf_scalar
+
+NO_LOD = (None,) * 5
+F32 = np.float32
+_EXPF = np.vectorize(_expf_scalar, otypes=[np.float64])
+
+
+def _exp(t: np.ndarray) -> np.ndarray:
+    """std::exp of each element in the array's dtype (expf for float32)."""
+    if t.dtype == np.float32:
+        return _EXPF(t).astype(np.float32)
+    return np.exp(t)
+
+
+def _act(name: str, a: np.ndarray) -> np.ndarray:
+    """detail::forward::activation in T: sigmoid clamps to [-40, 13] then 1 / (1 + exp(-x));
+    tanh is 2 / (1 + exp(min(-2x, 40))) - 1 with the double literals (computed in double,
+    rounded to T); relu; identity."""
+    t = a.dtype.type
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if name == "sigmoid":
+            c = np.where(a < t(-40.0), t(-40.0), np.where(a > t(13.0), t(13.0), a))
+            return (t(1.0) / (t(1.0) + _exp(-c))).astype(a.dtype)
+        if name == "sigmoid_v2":
+            return (t(1.0) / (t(1.0) + _exp(-a))).astype(a.dtype)
+        if name in ("tanh", "tanh_v2"):
+            tmp = (-2.0 * a.astype(np.float64)).astype(a.dtype)
+            if name == "tanh":
+                tmp = np.where(tmp > t(40.0), t(40.0), tmp)
+            return (2.0 / (1.0 + _exp(tmp).astype(np.float64)) - 1.0).astype(a.dtype)
+        if name == "relu":
+            return np.where(a > t(0.0), a, t(0.0)).astype(a.dtype)
+        if name in ("identity", ""):
+            return a
+    raise ValueError(f"unsupported activation {name!r} (sigmoid, sigmoid_v2, relu, tanh, "
+                     "tanh_v2, identity)")
+
+
+def _f(v):
+    return np.float32(v)
+
+
+def exp256_ps(x: np.ndarray) -> np.ndarray:
+    """avx_mathfun.h's exp256_ps on float32 (Cephes: clamp to +-88.376, n = floor(x log2(e)
+    + 0.5), x - n C1 - n C2, a degree-5 polynomial by Horner, times 2^n), op by op in float."""
+    x = np.minimum(x, _f(88.3762626647949))
+    x = np.where(x > _f(-88.3762626647949), x, _f(-88.3762626647949))  # max_ps: NaN -> lo
+    fx = x * _f(1.44269504088896341) + _f(0.5)
+    tmp = np.floor(fx)
+    fx = tmp - np.where(tmp > fx, _f(1.0), _f(0.0))
+    x = x - fx * _f(0.693359375)
+    x = x - fx * _f(-2.12194440e-4)
+    z = x * x
+    y = np.full_like(x, _f(1.9875691500E-4))
+    for p in (1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2, 1.6666665459E-1,
+              5.0000001201E-1):
+        y = y * x + _f(p)
+    y = y * z + x + _f(1.0)
+    n = fx.astype(np.int32) + np.int32(0x7f)
+    pow2n = (n.astype(np.int64) << 23).astype(np.uint32).view(np.float32)
+    return (y * pow2n).astype(np.float32)
+
+
+def _act_avx(name: str, a: np.ndarray) -> np.ndarray:
+    """detail::forward::avx activations: float ops on 8 lanes, exp256_ps; max_ps / min_ps
+    give their second operand when one is NaN."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if name in ("sigmoid", "sigmoid_v2"):
+            t = a
+            if name == "sigmoid":
+                t = np.where(a > _f(-40.0), a, _f(-40.0))
+                t = np.where(t < _f(13.0), t, _f(13.0))
+            return _f(1.0) / (_f(1.0) + exp256_ps(_f(0.0) - t))
+        if name in ("tanh", "tanh_v2"):
+            t = _f(-2.0) * a
+            if name == "tanh":
+                t = np.where(t < _f(40.0), t, _f(40.0))
+            return _f(2.0) / (_f(1.0) + exp256_ps(t)) - _f(1.0)
+        if name == "relu":
+            return np.where(a > _f(0.0), a, _f(0.0))
+        if name in ("identity", ""):
+            return a
+    raise ValueError(f"unsupported activation {name!r}")
+
+
+def _batches(offs, is_reverse):
+    """sequence2batch: sequence indices longest first (stable), and per step t the input
+    rows of the sequences still running (row t from the end when reversed)."""
+    lens = [e - s for s, e in zip(offs[:-1], offs[1:])]
+    order = sorted(range(len(lens)), key=lambda i: -lens[i])
+    steps = []
+    for t in range(lens[order[0]] if order else 0):
+        active = [i for i in order if lens[i] > t]
+        rows = [offs[i + 1] - 1 - t if is_reverse else offs[i] + t for i in active]
+        steps.append((active, rows))
+    return steps
+
+
+@lod_kernel("pd_op.lstm")
+def lstm(input, h0, c0, weight, bias, *, lods=NO_LOD, use_peepholes=True,  # noqa: A002
+         is_reverse=False, is_test=False, gate_activation="sigmoid",
+         cell_activation="tanh", candidate_activation="tanh"):
+    """LSTMKernel: gates [candidate, input, forget, output] (the old API's order) of width D
+    = input width / 4; c = act_cand(g_c) * act_gate(g_i + c_prev * w_ic)
+    + c_prev * act_gate(g_f + c_prev * w_fc); h = act_gate(g_o + c * w_oc) * act_cell(c)
+    (peephole weights w_* are bias[4D:7D] with use_peepholes, else 0). h0 / c0 are one row per
+    sequence. Returns (hidden, cell, batch_gate, batch_cell_pre_act); hidden and cell keep
+    the input's LoD."""
+    offs = need_lod("lstm", "input", lods[0])[0]
+    d = input.shape[1] // 4
+    x = input.detach().cpu()
+    gate_in = (x + bias.reshape(-1)[:4 * d]).numpy()  # RowwiseAdd, in T
+    w = weight.detach().cpu()
+    b = bias.reshape(-1).numpy()
+    dt = gate_in.dtype.type
+    zero = np.zeros(d, gate_in.dtype)
+    ci, cf, co = (b[4 * d:5 * d], b[5 * d:6 * d], b[6 * d:7 * d]) if use_peepholes else (zero,) * 3
+    hidden = np.zeros((x.shape[0], d), gate_in.dtype)
+    cell = np.zeros_like(hidden)
+    batch_gate = np.zeros_like(gate_in)
+    pre_act = np.zeros_like(hidden)
+    h_prev = c_prev = None
+    h0n = None if h0 is None else h0.detach().cpu()
+    c0n = None if c0 is None else c0.detach().cpu().numpy()
+    # phi runs its AVX step for float with a frame size that is a multiple of 8
+    act = _act_avx if gate_in.dtype == np.float32 and d % 8 == 0 else _act
+    for t, (active, rows) in enumerate(_batches(offs, is_reverse)):
+        g = torch.from_numpy(gate_in[rows].copy())
+        n = len(active)
+        if t > 0:
+            g = torch.addmm(g, torch.from_numpy(h_prev[:n].copy()), w)
+        elif h0n is not None:
+            g = torch.addmm(g, h0n[active], w)
+        g = g.numpy()
+        if t > 0:
+            prev = c_prev[:n]
+        elif c0n is not None:
+            prev = c0n[active]
+        else:
+            prev = np.zeros((n, d), gate_in.dtype)
+        v_in = act(candidate_activation, g[:, :d])
+        v_ig = act(gate_activation, g[:, d:2 * d] + prev * ci)
+        v_fg = act(gate_activation, g[:, 2 * d:3 * d] + prev * cf)
+        state = (v_in * v_ig + prev * v_fg).astype(dt)
+        v_og = act(gate_activation, g[:, 3 * d:] + state * co)
+        atv = act(cell_activation, state)
+        out = (v_og * atv).astype(dt)
+        hidden[rows], cell[rows] = out, state
+        batch_gate[rows] = np.concatenate([v_in, v_ig, v_fg, v_og], 1)
+        pre_act[rows] = atv
+        h_prev, c_prev = out, state
+    res = tuple(torch.from_numpy(a) for a in (hidden, cell, batch_gate, pre_act))
+    return res, (lods[0], lods[0], None, None)
