@@ -172,3 +172,59 @@ def lstm(input, h0, c0, weight, bias, *, lods=NO_LOD, use_peepholes=True,  # noq
         h_prev, c_prev = out, state
     res = tuple(torch.from_numpy(a) for a in (hidden, cell, batch_gate, pre_act))
     return res, (lods[0], lods[0], None, None)
+
+
+@lod_kernel("pd_op.gru")
+def gru(input, h0, weight, bias, *, lods=NO_LOD, activation="tanh",  # noqa: A002
+        gate_activation="sigmoid", is_reverse=False, origin_mode=False, is_test=False):
+    """GRUKernel with GRUUnitFunctor: gates [update, reset, candidate] of width D = input
+    width / 3. The weight's memory is two matrices back to back, [D, 2D] for the gates
+    then [D, D] for the candidate (not column blocks of a [D, 3D]). Per step: gates +=
+    h_prev @ W_gate; u, r = act_gate(...); r_h = h_prev * r; candidate += r_h @ W_state;
+    c = act(candidate); h = u h_prev + c - u c (origin_mode) or h_prev - u h_prev + u c.
+    The first step without h0 has h_prev 0 and skips both GEMMs. Returns (batch_gate,
+    batch_reset_hidden_prev, batch_hidden, hidden); hidden keeps the input's LoD."""
+    offs = need_lod("gru", "input", lods[0])[0]
+    d = input.shape[1] // 3
+    x = input.detach().cpu()
+    gate_in = (x + bias.reshape(-1)[:3 * d]).numpy() if bias is not None else x.numpy().copy()
+    flat = weight.detach().cpu().reshape(-1)
+    w_gate, w_state = flat[:2 * d * d].reshape(d, 2 * d), flat[2 * d * d:].reshape(d, d)
+    dt = gate_in.dtype.type
+    act = _act_avx if gate_in.dtype == np.float32 and d % 8 == 0 else _act
+    hidden = np.zeros((x.shape[0], d), gate_in.dtype)
+    batch_gate = np.zeros_like(gate_in)
+    reset_prev = np.zeros_like(hidden)
+    h_prev = None
+    for t, (active, rows) in enumerate(_batches(offs, is_reverse)):
+        n = len(active)
+        if t > 0:
+            prev = h_prev[:n]
+        elif h0 is not None:
+            prev = h0.detach().cpu().numpy()[active]
+        else:
+            prev = None
+        g = torch.from_numpy(gate_in[rows].copy())
+        if prev is not None:
+            g[:, :2 * d] = torch.addmm(g[:, :2 * d], torch.from_numpy(prev.copy()), w_gate)
+        g = g.numpy()
+        u = act(gate_activation, g[:, :d])
+        r = act(gate_activation, g[:, d:2 * d])
+        p = prev if prev is not None else np.zeros((n, d), gate_in.dtype)
+        r_h = (p * r).astype(dt)
+        cand = g[:, 2 * d:]
+        if prev is not None:
+            cand = torch.addmm(torch.from_numpy(cand.copy()), torch.from_numpy(r_h),
+                               w_state).numpy()
+        c = act(activation, cand)
+        if origin_mode:
+            out = u * p + c - u * c
+        else:
+            out = p - u * p + u * c
+        out = out.astype(dt)
+        hidden[rows] = out
+        batch_gate[rows] = np.concatenate([u, r, c], 1)
+        reset_prev[rows] = r_h
+        h_prev = out
+    res = tuple(torch.from_numpy(a) for a in (batch_gate, reset_prev, hidden.copy(), hidden))
+    return res, (None, None, None, lods[0])
