@@ -217,6 +217,35 @@ def _gru8(f):
     return _gru(f, 8)
 
 
+def _beam(f, tag, pre_ids, pre_lens, width, beam, end, accumulated, ids=True):
+    """One beam_search step: rows of pre_ids / pre_scores are the live prefixes, two LoD
+    levels (sources, then prefixes); ids / scores the candidates of each prefix."""
+    rows = len(pre_ids)
+    r = rng_for(f"beam/{tag}")
+    pi = f(f"pi{tag}", [rows, 1], "int64", lens=pre_lens,
+           value=np.array(pre_ids, "int64").reshape(rows, 1))
+    ps = f(f"ps{tag}", [rows, 1], lens=pre_lens, value=r.random([rows, 1]) - 1.0)
+    i = f(f"i{tag}", [rows, width], "int64", lens=pre_lens, lo=0, hi=9) if ids else None
+    sc = f(f"s{tag}", [rows, width], lens=pre_lens,
+           value=(r.random([rows, width]) * 2 - 1.5) if accumulated else r.random([rows, width]))
+    return list(C.beam_search(pi, ps, i, sc, 0, beam, end, accumulated))
+
+
+@model("beam_search__lod")
+def _beam_search(f):
+    outs = []
+    # two sources of one prefix each, accumulated scores and log-probabilities
+    outs += _beam(f, "a", [1, 2], [[1, 1], [1, 1]], 3, 2, 0, True)
+    outs += _beam(f, "b", [1, 2], [[1, 1], [1, 1]], 3, 2, 0, False)
+    # a finished prefix (pre_id == end_id) beside a live one; a wide beam
+    outs += _beam(f, "c", [0, 3, 4], [[2, 1], [1, 1, 1]], 4, 3, 0, True)
+    # a source whose prefixes all ended (pruned: no rows for it) and one still going
+    outs += _beam(f, "d", [0, 0, 5], [[2, 1], [1, 1, 1]], 2, 2, 0, True)
+    # ties: equal scores across prefixes and candidates
+    outs += _beam(f, "e", [1, 2], [[2], [1, 1]], 3, 4, 0, True)
+    return outs
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):
