@@ -246,6 +246,32 @@ def _beam_search(f):
     return outs
 
 
+@model("fusion_seqconv_eltadd_relu__lod")
+def _fusion_seqconv(f):
+    # sequences longer than the context and shorter (1 row: phi's other im2col branch)
+    x = f("x", [7, 3], lens=[1, 4, 2])
+    w, b = f("w", [9, 4]), f("b", [1, 4])
+    w5 = f("w5", [15, 4])
+    return [C.fusion_seqconv_eltadd_relu(x, w, b, 3, -1, 1)[0],
+            C.fusion_seqconv_eltadd_relu(x, w, b, 3, 0, 1)[0],
+            C.fusion_seqconv_eltadd_relu(x, w5, b, 5, -2, 1)[0]]
+
+
+@model("fusion_seqpool_cvm_concat__lod")
+def _fusion_seqpool_cvm_concat(f):
+    from old_ir_op import old_ir_op, results
+    r = rng_for("fusion_seqpool_cvm_concat")
+    x0 = f("x0", [4, 3], lens=[1, 3], value=r.random([4, 3]) * 3)
+    x1 = f("x1", [5, 3], lens=[2, 3], value=r.random([5, 3]) * 3)
+    cvm = f("cvm", [2, 2], value=np.ones([2, 2]))
+    outs = []
+    for p in ("SUM", "AVERAGE", "SQRT"):
+        o = old_ir_op("fusion_seqpool_cvm_concat", {"X": [x0, x1], "CVM": [cvm]}, {"Out": 1},
+                      {"pooltype": p, "use_cvm": True, "axis": 1})
+        outs += o if isinstance(o, list) else results(o)
+    return outs
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

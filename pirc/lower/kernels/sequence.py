@@ -185,18 +185,15 @@ def box_clip(input, im_info, *, lods=NO_LOD):  # noqa: A002 - Paddle's operand n
     return out.reshape(input.shape), (lods[0],)
 
 
-@lod_kernel("pd_op.fusion_seqpool_concat")
-def fusion_seqpool_concat(x, *, lods=NO_LOD, pooltype="SUM", axis=1):
-    """FusionSeqPoolConcatKernel: each input pooled per sequence by jit SeqPool (the first
-    row, then each next row added; AVERAGE / SQRT then scaled by 1 / h or 1 / sqrt(h),
-    computed in the dtype) and the pooled rows of the inputs side by side (axis 1). The
-    result's LoD is one row per sequence."""
-    if axis != 1:
-        raise ValueError(f"fusion_seqpool_concat: axis {axis}: only 1 is supported")
-    member_lods = lods[0] if lods and lods[0] is not None else [None] * len(x)
+def _jit_seqpool_concat(op, x, member_lods, pooltype, cvm=False):
+    """jit SeqPool per input and sequence (the first row, then each next row added; AVERAGE
+    / SQRT then scaled by 1 / h or 1 / sqrt(h), computed in the dtype), the inputs' pooled
+    rows side by side; with `cvm` each input's first two pooled columns become
+    log(c0 + 1) and log(c1 + 1) - that (CVM's show / click), log in double."""
+    member_lods = member_lods if member_lods is not None else [None] * len(x)
     outs = []
     for i, (xi, li) in enumerate(zip(x, member_lods)):
-        offs = need_lod("fusion_seqpool_concat", f"x[{i}]", li)[0]
+        offs = need_lod(op, f"x[{i}]", li)[0]
         xr = _rows(xi)
         rows = []
         for s, e in zip(offs[:-1], offs[1:]):
@@ -210,8 +207,49 @@ def fusion_seqpool_concat(x, *, lods=NO_LOD, pooltype="SUM", axis=1):
             elif pooltype == "SQRT":
                 acc = acc * (one / torch.sqrt(h))
             elif pooltype != "SUM":
-                raise ValueError(f"fusion_seqpool_concat: unsupported pooltype {pooltype!r}")
+                raise ValueError(f"{op}: unsupported pooltype {pooltype!r}")
+            if cvm:
+                # the kernel's unqualified log is the double one: log(c + 1) in double,
+                # the difference in double, each rounded to the dtype when stored
+                acc = acc.clone()
+                show = torch.log((acc[0] + one).double())
+                acc[0] = show.to(xi.dtype)
+                acc[1] = (torch.log((acc[1] + one).double()) - acc[0].double()).to(xi.dtype)
             rows.append(acc)
         outs.append(torch.stack(rows))
     out = torch.cat(outs, 1)
     return out, (as_lod([list(range(out.shape[0] + 1))]),)
+
+
+@lod_kernel("pd_op.fusion_seqpool_concat")
+def fusion_seqpool_concat(x, *, lods=NO_LOD, pooltype="SUM", axis=1):
+    """FusionSeqPoolConcatKernel: each input pooled per sequence by jit SeqPool, the pooled
+    rows of the inputs side by side (axis 1). The result's LoD is one row per sequence."""
+    if axis != 1:
+        raise ValueError(f"fusion_seqpool_concat: axis {axis}: only 1 is supported")
+    return _jit_seqpool_concat("fusion_seqpool_concat", x, lods[0], pooltype)
+
+
+@lod_kernel("pd_op.fusion_seqpool_cvm_concat")
+def fusion_seqpool_cvm_concat(x, cvm, *, lods=NO_LOD, pooltype="SUM", use_cvm=True, axis=1):
+    """FusionSeqPoolCVMConcatKernel: fusion_seqpool_concat, then per input the first two
+    pooled columns log(c0 + 1), log(c1 + 1) - log(c0 + 1) (the kernel does so whatever
+    use_cvm says; the CVM input is not read)."""
+    if axis != 1:
+        raise ValueError(f"fusion_seqpool_cvm_concat: axis {axis}: only 1 is supported")
+    return _jit_seqpool_concat("fusion_seqpool_cvm_concat", x, lods[0], pooltype, cvm=True)
+
+
+@lod_kernel("pd_op.fusion_seqconv_eltadd_relu")
+def fusion_seqconv_eltadd_relu(x, filter, bias, *, lods=NO_LOD, context_length=3,  # noqa: A002
+                               context_start=0, context_stride=1):
+    """FusionSeqConvEltAddReluKernel: the context projection of each sequence (rows outside
+    it zero), one GEMM with the filter, then + bias and relu per row (FCFunctor). Returns
+    (out, col_mat); out keeps x's LoD."""
+    levels = need_lod("fusion_seqconv_eltadd_relu", "x", lods[0])
+    if len(levels) != 1:
+        raise ValueError(f"fusion_seqconv_eltadd_relu: x has {len(levels)} LoD levels, only 1")
+    col = context_project(x, levels[0], context_start, context_length)
+    y = torch.mm(col, filter) + bias.reshape(1, -1)
+    out = torch.where(y > 0, y, torch.zeros((), dtype=y.dtype))
+    return (out, col), (lods[0], None)
