@@ -272,6 +272,20 @@ def _fusion_seqpool_cvm_concat(f):
     return outs
 
 
+@model("match_matrix_tensor__lod")
+def _match_matrix_tensor(f):
+    from old_ir_op import old_ir_op, results
+    x = f("x", [5, 3], lens=[1, 2, 2])
+    y = f("y", [6, 3], lens=[3, 1, 2])
+    outs = []
+    for t in (1, 2):
+        w = f(f"w{t}", [3, t, 3])
+        o = old_ir_op("match_matrix_tensor", {"X": [x], "Y": [y], "W": [w]},
+                      {"Out": 1, "Tmp": 1}, {"dim_t": t})
+        outs += (o if isinstance(o, list) else results(o))[:1]
+    return outs
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

@@ -254,3 +254,26 @@ def fusion_seqconv_eltadd_relu(x, filter, bias, *, lods=NO_LOD, context_length=3
     y = torch.mm(col, filter) + bias.reshape(1, -1)
     out = torch.where(y > 0, y, torch.zeros((), dtype=y.dtype))
     return (out, col), (lods[0], None)
+
+
+@lod_kernel("pd_op.match_matrix_tensor")
+def match_matrix_tensor(x, y, w, *, lods=NO_LOD, dim_t=1):
+    """CPUMatchMatrixTensorOPKernel: tmp = x @ w (w as [d, dim_t * d], one GEMM); for each
+    sequence pair b and channel t, the [len_x, len_y] matrix tmp_t(x_b) @ y_b^T, flattened
+    in (b, t, i, j) order into a [n, 1] result whose LoD is the blocks' offsets. Returns
+    (out, tmp [rows * dim_t * d, 1])."""
+    lx = need_lod("match_matrix_tensor", "x", lods[0])[0]
+    ly = need_lod("match_matrix_tensor", "y", lods[1])[0]
+    if len(lx) != len(ly):
+        raise ValueError(f"match_matrix_tensor: x has {len(lx) - 1} sequences, y {len(ly) - 1}")
+    d = x.shape[1]
+    tmp = torch.mm(x, w.reshape(d, dim_t * d))
+    blocks, top = [], [0]
+    for b in range(len(lx) - 1):
+        r = y[ly[b]:ly[b + 1]]
+        for t in range(dim_t):
+            left = tmp[lx[b]:lx[b + 1], t * d:(t + 1) * d]
+            blocks.append(torch.mm(left, r.t()).reshape(-1))
+        top.append(top[-1] + dim_t * (lx[b + 1] - lx[b]) * (ly[b + 1] - ly[b]))
+    out = torch.cat(blocks).reshape(-1, 1) if blocks else x.new_zeros((0, 1))
+    return (out, tmp.reshape(-1, 1)), (as_lod([top]), None)
