@@ -1,10 +1,10 @@
 """Sequence ops of fluid models, which read the LoD of their input (pirc/lower/lod.py):
-sequence_pool, sequence_softmax, sequence_expand, sequence_conv, box_clip (one
-sequence of boxes per image), fusion_seqpool_concat, fusion_seqpool_cvm_concat (jit SeqPool)
-fusion_seqconv_eltadd_relu and match_matrix_tensor, as phi's CPU kernels compute them (funcs/sequence_pooling.cc,
-impl/sequence_softmax_kernel_impl.h, impl/sequence_expand_kernel_impl.h,
-impl/sequence_conv_kernel_impl.h with funcs/math/context_project.h,
-impl/box_clip_kernel_impl.h with funcs/detection/bbox_util.h).
+sequence_pool, sequence_softmax, sequence_expand, sequence_conv, box_clip (one sequence of
+boxes per image), fusion_seqpool_concat, fusion_seqpool_cvm_concat (jit SeqPool)
+fusion_seqconv_eltadd_relu and match_matrix_tensor, as phi's CPU kernels compute them
+(funcs/sequence_pooling.cc, impl/sequence_softmax_kernel_impl.h,
+impl/sequence_expand_kernel_impl.h, impl/sequence_conv_kernel_impl.h with
+funcs/math/context_project.h, impl/box_clip_kernel_impl.h with funcs/detection/bbox_util.h).
 
 Each kernel takes `lods` (one LoD per operand: a list of offsets tensors or None) and returns
 (results, result LoDs). Sequences are walked one by one in Python, as the C++ loops walk them;
