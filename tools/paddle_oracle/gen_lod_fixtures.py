@@ -352,8 +352,8 @@ def child(name, outdir, ver, q):
     try:
         q.put(gen_one(name, outdir, ver))
     except BaseException as e:  # noqa: BLE001 - the exception is the evidence
-        q.put({**MODELS[name][1], "ok": False,
-               "build_error": f"{type(e).__name__}: {str(e).strip().splitlines()[0][:400] if str(e).strip() else ''}",
+        first = str(e).strip().splitlines()[0][:400] if str(e).strip() else ""
+        q.put({**MODELS[name][1], "ok": False, "build_error": f"{type(e).__name__}: {first}",
                "traceback": traceback.format_exc()[-2000:]})
 
 

@@ -1,6 +1,6 @@
 """Sequence ops of fluid models, which read the LoD of their input (pirc/lower/lod.py):
 sequence_pool, sequence_softmax, sequence_expand, sequence_conv, box_clip (one sequence of
-boxes per image), fusion_seqpool_concat, fusion_seqpool_cvm_concat (jit SeqPool)
+boxes per image), fusion_seqpool_concat, fusion_seqpool_cvm_concat (jit SeqPool),
 fusion_seqconv_eltadd_relu and match_matrix_tensor, as phi's CPU kernels compute them
 (funcs/sequence_pooling.cc, impl/sequence_softmax_kernel_impl.h,
 impl/sequence_expand_kernel_impl.h, impl/sequence_conv_kernel_impl.h with
@@ -152,8 +152,8 @@ def context_project(x, offs, context_start, context_length, padding=None):
 
 
 @lod_kernel("pd_op.sequence_conv")
-def sequence_conv(x, padding_data, filter, *, lods=NO_LOD, context_length=3, padding_trainable=False,  # noqa: A002
-                  context_start=0, context_stride=1):
+def sequence_conv(x, padding_data, filter, *, lods=NO_LOD, context_length=3,  # noqa: A002
+                  padding_trainable=False, context_start=0, context_stride=1):
     """SequenceConvKernel: the context projection of each sequence (context_project) times
     the filter (one GEMM). The result keeps x's LoD."""
     levels = need_lod("sequence_conv", "x", lods[0])
