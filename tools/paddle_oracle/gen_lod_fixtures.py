@@ -286,6 +286,25 @@ def _match_matrix_tensor(f):
     return outs
 
 
+def _fusion_gru(f, d):
+    x = f("x", [6, 3], lens=[2, 3, 1])
+    wx, wh, b = f("wx", [3, 3 * d]), f("wh", [d, 3 * d]), f("b", [1, 3 * d])
+    h0 = f("h0", [3, d])
+    return [C.fusion_gru(x, hh, wx, wh, b, "tanh", "sigmoid", rev, seq, False, False)[-1]
+            for hh, rev, seq in [(None, False, True), (None, False, False), (None, True, True),
+                                 (h0, False, False), (h0, True, True)]]
+
+
+@model("fusion_gru__lod")
+def _fusion_gru2(f):
+    return _fusion_gru(f, 2)
+
+
+@model("fusion_gru__lod_8")
+def _fusion_gru8(f):
+    return _fusion_gru(f, 8)
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

@@ -1,5 +1,6 @@
-"""The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op) and `gru`
-(dynamic_gru's op), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
+"""The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op), `gru`
+(dynamic_gru's op) and `fusion_gru` (gru with its input projection, made by the CPU fuse
+passes; phi::jit steps), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
 cpu/gru_kernel.cc, funcs/sequence2batch, funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h,
 activation_functions.h).
 
@@ -228,3 +229,71 @@ def gru(input, h0, weight, bias, *, lods=NO_LOD, activation="tanh",  # noqa: A00
         h_prev = out
     res = tuple(torch.from_numpy(a) for a in (batch_gate, reset_prev, hidden.copy(), hidden))
     return res, (None, None, None, lods[0])
+
+
+def _jit_act(name: str, a: np.ndarray, exp) -> np.ndarray:
+    """phi::jit's VSigmoid (clamped to [-40, 13], 1 / (1 + exp(0 - x))) and VTanh
+    (2 sigmoid(2x) - 1, through that clamped sigmoid), VRelu, VIdentity, in float."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if name == "sigmoid":
+            c = np.where(a > _f(-40.0), a, _f(-40.0))
+            c = np.where(c < _f(13.0), c, _f(13.0))
+            return _f(1.0) / (_f(1.0) + exp(_f(0.0) - c))
+        if name == "tanh":
+            return _f(2.0) * _jit_act("sigmoid", _f(2.0) * a, exp) - _f(1.0)
+        if name == "relu":
+            return np.where(a > _f(0.0), a, _f(0.0))
+        if name in ("identity", ""):
+            return a
+    raise ValueError(f"unsupported activation {name!r}")
+
+
+@lod_kernel("pd_op.fusion_gru")
+def fusion_gru(x, h0, weight_x, weight_h, bias, *, lods=NO_LOD, activation="tanh",
+               gate_activation="sigmoid", is_reverse=False, use_seq=True, origin_mode=False,
+               force_fp32_output=False):
+    """FusionGRUKernel: xx = x @ weight_x + bias (FCFunctor), then per sequence (in time
+    order, reversed with is_reverse) phi::jit's GRU steps: without h0 the first step is
+    h = act_gate(u) * act(c) (GRUH1); then gates[u, r] += h_prev @ W_ur, r_h = h_prev *
+    act_gate(r), c += r_h @ W_c, h = act_gate(u) act(c) + (1 - act_gate(u)) h_prev
+    (GRUHtPart1 / Part2). weight_h's memory is [D, 2D] then [D, D], as gru's. The jit
+    activations' exp is the Cephes polynomial of avx_mathfun's exp256_ps, which is what
+    Paddle's jit kernels compute on the fixtures (bit-exact, frame 2 and 8, both releases).
+    Per row the result does not depend on use_seq (one sequence at a time, or batched by
+    length: the GEMMs' rows are independent). Returns (reordered_h0 (empty), xx,
+    batched_input, batched_out, hidden); hidden keeps x's LoD."""
+    offs = need_lod("fusion_gru", "x", lods[0])[0]
+    d = weight_h.shape[0]
+    xx = torch.mm(x, weight_x)
+    if bias is not None:
+        xx = xx + bias.reshape(1, -1)
+    flat = weight_h.detach().cpu().reshape(-1)
+    w_ur, w_c = flat[:2 * d * d].reshape(d, 2 * d), flat[2 * d * d:].reshape(d, d)
+    gates = xx.detach().cpu().numpy()
+    hidden = np.zeros((x.shape[0], d), gates.dtype)
+    h0n = None if h0 is None else h0.detach().cpu().numpy()
+    ex = exp256_ps if gates.dtype == np.float32 else np.exp
+    for i, (s, e) in enumerate(zip(offs[:-1], offs[1:])):
+        rows = list(range(e - 1, s - 1, -1)) if is_reverse else list(range(s, e))
+        prev = None if h0n is None else h0n[i:i + 1]
+        for t, row in enumerate(rows):
+            g = gates[row:row + 1].copy()
+            if prev is None:
+                u = _jit_act(gate_activation, g[:, :d], ex)
+                c = _jit_act(activation, g[:, 2 * d:], ex)
+                h = u * c
+            else:
+                g[:, :2 * d] = torch.addmm(torch.from_numpy(g[:, :2 * d].copy()),
+                                           torch.from_numpy(prev.copy()), w_ur).numpy()
+                r = _jit_act(gate_activation, g[:, d:2 * d], ex)
+                r_h = prev * r
+                g[:, 2 * d:] = torch.addmm(torch.from_numpy(g[:, 2 * d:].copy()),
+                                           torch.from_numpy(r_h), w_c).numpy()
+                u = _jit_act(gate_activation, g[:, :d], ex)
+                c = _jit_act(activation, g[:, 2 * d:], ex)
+                h = u * c + (_f(1.0) - u) * prev
+            hidden[row] = h[0]
+            prev = h.astype(gates.dtype)
+    hid = torch.from_numpy(hidden)
+    empty = torch.zeros((0, d), dtype=hid.dtype)
+    return (empty, xx, xx.clone(), hid.clone(), hid), (None, None, None, None, lods[0])
