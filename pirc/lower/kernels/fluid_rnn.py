@@ -1,6 +1,6 @@
 """The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op), `gru`
-(dynamic_gru's op) and `fusion_gru` (gru with its input projection, made by the CPU fuse
-passes; phi::jit steps), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
+(dynamic_gru's op), and `fusion_gru` / `fusion_lstm` (with their input projection, made by
+the CPU fuse passes; phi::jit steps), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
 cpu/gru_kernel.cc, funcs/sequence2batch, funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h,
 activation_functions.h).
 
@@ -273,27 +273,118 @@ def fusion_gru(x, h0, weight_x, weight_h, bias, *, lods=NO_LOD, activation="tanh
     hidden = np.zeros((x.shape[0], d), gates.dtype)
     h0n = None if h0 is None else h0.detach().cpu().numpy()
     ex = exp256_ps if gates.dtype == np.float32 else np.exp
-    for i, (s, e) in enumerate(zip(offs[:-1], offs[1:])):
-        rows = list(range(e - 1, s - 1, -1)) if is_reverse else list(range(s, e))
-        prev = None if h0n is None else h0n[i:i + 1]
-        for t, row in enumerate(rows):
-            g = gates[row:row + 1].copy()
-            if prev is None:
+    if use_seq or len(offs) == 2:
+        # SeqCompute: one sequence at a time, one row per GEMM
+        groups = [[([i], [r]) for r in (range(e - 1, s - 1, -1) if is_reverse else range(s, e))]
+                  for i, (s, e) in enumerate(zip(offs[:-1], offs[1:]))]
+    else:
+        # BatchCompute: the sequences batched by length, one GEMM per step for all
+        groups = [_batches(offs, is_reverse)]
+    for steps in groups:
+        prev = None
+        for t, (active, rows) in enumerate(steps):
+            n = len(active)
+            if t == 0 and h0n is not None:
+                prev = h0n[active]
+            elif t > 0:
+                prev = prev[:n]
+            g = gates[rows].copy()
+            if prev is None:  # GRUH1
                 u = _jit_act(gate_activation, g[:, :d], ex)
                 c = _jit_act(activation, g[:, 2 * d:], ex)
                 h = u * c
-            else:
+            else:  # GRUHtPart1, GRUHtPart2
                 g[:, :2 * d] = torch.addmm(torch.from_numpy(g[:, :2 * d].copy()),
                                            torch.from_numpy(prev.copy()), w_ur).numpy()
                 r = _jit_act(gate_activation, g[:, d:2 * d], ex)
-                r_h = prev * r
+                r_h = (prev * r).astype(gates.dtype)
                 g[:, 2 * d:] = torch.addmm(torch.from_numpy(g[:, 2 * d:].copy()),
                                            torch.from_numpy(r_h), w_c).numpy()
                 u = _jit_act(gate_activation, g[:, :d], ex)
                 c = _jit_act(activation, g[:, 2 * d:], ex)
                 h = u * c + (_f(1.0) - u) * prev
-            hidden[row] = h[0]
+            hidden[rows] = h
             prev = h.astype(gates.dtype)
     hid = torch.from_numpy(hidden)
     empty = torch.zeros((0, d), dtype=hid.dtype)
     return (empty, xx, xx.clone(), hid.clone(), hid), (None, None, None, None, lods[0])
+
+
+@lod_kernel("pd_op.fusion_lstm")
+def fusion_lstm(x, weight_x, weight_h, bias, h0, c0, *, lods=NO_LOD, use_peepholes=True,
+                is_reverse=False, use_seq=True, gate_activation="sigmoid",
+                cell_activation="tanh", candidate_activation="tanh", scale_data=1.0,
+                shift_data=0.0, scale_weights=(1.0,), force_fp32_output=False):
+    """FusionLSTMKernel: xx = x @ weight_x + bias[:4D] (gates [candidate, input, forget,
+    output]), then per sequence (reversed with is_reverse) phi::jit's LSTM steps: without
+    h0 the first is LSTMC1H1 (c = act_cand(g_c) * act_gate(g_i), h = act_cell(c) *
+    act_gate(g_o + w_oc c)), each next gates += h_prev @ weight_h and LSTMCtHt (input and
+    forget gates with the peepholes w_ic c_prev, w_fc c_prev; c = act_cand(g_c) i + c_prev f;
+    o = act_gate(g_o + w_oc c); h = act_cell(c) o); peepholes are bias[4D:7D]. Returns
+    (hidden, cell, xx, ...); hidden and cell keep x's LoD."""
+    offs = need_lod("fusion_lstm", "x", lods[0])[0]
+    d = weight_h.shape[0]
+    b = bias.detach().cpu().reshape(-1)
+    xx = torch.mm(x, weight_x) + b[:4 * d].reshape(1, -1)
+    wh = weight_h.detach().cpu()
+    gates = xx.detach().cpu().numpy()
+    dt = gates.dtype
+    bn = b.numpy()
+    wp = (bn[4 * d:5 * d], bn[5 * d:6 * d], bn[6 * d:7 * d]) if use_peepholes else None
+    hidden = np.zeros((x.shape[0], d), dt)
+    cell = np.zeros_like(hidden)
+    ex = exp256_ps if dt == np.float32 else np.exp
+    h0n = None if h0 is None else h0.detach().cpu().numpy()
+    c0n = None if c0 is None else c0.detach().cpu().numpy()
+
+    def act(name, a):
+        return _jit_act(name, a, ex).astype(dt)
+
+    if use_seq or len(offs) == 2:
+        # SeqCompute: one sequence at a time, one row per GEMM
+        groups = [[([i], [r]) for r in (range(e - 1, s - 1, -1) if is_reverse else range(s, e))]
+                  for i, (s, e) in enumerate(zip(offs[:-1], offs[1:]))]
+    else:
+        # BatchCompute: the sequences batched by length, one GEMM per step for all
+        groups = [_batches(offs, is_reverse)]
+    for steps in groups:
+        h_prev = c_prev = None
+        for t, (active, rows) in enumerate(steps):
+            n = len(active)
+            if t == 0 and h0n is not None:
+                h_prev = h0n[active]
+                c_prev = c0n[active] if c0n is not None else np.zeros((n, d), dt)
+            elif t > 0:
+                h_prev, c_prev = h_prev[:n], c_prev[:n]
+            g = gates[rows].copy()
+            if h_prev is None:  # LSTMC1H1
+                ig = act(gate_activation, g[:, d:2 * d])
+                cc = act(candidate_activation, g[:, :d])
+                c = cc * ig
+                og = g[:, 3 * d:]
+                if wp is not None:
+                    og = wp[2] * c + og
+                og = act(gate_activation, og)
+            else:  # LSTMCtHt
+                g = torch.addmm(torch.from_numpy(g), torch.from_numpy(h_prev.copy()),
+                                wh).numpy()
+                if wp is not None:
+                    ifg = np.concatenate([wp[0] * c_prev, wp[1] * c_prev], 1) + g[:, d:3 * d]
+                    ifg = act(gate_activation, ifg)
+                    ig, fg = ifg[:, :d], ifg[:, d:]
+                    og = g[:, 3 * d:]
+                else:
+                    ifo = act(gate_activation, g[:, d:])
+                    ig, fg, og = ifo[:, :d], ifo[:, d:2 * d], ifo[:, 2 * d:]
+                cc = act(candidate_activation, g[:, :d])
+                c = cc * ig + c_prev * fg
+                if wp is not None:
+                    og = act(gate_activation, wp[2] * c + og)
+            h = act(cell_activation, c) * og
+            hidden[rows], cell[rows] = h, c
+            h_prev, c_prev = h.astype(dt), c.astype(dt)
+    hid, cel = torch.from_numpy(hidden), torch.from_numpy(cell)
+    empty = torch.zeros((0, d), dtype=hid.dtype)
+    res = (hid, cel, xx, xx.clone(), hid.clone(), cel.clone(), empty, empty.clone(),
+           torch.zeros((2, d), dtype=hid.dtype))
+    return res, (lods[0], lods[0]) + (None,) * 7
