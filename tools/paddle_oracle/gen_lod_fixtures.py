@@ -336,6 +336,37 @@ def _fusion_lstm8(f):
     return _fusion_lstm(f, 8)
 
 
+def _fused_embedding_fc_lstm(f, d):
+    from old_ir_op import old_ir_op, results
+    ids = f("ids", [6, 1], "int64", lens=[2, 3, 1], lo=0, hi=7)
+    emb, wh = f("emb", [7, 4 * d]), f("wh", [d, 4 * d])
+    b4, b7 = f("b4", [1, 4 * d]), f("b7", [1, 7 * d])
+    h0, c0 = f("h0", [3, d]), f("c0", [3, d])
+    outs = []
+    for peep, rev, seq, init in [(False, False, True, False), (False, True, False, False),
+                                 (True, False, True, False), (True, False, False, True),
+                                 (False, True, True, True)]:
+        ins = {"Ids": [ids], "Embeddings": [emb], "WeightH": [wh], "Bias": [b7 if peep else b4]}
+        if init:
+            ins.update({"H0": [h0], "C0": [c0]})
+        o = old_ir_op("fused_embedding_fc_lstm", ins,
+                      {"Hidden": 1, "Cell": 1, "XX": 1, "BatchedInput": 1, "BatchedHidden": 1,
+                       "BatchedCell": 1, "ReorderedH0": 1, "ReorderedC0": 1},
+                      {"use_peepholes": peep, "is_reverse": rev, "use_seq": seq})
+        outs += (o if isinstance(o, list) else results(o))[:2]
+    return outs
+
+
+@model("fused_embedding_fc_lstm__lod")
+def _fused_embedding_fc_lstm2(f):
+    return _fused_embedding_fc_lstm(f, 2)
+
+
+@model("fused_embedding_fc_lstm__lod_8")
+def _fused_embedding_fc_lstm8(f):
+    return _fused_embedding_fc_lstm(f, 8)
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

@@ -1,6 +1,6 @@
 """The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op), `gru`
-(dynamic_gru's op), and `fusion_gru` / `fusion_lstm` (with their input projection, made by
-the CPU fuse passes; phi::jit steps), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
+(dynamic_gru's op), and `fusion_gru` / `fusion_lstm` / `fused_embedding_fc_lstm` (with their
+input projection, made by the CPU fuse passes; phi::jit and cpu_vec steps), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
 cpu/gru_kernel.cc, funcs/sequence2batch, funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h,
 activation_functions.h).
 
@@ -310,35 +310,23 @@ def fusion_gru(x, h0, weight_x, weight_h, bias, *, lods=NO_LOD, activation="tanh
     return (empty, xx, xx.clone(), hid.clone(), hid), (None, None, None, None, lods[0])
 
 
-@lod_kernel("pd_op.fusion_lstm")
-def fusion_lstm(x, weight_x, weight_h, bias, h0, c0, *, lods=NO_LOD, use_peepholes=True,
-                is_reverse=False, use_seq=True, gate_activation="sigmoid",
-                cell_activation="tanh", candidate_activation="tanh", scale_data=1.0,
-                shift_data=0.0, scale_weights=(1.0,), force_fp32_output=False):
-    """FusionLSTMKernel: xx = x @ weight_x + bias[:4D] (gates [candidate, input, forget,
-    output]), then per sequence (reversed with is_reverse) phi::jit's LSTM steps: without
-    h0 the first is LSTMC1H1 (c = act_cand(g_c) * act_gate(g_i), h = act_cell(c) *
-    act_gate(g_o + w_oc c)), each next gates += h_prev @ weight_h and LSTMCtHt (input and
-    forget gates with the peepholes w_ic c_prev, w_fc c_prev; c = act_cand(g_c) i + c_prev f;
-    o = act_gate(g_o + w_oc c); h = act_cell(c) o); peepholes are bias[4D:7D]. Returns
-    (hidden, cell, xx, ...); hidden and cell keep x's LoD."""
-    offs = need_lod("fusion_lstm", "x", lods[0])[0]
+def _jit_lstm(gates, offs, weight_h, b, h0, c0, use_peepholes, is_reverse, use_seq,
+              gate_activation, cell_activation, candidate_activation, jit_act):
+    """The LSTM steps of fusion_lstm / fused_embedding_fc_lstm on the projected `gates`
+    ([rows, 4D]; b is the bias, peepholes at [4D:7D]); returns (hidden, cell) arrays."""
     d = weight_h.shape[0]
-    b = bias.detach().cpu().reshape(-1)
-    xx = torch.mm(x, weight_x) + b[:4 * d].reshape(1, -1)
     wh = weight_h.detach().cpu()
-    gates = xx.detach().cpu().numpy()
     dt = gates.dtype
     bn = b.numpy()
     wp = (bn[4 * d:5 * d], bn[5 * d:6 * d], bn[6 * d:7 * d]) if use_peepholes else None
-    hidden = np.zeros((x.shape[0], d), dt)
+    hidden = np.zeros((gates.shape[0], d), dt)
     cell = np.zeros_like(hidden)
     ex = exp256_ps if dt == np.float32 else np.exp
     h0n = None if h0 is None else h0.detach().cpu().numpy()
     c0n = None if c0 is None else c0.detach().cpu().numpy()
 
     def act(name, a):
-        return _jit_act(name, a, ex).astype(dt)
+        return jit_act(name, a, ex).astype(dt)
 
     if use_seq or len(offs) == 2:
         # SeqCompute: one sequence at a time, one row per GEMM
@@ -383,8 +371,60 @@ def fusion_lstm(x, weight_x, weight_h, bias, h0, c0, *, lods=NO_LOD, use_peephol
             h = act(cell_activation, c) * og
             hidden[rows], cell[rows] = h, c
             h_prev, c_prev = h.astype(dt), c.astype(dt)
+    return hidden, cell
+
+
+@lod_kernel("pd_op.fusion_lstm")
+def fusion_lstm(x, weight_x, weight_h, bias, h0, c0, *, lods=NO_LOD, use_peepholes=True,
+                is_reverse=False, use_seq=True, gate_activation="sigmoid",
+                cell_activation="tanh", candidate_activation="tanh", scale_data=1.0,
+                shift_data=0.0, scale_weights=(1.0,), force_fp32_output=False):
+    """FusionLSTMKernel: xx = x @ weight_x + bias[:4D] (gates [candidate, input, forget,
+    output]), then per sequence (reversed with is_reverse) phi::jit's LSTM steps: without
+    h0 the first is LSTMC1H1 (c = act_cand(g_c) * act_gate(g_i), h = act_cell(c) *
+    act_gate(g_o + w_oc c)), each next gates += h_prev @ weight_h and LSTMCtHt (input and
+    forget gates with the peepholes w_ic c_prev, w_fc c_prev; c = act_cand(g_c) i + c_prev f;
+    o = act_gate(g_o + w_oc c); h = act_cell(c) o); peepholes are bias[4D:7D]. Returns
+    (hidden, cell, xx, ...); hidden and cell keep x's LoD."""
+    offs = need_lod("fusion_lstm", "x", lods[0])[0]
+    d = weight_h.shape[0]
+    b = bias.detach().cpu().reshape(-1)
+    xx = torch.mm(x, weight_x) + b[:4 * d].reshape(1, -1)
+    hidden, cell = _jit_lstm(xx.detach().cpu().numpy(), offs, weight_h, b, h0, c0,
+                             use_peepholes, is_reverse, use_seq, gate_activation,
+                             cell_activation, candidate_activation, _jit_act)
     hid, cel = torch.from_numpy(hidden), torch.from_numpy(cell)
     empty = torch.zeros((0, d), dtype=hid.dtype)
     res = (hid, cel, xx, xx.clone(), hid.clone(), cel.clone(), empty, empty.clone(),
            torch.zeros((2, d), dtype=hid.dtype))
     return res, (lods[0], lods[0]) + (None,) * 7
+
+
+def _vec_act(name: str, a: np.ndarray, exp) -> np.ndarray:
+    """funcs/cpu_vec.h's VecActivations: vec_sigmoid clamps to [-40, 13] then 1 / (1 +
+    exp(0 - x)); vec_tanh is 2 sigmoid(2x) - 1 through it."""
+    return _jit_act(name, a, exp)
+
+
+@lod_kernel("pd_op.fused_embedding_fc_lstm")
+def fused_embedding_fc_lstm(ids, embeddings, weight_h, bias, h0, c0, *, lods=NO_LOD,
+                            use_peepholes=True, is_reverse=False, use_seq=True,
+                            gate_activation="sigmoid", cell_activation="tanh",
+                            candidate_activation="tanh"):
+    """FusedEmbeddingFCLSTMKernel: the gates are the embedding rows of the ids (the fuse
+    pass folded the projection and its bias into `embeddings`; bias holds only the
+    peepholes past 4D here), then fusion_lstm's steps with cpu_vec.h's activations, whose
+    exp (MKL's vsExp) gives the C library's expf on the fixtures (bit-exact, frame 2 and 8,
+    both releases). Returns (hidden, cell, xx, ...); hidden and cell keep the ids' LoD."""
+    offs = need_lod("fused_embedding_fc_lstm", "ids", lods[0])[0]
+    d = weight_h.shape[0]
+    emb = embeddings.detach().cpu()
+    xx = emb[ids.detach().cpu().reshape(-1).long()]
+    b = bias.detach().cpu().reshape(-1)
+    hidden, cell = _jit_lstm(xx.numpy(), offs, weight_h, b, h0, c0, use_peepholes,
+                             is_reverse, use_seq, gate_activation, cell_activation,
+                             candidate_activation, lambda n, a, ex: _vec_act(n, a, _exp))
+    hid, cel = torch.from_numpy(hidden), torch.from_numpy(cell)
+    empty = torch.zeros((0, d), dtype=hid.dtype)
+    res = (hid, cel, xx, xx.clone(), hid.clone(), cel.clone(), empty, empty.clone())
+    return res, (lods[0], lods[0]) + (None,) * 6
