@@ -1,8 +1,8 @@
-"""The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op), `gru`
-(dynamic_gru's op), and `fusion_gru` / `fusion_lstm` / `fused_embedding_fc_lstm` (with their
-input projection, made by the CPU fuse passes; phi::jit and cpu_vec steps), as phi's CPU kernels compute them (impl/lstm_kernel_impl.h,
-cpu/gru_kernel.cc, funcs/sequence2batch, funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h,
-activation_functions.h).
+"""The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op), `gru` (dynamic_gru's
+op), and `fusion_gru` / `fusion_lstm` / `fused_embedding_fc_lstm` (with their input
+projection, made by the CPU fuse passes; phi::jit and cpu_vec steps), as phi's CPU kernels
+compute them (impl/lstm_kernel_impl.h, cpu/gru_kernel.cc, funcs/sequence2batch,
+funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h, activation_functions.h).
 
 The input holds every sequence's projected rows (the LoD, level 0, says where each starts).
 Paddle reorders them into time-major batches (sequences sorted longest first, so the ones
