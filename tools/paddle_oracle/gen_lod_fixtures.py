@@ -367,6 +367,29 @@ def _fused_embedding_fc_lstm8(f):
     return _fused_embedding_fc_lstm(f, 8)
 
 
+def _attention_lstm(f, d):
+    x = f("x", [6, 3], lens=[2, 3, 1])
+    c0, h0 = f("c0", [3, d]), f("h0", [3, d])
+    aw, ab = f("aw", [3 + d, 1]), f("ab", [1, 1])
+    asc, asb = f("asc", [1, 1], value=np.array([[0.7]])), f("asb", [1, 1], value=np.array([[0.1]]))
+    lw, lb = f("lw", [d + 3, 4 * d]), f("lb", [1, 4 * d])
+    act = ("sigmoid", "tanh", "tanh")
+    outs = []
+    for hh, b, sc, sb in [(None, None, None, None), (h0, ab, None, None), (h0, ab, asc, asb)]:
+        outs += list(C.attention_lstm(x, c0, hh, aw, b, sc, sb, lw, lb, *act))[:2]
+    return outs
+
+
+@model("attention_lstm__lod")
+def _attention_lstm2(f):
+    return _attention_lstm(f, 2)
+
+
+@model("attention_lstm__lod_8")
+def _attention_lstm8(f):
+    return _attention_lstm(f, 8)
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):

@@ -1,7 +1,7 @@
 """The fluid recurrent ops over LoD sequences: `lstm` (dynamic_lstm's op), `gru` (dynamic_gru's
-op), and `fusion_gru` / `fusion_lstm` / `fused_embedding_fc_lstm` (with their input
-projection, made by the CPU fuse passes; phi::jit and cpu_vec steps), as phi's CPU kernels
-compute them (impl/lstm_kernel_impl.h, cpu/gru_kernel.cc, funcs/sequence2batch,
+op), and `fusion_gru` / `fusion_lstm` / `fused_embedding_fc_lstm` / `attention_lstm` (with
+their input projection, made by the CPU fuse passes; phi::jit and cpu_vec steps), as phi's
+CPU kernels compute them (impl/lstm_kernel_impl.h, cpu/gru_kernel.cc, funcs/sequence2batch,
 funcs/detail/lstm_cpu_kernel.h, gru_cpu_kernel.h, activation_functions.h).
 
 The input holds every sequence's projected rows (the LoD, level 0, says where each starts).
@@ -428,3 +428,80 @@ def fused_embedding_fc_lstm(ids, embeddings, weight_h, bias, h0, c0, *, lods=NO_
     empty = torch.zeros((0, d), dtype=hid.dtype)
     res = (hid, cel, xx, xx.clone(), hid.clone(), cel.clone(), empty, empty.clone())
     return res, (lods[0], lods[0]) + (None,) * 6
+
+
+@lod_kernel("pd_op.attention_lstm")
+def attention_lstm(x, c0, h0, attention_weight, attention_bias, attention_scalar,
+                   attention_scalar_bias, lstm_weight, lstm_bias, *, lods=NO_LOD,
+                   gate_activation="sigmoid", cell_activation="tanh",
+                   candidate_activation="tanh"):
+    """AttentionLSTMKernel: per sequence and step, attention scores over the whole
+    sequence, relu(x @ w_x [+ b] + c_prev . w_c) (then relu(s * scalar + scalar_bias)),
+    softmaxed (max subtracted, exp, the sum from zero in order, times 1 / sum); the pooled
+    input (scores @ the sequence's rows) times the lstm weight's x rows [+ h_prev @ its h
+    rows] + bias gives gates [forget, input, output, candidate]; c = f c_prev + i act_cand(g),
+    h = act_cell(c) o, with cpu_vec's activations (expf). Returns (hidden, cell, ...);
+    hidden and cell keep x's LoD."""
+    offs = need_lod("attention_lstm", "x", lods[0])[0]
+    xs = x.detach().cpu()
+    m = xs.shape[1]
+    d = lstm_weight.shape[1] // 4
+    aw = attention_weight.detach().cpu().reshape(-1)
+    atted = torch.mm(xs, aw[:m].reshape(m, 1)).reshape(-1)
+    if attention_bias is not None:
+        atted = atted + attention_bias.detach().cpu().reshape(-1)[0]
+    atted = atted.numpy()
+    w = lstm_weight.detach().cpu()
+    w_h, w_x = w[:d], w[d:]
+    lb = lstm_bias.detach().cpu().reshape(1, -1)
+    dt = atted.dtype.type
+    scal = None if attention_scalar is None else dt(attention_scalar.reshape(-1)[0].item())
+    sbias = (None if attention_scalar_bias is None
+             else dt(attention_scalar_bias.reshape(-1)[0].item()))
+    c0n = c0.detach().cpu().numpy()
+    h0n = None if h0 is None else h0.detach().cpu().numpy()
+    hidden = np.zeros((xs.shape[0], d), atted.dtype)
+    cell = np.zeros_like(hidden)
+
+    def act(name, a):
+        return _vec_act(name, a, _exp).astype(atted.dtype)
+
+    wc = aw[m:m + d].numpy()
+    for i, (s, e) in enumerate(zip(offs[:-1], offs[1:])):
+        c_prev = c0n[i:i + 1]
+        h_prev = None if h0n is None else h0n[i:i + 1]
+        seq = xs[s:e]
+        for row in range(s, e):
+            cb = dt(0)  # blas DOT, in order
+            for k in range(d):
+                cb = dt(cb + dt(c_prev[0, k] * wc[k]))
+            sc = atted[s:e] + cb
+            sc = np.where(sc > dt(0), sc, dt(0))
+            if scal is not None:
+                sc = sc * scal
+                if sbias is not None:
+                    sc = sc + sbias
+                sc = np.where(sc > dt(0), sc, dt(0))
+            mx = sc[0]
+            for v in sc[1:]:
+                mx = v if mx < v else mx
+            ex = _exp((sc + (-mx)).astype(atted.dtype))
+            tot = dt(0)
+            for v in ex:
+                tot = dt(tot + v)
+            sc = ex * (dt(1) / tot)
+            lx = torch.mm(torch.from_numpy(sc.reshape(1, -1)), seq)
+            out = torch.mm(lx, w_x)
+            if h_prev is not None:
+                out = torch.addmm(out, torch.from_numpy(h_prev.copy()), w_h)
+            g = (lb + out).numpy()
+            gates = act(gate_activation, g[:, :3 * d])
+            cand = act(candidate_activation, g[:, 3 * d:])
+            c = gates[:, :d] * c_prev + gates[:, d:2 * d] * cand
+            h = act(cell_activation, c) * gates[:, 2 * d:3 * d]
+            hidden[row], cell[row] = h[0], c[0]
+            h_prev, c_prev = h.astype(atted.dtype), c.astype(atted.dtype)
+    hid, cel = torch.from_numpy(hidden), torch.from_numpy(cell)
+    res = (hid, cel, torch.from_numpy(atted.reshape(-1, 1)), torch.zeros((0, 1), dtype=hid.dtype),
+           torch.zeros((1, m), dtype=hid.dtype), torch.zeros((1, 4 * d), dtype=hid.dtype))
+    return res, (lods[0], lods[0]) + (None,) * 4
