@@ -78,3 +78,11 @@ def test_pirc_run_reads_and_writes_lod_keys(tmp_path, capsys):
     assert pirc_run([path, "--inputs", str(tmp_path / "nolod.npz"),
                      "--outputs", str(tmp_path / "o2.npz")]) == 1
     assert "has no LoD" in capsys.readouterr().err
+
+
+def test_pyramid_hash_xxh32_is_the_reference_hash():
+    # XXH32's published test values (empty input, "abc", a 16-byte-plus input's lane path)
+    from pirc.lower.kernels.pyramid_hash import xxh32
+    assert xxh32(b"", 0) == 0x02CC5D05
+    assert xxh32(b"abc", 0) == 0x32D153FF
+    assert xxh32(b"Nobody inspects the spammish repetition", 0) == 0xE2293B2F

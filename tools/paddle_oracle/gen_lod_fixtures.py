@@ -390,6 +390,21 @@ def _attention_lstm8(f):
     return _attention_lstm(f, 8)
 
 
+@model("pyramid_hash__lod")
+def _pyramid_hash(f):
+    # inference (is_training 0), no filter: every n-gram of 2 .. pyramid_layer ids hashed
+    # (XXH32) into the weight; a sequence of one id gives a zero row
+    x = f("x", [7, 1], "int32", lens=[3, 1, 3], lo=0, hi=50)
+    w = f("w", [36, 1])
+    wl, bl = f("wl", [0, 1]), f("bl", [0, 1])
+    outs = []
+    for num_emb, space, layer, rand, drop in [(4, 32, 2, 4, 1.0), (8, 32, 3, 4, 0.5),
+                                              (8, 34, 4, 2, 0.25)]:
+        outs.append(C.pyramid_hash(x, w, wl, bl, num_emb, space, layer, rand, drop, 0, False,
+                                   0, 0, 0, 0.0, "")[0])
+    return outs
+
+
 # --- generation -----------------------------------------------------------------------------
 
 def outs_of(res):
