@@ -158,8 +158,8 @@ def second_text(rel: str, rec: dict, limit: int = 160) -> str:
     """A second attempt as evidence: the API tried and what Paddle did."""
     api = evidence_text(rec["api"], 120)
     if rec["status"] == "builds and runs":
-        lod = ("; its kernel reads the LoD of a fed LoD tensor, which pirc's runtime does not "
-               "carry" if rec.get("lod_feed") else "")
+        lod = ("; its kernel reads the LoD of a fed LoD tensor (pirc takes it as input "
+               "lod__<feed>: docs/LOWERING.md, 'LoD')" if rec.get("lod_feed") else "")
         return (f"second attempt ({rel}): {api}: builds, runs on the CPU executor, outputs "
                 f"fetched{lod}")
     if rec["status"].startswith("runs, but"):

@@ -14,6 +14,8 @@ import torch
 from ..errors import PircError
 from .failures import find_failure
 from .feeds import FEED_KEY_PREFIX, FeedSpec, check_feeds
+from .lod import PREFIXES as LOD_PREFIXES
+from .lod import lod_feed_arguments, split_lod_inputs
 
 
 def feed_specs(gm) -> list[FeedSpec]:
@@ -27,7 +29,10 @@ def feed_specs(gm) -> list[FeedSpec]:
 def feed_tensors(gm, inputs: dict) -> dict[str, torch.Tensor]:
     """Forward keyword arguments from `inputs` keyed by feed name or `in__<feed>`, checked
     against each feed's pd_op.data (FeedError names every mismatch)."""
+    inputs, lods = split_lod_inputs(inputs)
     out = check_feeds(feed_specs(gm), inputs)
+    if lods:
+        out.update(lod_feed_arguments(gm, lods, out))
     device = next((b.device for b in gm.buffers()), None)
     if device is not None and device.type != "cpu":
         out = {k: v.to(device) for k, v in out.items()}
@@ -59,7 +64,9 @@ def run_module(gm, inputs: dict) -> dict[str, np.ndarray]:
         if failure is e and not isinstance(e, PircError):
             raise
         raise failure from e
-    return {name: to_numpy(v) for name, v in zip(gm.pirc_fetch_names, results)}
+    # a LoD output is absent when the fetched value has no LoD at run time (lod.py)
+    return {name: to_numpy(v) for name, v in zip(gm.pirc_fetch_names, results)
+            if v is not None or not name.startswith(LOD_PREFIXES)}
 
 
 __all__ = ["run_module", "feed_tensors", "to_numpy", "FEED_KEY_PREFIX"]

@@ -113,6 +113,11 @@ class GraphBuilder:
         self.storage = Storage()  # the names of each storage, for rebinding after a write
         self.written: set = set()  # values rebound by a write: no longer their defining op's
         self.parameters: dict = {}  # Paddle parameter name -> (first value, its get_attr node)
+        # LoDs (lod.py): set when the program has an op that reads one
+        self.lod_enabled = False
+        self.lods: dict = {}  # value -> its LoD levels' nodes
+        self.lod_feeds: dict[str, list[str]] = {}  # feed -> its LoD levels' forward arguments
+        self.fetch_lods: dict[str, list] = {}  # fetch name -> its value's LoD levels' nodes
 
     # -- values --------------------------------------------------------------------------
 
@@ -166,7 +171,7 @@ class GraphBuilder:
 
     def lower_ops(self, ops) -> list | None:
         """Lower each op; returns the yielded values' nodes when the block ends in cf.yield."""
-        from . import control_flow
+        from . import control_flow, lod
 
         for op in ops:
             name = op.name
@@ -183,6 +188,8 @@ class GraphBuilder:
                 self.feed_specs.append(FeedSpec(feed, node.target, torch_dtype_of_type(rtype),
                                                 None if shape is None else tuple(shape)))
                 self.env[op.results[0]] = node
+                if self.lod_enabled:
+                    self.lods[op.results[0]] = lod.add_feed_placeholders(self, feed)
             elif name == "builtin.parameter":
                 pname = op.attributes["parameter_name"].data
                 first = self.parameters.get(pname)
@@ -198,6 +205,8 @@ class GraphBuilder:
                 col = op.attributes.get("col")
                 col = python_value(col) if col is not None else len(self.fetches)
                 self.fetches.append((col, op.attributes["name"].data, node))
+                if op.operands[0] in self.lods:
+                    self.fetch_lods[op.attributes["name"].data] = self.lods[op.operands[0]]
                 self.env[op.results[0]] = node
             elif name == "builtin.combine":
                 self.env[op.results[0]] = [self.value(v) for v in op.operands]
@@ -210,8 +219,15 @@ class GraphBuilder:
                 control_flow.lower_while(self, op)
             elif name == "pd_op.pylayer":
                 control_flow.lower_pylayer(self, op)
+            elif name in lod.LOD_KERNELS:
+                lod.call_lod_kernel(self, op)
+                self.shapes.record(op, self.env)
+                self._record_types(op)
+                self._tag_new_nodes(op)
             else:
                 self._call_kernel(op)
+                if self.lods:
+                    lod.share_lod(self, op)
                 self.shapes.record(op, self.env)
                 self._apply_writes(op)
                 self._record_types(op)

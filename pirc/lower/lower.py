@@ -28,6 +28,7 @@ import torch.fx as fx
 
 from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
+from .lod import lod_key, placeholders_last, reads_lod
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
 from .specialize import specialize_calls
 from .values import torch_dtype_of_type
@@ -154,6 +155,7 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     ctx = LoweringContext(root, program.version, registry)
     param_map = bind_parameters(program, params, ctx)
     builder = GraphBuilder(ctx)
+    builder.lod_enabled = reads_lod(program)
     builder.lower_ops(program.block.ops)
     written_parameters = builder.write_back_parameters()
 
@@ -165,7 +167,14 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
         unused = _unused_top_values(program, builder)
         names = [f"out{i}" for i in range(len(unused))]
         outputs = [node for _, node in unused]
+    # a fetched value's LoD, as `.lod()` of Paddle's fetch (lod.py): outputs lod__<fetch> ...
+    for name in list(names):
+        for level, node in enumerate(builder.fetch_lods.get(name, ())):
+            names.append(lod_key(level, name))
+            outputs.append(node)
     builder.graph.output(tuple(outputs))
+    if builder.lod_feeds:
+        placeholders_last(builder.graph, builder.lod_feeds)
     # Constants folded into their users (graph_builder._folded) leave their own ops unused.
     builder.graph.eliminate_dead_code()
     builder.graph.lint()
@@ -174,6 +183,7 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     gm.pirc_feeds = list(builder.feeds)  # (pd_op.data name, forward argument name)
     gm.pirc_feed_specs = list(builder.feed_specs)  # dtype and dims of each feed
     gm.pirc_fetch_names = names
+    gm.pirc_lod_feeds = dict(builder.lod_feeds)  # feed -> forward arguments of its LoD levels
     gm.pirc_version = program.version
     # Paddle parameters the forward writes in place (a later call reads the written values)
     gm.pirc_written_parameters = sorted(n for n, _ in written_parameters)
@@ -235,7 +245,7 @@ def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:
     except ImportError as e:
         raise LoweringError(f"the NPU lowering (pirc.lower.npu.fusion) is not available: {e}") from None
     extras = {k: getattr(gm, k) for k in ("pirc_parameters", "pirc_feeds", "pirc_feed_specs",
-                                          "pirc_fetch_names", "pirc_version",
+                                          "pirc_fetch_names", "pirc_version", "pirc_lod_feeds",
                                           "pirc_written_parameters")}
     fused = fuse_for_npu(gm)
     for k, v in extras.items():

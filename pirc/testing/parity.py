@@ -119,21 +119,46 @@ def load_tolerances(directory) -> dict[str, Tolerance]:
     return out
 
 
+def _compare_lod(i, name, lods, io) -> OutputParity:
+    """Output i's LoD levels against Paddle's (pirc may know a LoD where Paddle's fetch
+    dropped it: only the levels Paddle gave are compared, and each must be there)."""
+    for level, prefix in enumerate(("outlod__", "outlod1__")):
+        want = io[f"{prefix}{i}"] if f"{prefix}{i}" in io.files else None
+        key = ("lod__" if level == 0 else "lod1__") + name
+        if want is None:
+            continue
+        got = lods.get(key)
+        if got is None or got.tolist() != want.tolist():
+            return OutputParity(i, key, "MISMATCH", None,
+                                f"LoD level {level}: {None if got is None else got.tolist()} "
+                                f"vs Paddle {want.tolist()}")
+    return OutputParity(i, f"lod of {name}", "bitexact", None)
+
+
 def fixture_parity(json_path, key="out__", random=False, device="cpu",
                    tol=(ATOL, RTOL)) -> list[OutputParity]:
     """Run `NAME.VER.json` (+ `.pdiparams` beside it) on `NAME.VER.io.npz`'s `in__*` inputs and
-    compare with its `<key><i>` outputs (`tol` as compare_output's)."""
+    compare with its `<key><i>` outputs (`tol` as compare_output's).
+
+    A fixture fed LoDs (tools/paddle_oracle/gen_lod_fixtures.py) also holds the feeds' LoDs
+    (`lod__<feed>`, `lod1__<feed>`, given to pirc.run as they are) and the LoDs Paddle's
+    fetch gave (`outlod__<i>`, `outlod1__<i>`), which pirc's `lod__<fetch>` outputs must equal."""
     import pirc
 
     stem = json_path[:-len(".json")]
     io = np.load(stem + ".io.npz")
     inputs = {k[len("in__"):]: io[k] for k in io.files if k.startswith("in__")}
+    inputs.update({k: io[k] for k in io.files if k.startswith(("lod__", "lod1__"))})
     params = stem + ".pdiparams" if os.path.exists(stem + ".pdiparams") else None
     program = pirc.load(json_path)
     got = pirc.run(program, inputs, params=params, device=device)
+    lods = {k: v for k, v in got.items() if k.startswith(("lod__", "lod1__"))}
+    got = {k: v for k, v in got.items() if k not in lods}
     want = [io[f"{key}{i}"] for i in range(len([k for k in io.files if k.startswith(key)]))]
     res = [compare_output(i, n, g, w, random, tol) for i, ((n, g), w) in
            enumerate(zip(got.items(), want))]
+    if key == "out__":
+        res += [_compare_lod(i, n, lods, io) for i, n in enumerate(got) if i < len(want)]
     if len(got) != len(want):
         res.append(OutputParity(len(want), "-", "MISMATCH", None,
                                 f"pirc gave {len(got)} outputs, Paddle {len(want)}"))

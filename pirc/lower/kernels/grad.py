@@ -329,6 +329,9 @@ def _register_runs(name, per_version, registry, build) -> bool:
     return done
 
 
+from ..lod import LOD_KERNELS  # noqa: E402 - every forward kernel is registered by now
+
+
 def register_grad_kernels(registry=REGISTRY) -> list[str]:
     """Register a kernel for every backward op the specs map onto a lowered forward op."""
     versions = range(1, LATEST_VERSION + 1)
@@ -344,7 +347,8 @@ def register_grad_kernels(registry=REGISTRY) -> list[str]:
                 added.append(name)
     for name in names:
         if name.endswith("_grad") and not name.endswith("_double_grad") and name not in registry \
-                and name[:-len("_grad")] in registry:
+                and name[:-len("_grad")] in registry and name[:-len("_grad")] not in LOD_KERNELS:
+            # (a LoD kernel's backward needs the LoDs, which a derived kernel is not given)
             per = {}
             for v in versions:
                 got = _first_order(name, v, registry)
