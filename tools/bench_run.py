@@ -38,7 +38,9 @@ Two modes:
   still tiles, checked against Paddle's outputs for the tiled feeds).
 
 Paddle runs in a child process with the scratch venv's python (--paddle, default
-/tmp/pd331/bin/python; paddlepaddle is never a pirc dependency).  Everything runs on one thread
+/tmp/pd331/bin/python; paddlepaddle is never a pirc dependency), fetching with
+return_numpy=False (a real Faster R-CNN's rois carry a LoD, which a numpy fetch refuses; the
+timed calls then leave out Paddle's copy into numpy, as pirc's leave out .numpy()).  Everything runs on one thread
 (torch.set_num_threads, OMP/MKL_NUM_THREADS for Paddle) so the numbers compare kernels, not
 thread pools on a shared machine; `--threads N` sets N for both, `--threads 0` leaves each at
 its own default (torch's intra-op pool and Paddle's OpenMP / MKL defaults: as users run them).  The torch-side modules take turns call by call; time =
@@ -193,18 +195,19 @@ res = {}
 for key, path in a["inputs"].items():
     d = np.load(path)
     feed = {k: d[k] for k in feeds}
-    outs = exe.run(prog, feed=feed, fetch_list=fetches)
+    # return_numpy=False: an output with a LoD (a real Faster R-CNN's rois) is refused as numpy
+    outs = [np.array(t) for t in exe.run(prog, feed=feed, fetch_list=fetches, return_numpy=False)]
     np.savez(path + ".paddle_out.npz", *outs)
     if not a["rounds"]:   # outputs only
         res[key] = None
         continue
     for _ in range(a["warmup"]):
-        exe.run(prog, feed=feed, fetch_list=fetches)
+        exe.run(prog, feed=feed, fetch_list=fetches, return_numpy=False)
     meds = []
     for _ in range(a["rounds"]):
         ts = []
         for _ in range(a["reps"]):
-            t0 = time.perf_counter(); exe.run(prog, feed=feed, fetch_list=fetches)
+            t0 = time.perf_counter(); exe.run(prog, feed=feed, fetch_list=fetches, return_numpy=False)
             ts.append(time.perf_counter() - t0)
         meds.append(float(np.median(ts)))
     res[key] = float(np.median(meds)) * 1e6
