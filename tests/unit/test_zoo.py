@@ -13,7 +13,6 @@ it starts passing, unmarked, when the kernels land.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 from functools import lru_cache
@@ -21,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 from upgrade_oracle import assert_upgrade_matches
-from zoo_cases import (ROOT, RELEASES, assert_close, crossload_cases, expected, gen_log, inputs, params,
+from zoo_cases import (assert_params_rebuilt, ROOT, RELEASES, assert_close, crossload_cases, expected, gen_log, inputs, params,
                        saved_cases, source_of)
 
 import pirc
@@ -77,13 +76,7 @@ def test_the_programs_have_the_dynamic_dims_they_were_saved_with():
 @pytest.mark.parametrize("case", SAVED, ids=str)
 def test_rebuilt_parameters_equal_paddles_file(case, tmp_path):
     """tools/zoo_weights.py + pirc.write_params rebuild the .pdiparams Paddle wrote, byte for byte."""
-    log = gen_log(case.release)[case.model]
-    program = load(case.program)
-    path = tmp_path / "p.pdiparams"
-    pirc.write_params(str(path), params(program, case), program)
-    data = path.read_bytes()
-    assert len(data) == log["pdiparams_bytes"]
-    assert hashlib.sha256(data).hexdigest() == log["pdiparams_sha256"]
+    assert_params_rebuilt(load(case.program), case, tmp_path / "p.pdiparams")
 
 
 @pytest.mark.filterwarnings("ignore::pirc.lower.lower.NpuFallbackWarning")  # npu: CPU references here

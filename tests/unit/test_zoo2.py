@@ -11,12 +11,11 @@ loading it. No xfail: a model of this zoo that does not run is a failure.
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 
 import pytest
 from upgrade_oracle import assert_upgrade_matches
-from zoo_cases import (ZOO2, assert_close, crossload_cases, expected, gen_log, inputs, params, saved_cases,
+from zoo_cases import (assert_params_rebuilt, ZOO2, assert_close, crossload_cases, expected, gen_log, inputs, params, saved_cases,
                        source_of)
 
 import pirc
@@ -50,15 +49,9 @@ def test_the_second_zoo_holds_its_models_in_both_releases():
 @pytest.mark.parametrize("case", SAVED, ids=str)
 def test_rebuilt_parameters_equal_paddles_file(case, tmp_path):
     """tools/zoo_weights.py + pirc.write_params rebuild the .pdiparams Paddle wrote, byte for byte."""
-    log = gen_log(case.release, case.zoo)[case.model]
-    if "pdiparams_sha256" not in log:
+    if "pdiparams_sha256" not in gen_log(case.release, case.zoo)[case.model]:
         pytest.skip("the model has no parameters")
-    program = load(case.program)
-    path = tmp_path / "p.pdiparams"
-    pirc.write_params(str(path), params(program, case), program)
-    data = path.read_bytes()
-    assert len(data) == log["pdiparams_bytes"]
-    assert hashlib.sha256(data).hexdigest() == log["pdiparams_sha256"]
+    assert_params_rebuilt(load(case.program), case, tmp_path / "p.pdiparams")
 
 
 @pytest.mark.filterwarnings("ignore::pirc.lower.lower.NpuFallbackWarning")  # npu: CPU references here

@@ -14,6 +14,7 @@ VER/MODEL.VER.io.LABEL.npz (the second zoo's branches and loop counts): each is 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -114,6 +115,18 @@ def params(program, case: ZooCase) -> dict[str, np.ndarray]:
         dtype = DTYPES[ELEMENT_CODES[ELEMENT_TYPE_NAMES[type_.dtype]]][0]
         out[name] = value(name, type_.shape, dtype)
     return out
+
+
+def assert_params_rebuilt(program, case: ZooCase, path: Path) -> None:
+    """tools/zoo_weights.py + pirc.write_params rebuild the .pdiparams Paddle wrote (gen_log's
+    size and sha256), byte for byte: `path` is a scratch file."""
+    from pirc import write_params
+
+    log = gen_log(case.release, case.zoo)[case.model]
+    write_params(str(path), params(program, case), program)
+    data = path.read_bytes()
+    assert len(data) == log["pdiparams_bytes"]
+    assert hashlib.sha256(data).hexdigest() == log["pdiparams_sha256"]
 
 
 def inputs(case: ZooCase) -> dict[str, np.ndarray]:
