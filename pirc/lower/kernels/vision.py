@@ -139,25 +139,30 @@ def grid_sample(x, grid, *, mode="bilinear", padding_mode="zeros", align_corners
     return F.grid_sample(x, grid, mode, padding_mode, align_corners)
 
 
-def _bilinear_zero(img, h, w):
-    """phi DmcnIm2colBilinear: the four neighbours (zero outside the map) weighted
-    hh*hw, hh*lw, lh*hw, lh*lw and summed in that order.  img (N, C, H, W); h, w broadcast
-    to (N, C, ...)."""
-    n, c, height, width = img.shape
+def _bilinear_zero(img, h, w, inside):
+    """phi DmcnIm2colBilinear at the points `inside` (-1 < h < H and -1 < w < W): the four
+    neighbours (zero outside the map) weighted hh*hw, hh*lw, lh*hw, lh*lw and summed in that
+    order.  img (N, G, C, H, W) with G deformable groups; h, w, inside (N, G, ...), shared by
+    the group's C channels.  Returns (N, G, C, ...); a point not inside is left to the caller
+    (its value is whatever the clamped corners give).
+
+    The corners are read from the map with a one-pixel zero border, so a corner just outside
+    the map reads an exact 0 without a per-corner mask, and the indices and weights are worked
+    out once per group instead of once per channel; one gather reads all four corners."""
+    n, g, c, height, width = img.shape
+    h = torch.where(inside, h, torch.zeros_like(h))   # indices in range; the rest is masked
+    w = torch.where(inside, w, torch.zeros_like(w))
     hl, wl = torch.floor(h), torch.floor(w)
     lh, lw = h - hl, w - wl
     hh, hw = 1 - lh, 1 - lw
-    hl, wl = hl.to(torch.int64), wl.to(torch.int64)
-    flat = img.reshape(n, c, height * width)
-
-    def at(hi, wi):
-        ok = (hi >= 0) & (hi <= height - 1) & (wi >= 0) & (wi <= width - 1)
-        idx = (hi.clamp(0, height - 1) * width + wi.clamp(0, width - 1))
-        v = flat.gather(2, idx.reshape(n, c, -1)).reshape(idx.shape)
-        return torch.where(ok, v, torch.zeros_like(v))
-
-    return hh * hw * at(hl, wl) + hh * lw * at(hl, wl + 1) + lh * hw * at(hl + 1, wl) \
-        + lh * lw * at(hl + 1, wl + 1)
+    pw = width + 2
+    top = (hl.to(torch.int64) + 1) * pw + (wl.to(torch.int64) + 1)   # (hl, wl) in the border map
+    idx = torch.stack((top, top + 1, top + pw, top + pw + 1), 2)       # (n, g, 4, ...)
+    pad = F.pad(img, (1, 1, 1, 1)).reshape(n, g, c, (height + 2) * pw)
+    v = pad.gather(3, idx.reshape(n, g, 1, -1).expand(n, g, c, idx[0, 0].numel()))
+    v = v.reshape((n, g, c, 4) + tuple(h.shape[2:]))
+    return (hh * hw).unsqueeze(2) * v[:, :, :, 0] + (hh * lw).unsqueeze(2) * v[:, :, :, 1] \
+        + (lh * hw).unsqueeze(2) * v[:, :, :, 2] + (lh * lw).unsqueeze(2) * v[:, :, :, 3]
 
 
 @REGISTRY.register("pd_op.deformable_conv", since=1)
@@ -181,13 +186,11 @@ def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0
     h_im = base_h + ki + off[:, :, :, 0]           # (n, dg, k, ho, wo)
     w_im = base_w + kj + off[:, :, :, 1]
     per = c // dg
-    h_c = h_im.repeat_interleave(per, 1)           # (n, c, k, ho, wo)
-    w_c = w_im.repeat_interleave(per, 1)
-    val = _bilinear_zero(x, h_c, w_c)
-    inside = (h_c > -1) & (w_c > -1) & (h_c < height) & (w_c < width)
-    val = torch.where(inside, val, torch.zeros_like(val))
+    inside = (h_im > -1) & (w_im > -1) & (h_im < height) & (w_im < width)
+    val = _bilinear_zero(x.reshape(n, dg, per, height, width), h_im, w_im, inside)
+    val = torch.where(inside.unsqueeze(2), val, torch.zeros_like(val))   # (n, dg, per, k, ho, wo)
     if mask is not None:
-        val = val * mask.reshape(n, dg, k, ho, wo).repeat_interleave(per, 1)
+        val = val * mask.reshape(n, dg, 1, k, ho, wo)
     cols = val.reshape(n, groups, (c // groups) * k, ho * wo)
     wmat = filter.reshape(groups, cout // groups, (c // groups) * k)
     out = torch.matmul(wmat.unsqueeze(0), cols)    # (n, groups, cout/g, ho*wo)
