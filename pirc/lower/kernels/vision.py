@@ -143,12 +143,13 @@ def _bilinear_zero(img, h, w, inside):
     """phi DmcnIm2colBilinear at the points `inside` (-1 < h < H and -1 < w < W): the four
     neighbours (zero outside the map) weighted hh*hw, hh*lw, lh*hw, lh*lw and summed in that
     order.  img (N, G, C, H, W) with G deformable groups; h, w, inside (N, G, ...), shared by
-    the group's C channels.  Returns (N, G, C, ...); a point not inside is left to the caller
-    (its value is whatever the clamped corners give).
+    the group's C channels.  Returns (N, G, ..., C), channels last; a point not inside is left
+    to the caller (its value is whatever the clamped corners give).
 
     The corners are read from the map with a one-pixel zero border, so a corner just outside
     the map reads an exact 0 without a per-corner mask, and the indices and weights are worked
-    out once per group instead of once per channel; one gather reads all four corners."""
+    out once per group instead of once per channel.  One index_select of the channels-last map
+    reads all four corners, each a contiguous row of C values."""
     n, g, c, height, width = img.shape
     h = torch.where(inside, h, torch.zeros_like(h))   # indices in range; the rest is masked
     w = torch.where(inside, w, torch.zeros_like(w))
@@ -158,11 +159,14 @@ def _bilinear_zero(img, h, w, inside):
     pw = width + 2
     top = (hl.to(torch.int64) + 1) * pw + (wl.to(torch.int64) + 1)   # (hl, wl) in the border map
     idx = torch.stack((top, top + 1, top + pw, top + pw + 1), 2)       # (n, g, 4, ...)
-    pad = F.pad(img, (1, 1, 1, 1)).reshape(n, g, c, (height + 2) * pw)
-    v = pad.gather(3, idx.reshape(n, g, 1, -1).expand(n, g, c, idx[0, 0].numel()))
-    v = v.reshape((n, g, c, 4) + tuple(h.shape[2:]))
-    return (hh * hw).unsqueeze(2) * v[:, :, :, 0] + (hh * lw).unsqueeze(2) * v[:, :, :, 1] \
-        + (lh * hw).unsqueeze(2) * v[:, :, :, 2] + (lh * lw).unsqueeze(2) * v[:, :, :, 3]
+    # channels last: a corner is one contiguous row of C values to copy
+    base = torch.arange(n * g, device=img.device).reshape(n, g, 1) * ((height + 2) * pw)
+    pad = F.pad(img, (1, 1, 1, 1)).reshape(n * g, c, -1).transpose(1, 2).reshape(-1, c)
+    v = pad.index_select(0, (idx.reshape(n, g, -1) + base).reshape(-1))
+    v = v.reshape((n, g, 4) + tuple(h.shape[2:]) + (c,))
+    wts = [t.unsqueeze(-1) for t in (hh * hw, hh * lw, lh * hw, lh * lw)]
+    out = wts[0] * v[:, :, 0] + wts[1] * v[:, :, 1] + wts[2] * v[:, :, 2] + wts[3] * v[:, :, 3]
+    return out
 
 
 @REGISTRY.register("pd_op.deformable_conv", since=1)
@@ -188,10 +192,10 @@ def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0
     per = c // dg
     inside = (h_im > -1) & (w_im > -1) & (h_im < height) & (w_im < width)
     val = _bilinear_zero(x.reshape(n, dg, per, height, width), h_im, w_im, inside)
-    val = torch.where(inside.unsqueeze(2), val, torch.zeros_like(val))   # (n, dg, per, k, ho, wo)
+    val = torch.where(inside.unsqueeze(-1), val, torch.zeros_like(val))   # (n, dg, k, ho, wo, per)
     if mask is not None:
-        val = val * mask.reshape(n, dg, 1, k, ho, wo)
-    cols = val.reshape(n, groups, (c // groups) * k, ho * wo)
+        val = val * mask.reshape(n, dg, k, ho, wo, 1)
+    cols = val.movedim(-1, 2).reshape(n, groups, (c // groups) * k, ho * wo)
     wmat = filter.reshape(groups, cout // groups, (c // groups) * k)
     out = torch.matmul(wmat.unsqueeze(0), cols)    # (n, groups, cout/g, ho*wo)
     return out.reshape(n, cout, ho, wo)
