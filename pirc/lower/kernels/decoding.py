@@ -89,10 +89,11 @@ def viterbi_decode(potentials, transition_params, lengths, *, include_bos_eos_ta
     (IEEE adds and multiplies in the same order: the same bits)."""
     if potentials.device.type == "cpu" and potentials.dtype in _NUMPY_FLOATS \
             and transition_params.dtype == potentials.dtype:
-        scores, path = _viterbi_numpy(potentials.detach().numpy(),
-                                      transition_params.detach().numpy(),
-                                      lengths.detach().reshape(-1).to(torch.int64).numpy(),
-                                      include_bos_eos_tag)
+        with np.errstate(all="ignore"):   # inf - inf and inf * 0 are NaN, as in torch, silently
+            scores, path = _viterbi_numpy(potentials.detach().numpy(),
+                                          transition_params.detach().numpy(),
+                                          lengths.detach().reshape(-1).to(torch.int64).numpy(),
+                                          include_bos_eos_tag)
         return torch.from_numpy(scores), torch.from_numpy(path)
     return _viterbi_torch(potentials, transition_params, lengths, include_bos_eos_tag)
 
@@ -116,22 +117,23 @@ def _viterbi_numpy(x, w, lengths, include_bos_eos_tag):
     trans = w.reshape(1, n, n)
     stop = w[n - 2].reshape(1, n)
     start = w[n - 1].reshape(1, n)
-    one = np.ones((b, 1), dt)
     alpha = x[0]
     if include_bos_eos_tag:
         alpha = alpha + start
         alpha = alpha + stop * (left == 1).astype(dt)
-    left = left - 1
+    # every step's masks at once: at step i a row has left - i steps left
+    left_i = left.reshape(1, b, 1) - np.arange(1, max(max_len, 1)).reshape(-1, 1, 1)
+    masks = (left_i > 0).astype(dt)
+    keeps = np.ones((b, 1), dt) - masks
+    stops = stop * (left_i == 1).astype(dt) if include_bos_eos_tag else None
     history = []
     for i in range(1, max_len):
         best, best_v = _first_argmax_np(alpha.reshape(b, n, 1) + trans, 1)
         history.append(best)
-        mask = (left > 0).astype(dt)
-        nxt = (best_v + x[i]) * mask
-        alpha = alpha * (one - mask) + nxt
+        alpha = alpha * keeps[i - 1] + (best_v + x[i]) * masks[i - 1]
         if include_bos_eos_tag:
-            alpha = alpha + stop * (left == 1).astype(dt)
-        left = left - 1
+            alpha = alpha + stops[i - 1]
+    left = left - max(max_len, 1)
     last, scores = _first_argmax_np(alpha, 1)
     if not max_len:
         return scores, np.zeros((b, 0), np.int64)
