@@ -11,6 +11,8 @@ in the input's dtype) and multiplies it by theta as Paddle's GEMM does.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -159,14 +161,28 @@ def _bilinear_zero(img, h, w, inside):
     pw = width + 2
     top = (hl.to(torch.int64) + 1) * pw + (wl.to(torch.int64) + 1)   # (hl, wl) in the border map
     idx = torch.stack((top, top + 1, top + pw, top + pw + 1), 2)       # (n, g, 4, ...)
-    # channels last: a corner is one contiguous row of C values to copy
-    base = torch.arange(n * g, device=img.device).reshape(n, g, 1) * ((height + 2) * pw)
-    pad = F.pad(img, (1, 1, 1, 1)).reshape(n * g, c, -1).transpose(1, 2).reshape(-1, c)
-    v = pad.index_select(0, (idx.reshape(n, g, -1) + base).reshape(-1))
-    v = v.reshape((n, g, 4) + tuple(h.shape[2:]) + (c,))
-    wts = [t.unsqueeze(-1) for t in (hh * hw, hh * lw, lh * hw, lh * lw)]
-    out = wts[0] * v[:, :, 0] + wts[1] * v[:, :, 1] + wts[2] * v[:, :, 2] + wts[3] * v[:, :, 3]
-    return out
+    # per sample and group, one index_select of the four corners' cells from each channel's
+    # row; the weights then broadcast along the leading channel dim
+    pad = F.pad(img, (1, 1, 1, 1)).reshape(n * g, c, (height + 2) * pw)
+    idx = idx.reshape(n * g, -1)
+    v = torch.stack([pad[i].index_select(1, idx[i]) for i in range(n * g)])
+    v = v.reshape((n, g, c, 4) + tuple(h.shape[2:]))
+    wts = [t.unsqueeze(2) for t in (hh * hw, hh * lw, lh * hw, lh * lw)]
+    return wts[0] * v[:, :, :, 0] + wts[1] * v[:, :, :, 1] + wts[2] * v[:, :, :, 2] \
+        + wts[3] * v[:, :, :, 3]
+
+
+@functools.lru_cache(maxsize=64)
+def _deformable_grid(ho, wo, kh, kw, sh, sw, ph, pw, dh, dw, dtype):
+    """Each output cell's kernel taps before the offsets, p0 + p_k, along h (1, 1, k, ho, 1)
+    and w (1, 1, k, 1, wo) (CPU tensors, never written to): the same for every call of a
+    layer, a dozen small ops to build."""
+    k = kh * kw
+    base_h = (torch.arange(ho, dtype=dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
+    base_w = (torch.arange(wo, dtype=dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
+    ki = torch.arange(kh, dtype=dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
+    kj = torch.arange(kw, dtype=dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
+    return base_h + ki, base_w + kj
 
 
 @REGISTRY.register("pd_op.deformable_conv", since=1)
@@ -183,19 +199,20 @@ def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0
     k = kh * kw
     dg = deformable_groups
     off = offset.reshape(n, dg, k, 2, ho, wo)
-    base_h = (torch.arange(ho, dtype=x.dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
-    base_w = (torch.arange(wo, dtype=x.dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
-    ki = torch.arange(kh, dtype=x.dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
-    kj = torch.arange(kw, dtype=x.dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
-    h_im = base_h + ki + off[:, :, :, 0]           # (n, dg, k, ho, wo)
-    w_im = base_w + kj + off[:, :, :, 1]
+    key = (ho, wo, kh, kw, sh, sw, ph, pw, dh, dw, x.dtype)
+    try:
+        grid_h, grid_w = _deformable_grid(*key)
+    except TypeError:   # an unhashable (symbolic, traced) size: worked out afresh
+        grid_h, grid_w = _deformable_grid.__wrapped__(*key)
+    h_im = grid_h + off[:, :, :, 0]           # (n, dg, k, ho, wo)
+    w_im = grid_w + off[:, :, :, 1]
     per = c // dg
     inside = (h_im > -1) & (w_im > -1) & (h_im < height) & (w_im < width)
     val = _bilinear_zero(x.reshape(n, dg, per, height, width), h_im, w_im, inside)
-    val = torch.where(inside.unsqueeze(-1), val, torch.zeros_like(val))   # (n, dg, k, ho, wo, per)
+    val = torch.where(inside.unsqueeze(2), val, torch.zeros_like(val))   # (n, dg, per, k, ho, wo)
     if mask is not None:
-        val = val * mask.reshape(n, dg, k, ho, wo, 1)
-    cols = val.movedim(-1, 2).reshape(n, groups, (c // groups) * k, ho * wo)
+        val = val * mask.reshape(n, dg, 1, k, ho, wo)
+    cols = val.reshape(n, groups, (c // groups) * k, ho * wo)
     wmat = filter.reshape(groups, cout // groups, (c // groups) * k)
     out = torch.matmul(wmat.unsqueeze(0), cols)    # (n, groups, cout/g, ho*wo)
     return out.reshape(n, cout, ho, wo)
