@@ -141,48 +141,50 @@ def grid_sample(x, grid, *, mode="bilinear", padding_mode="zeros", align_corners
     return F.grid_sample(x, grid, mode, padding_mode, align_corners)
 
 
-def _bilinear_zero(img, h, w, inside):
+def _bilinear_zero(img, hw, inside):
     """phi DmcnIm2colBilinear at the points `inside` (-1 < h < H and -1 < w < W): the four
     neighbours (zero outside the map) weighted hh*hw, hh*lw, lh*hw, lh*lw and summed in that
-    order.  img (N, G, C, H, W) with G deformable groups; h, w, inside (N, G, ...), shared by
-    the group's C channels.  Returns (N, G, ..., C), channels last; a point not inside is left
-    to the caller (its value is whatever the clamped corners give).
+    order.  img (N, G, C, H, W) with G deformable groups; hw (N, G, K, 2, Ho, Wo) the points'
+    h and w, inside (N, G, K, Ho, Wo), shared by the group's C channels.  Returns
+    (N, G, C, K, Ho, Wo); a point not inside is left to the caller (its value is whatever the
+    clamped corners give).
 
     The corners are read from the map with a one-pixel zero border, so a corner just outside
-    the map reads an exact 0 without a per-corner mask, and the indices and weights are worked
-    out once per group instead of once per channel.  One index_select of the channels-last map
-    reads all four corners, each a contiguous row of C values."""
+    the map reads an exact 0 without a per-corner mask; the indices and weights are worked out
+    once per group instead of once per channel, h and w in the same ops; per sample and group
+    one index_select reads all four corners of every channel, and the weights broadcast along
+    the leading channel dim."""
     n, g, c, height, width = img.shape
-    h = torch.where(inside, h, torch.zeros_like(h))   # indices in range; the rest is masked
-    w = torch.where(inside, w, torch.zeros_like(w))
-    hl, wl = torch.floor(h), torch.floor(w)
-    lh, lw = h - hl, w - wl
-    hh, hw = 1 - lh, 1 - lw
+    hw = torch.where(inside.unsqueeze(3), hw, torch.zeros_like(hw))   # indices in range
+    low = torch.floor(hw)
+    frac = hw - low
+    high = 1 - frac
+    lh, lw, hh, hw_ = frac[:, :, :, 0], frac[:, :, :, 1], high[:, :, :, 0], high[:, :, :, 1]
     pw = width + 2
-    top = (hl.to(torch.int64) + 1) * pw + (wl.to(torch.int64) + 1)   # (hl, wl) in the border map
-    idx = torch.stack((top, top + 1, top + pw, top + pw + 1), 2)       # (n, g, 4, ...)
-    # per sample and group, one index_select of the four corners' cells from each channel's
-    # row; the weights then broadcast along the leading channel dim
+    cell = low.to(torch.int64) + 1                                     # (hl, wl) in the border map
+    top = cell[:, :, :, 0] * pw + cell[:, :, :, 1]
+    corners = torch.tensor([0, 1, pw, pw + 1], dtype=torch.int64, device=img.device)
+    idx = top.unsqueeze(2) + corners.reshape(1, 1, 4, 1, 1, 1)         # (n, g, 4, k, ho, wo)
     pad = F.pad(img, (1, 1, 1, 1)).reshape(n * g, c, (height + 2) * pw)
     idx = idx.reshape(n * g, -1)
     v = torch.stack([pad[i].index_select(1, idx[i]) for i in range(n * g)])
-    v = v.reshape((n, g, c, 4) + tuple(h.shape[2:]))
-    wts = [t.unsqueeze(2) for t in (hh * hw, hh * lw, lh * hw, lh * lw)]
+    v = v.reshape((n, g, c, 4) + tuple(top.shape[2:]))
+    wts = [t.unsqueeze(2) for t in (hh * hw_, hh * lw, lh * hw_, lh * lw)]
     return wts[0] * v[:, :, :, 0] + wts[1] * v[:, :, :, 1] + wts[2] * v[:, :, :, 2] \
         + wts[3] * v[:, :, :, 3]
 
 
 @functools.lru_cache(maxsize=64)
 def _deformable_grid(ho, wo, kh, kw, sh, sw, ph, pw, dh, dw, dtype):
-    """Each output cell's kernel taps before the offsets, p0 + p_k, along h (1, 1, k, ho, 1)
-    and w (1, 1, k, 1, wo) (CPU tensors, never written to): the same for every call of a
+    """Each output cell's kernel taps before the offsets, p0 + p_k, h and w stacked
+    (1, 1, k, 2, ho, wo) (a CPU tensor, never written to): the same for every call of a
     layer, a dozen small ops to build."""
     k = kh * kw
     base_h = (torch.arange(ho, dtype=dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
     base_w = (torch.arange(wo, dtype=dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
     ki = torch.arange(kh, dtype=dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
     kj = torch.arange(kw, dtype=dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
-    return base_h + ki, base_w + kj
+    return torch.stack(torch.broadcast_tensors(base_h + ki, base_w + kj), 3)
 
 
 @REGISTRY.register("pd_op.deformable_conv", since=1)
@@ -198,17 +200,16 @@ def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0
     ho, wo = offset.shape[2], offset.shape[3]
     k = kh * kw
     dg = deformable_groups
-    off = offset.reshape(n, dg, k, 2, ho, wo)
     key = (ho, wo, kh, kw, sh, sw, ph, pw, dh, dw, x.dtype)
     try:
-        grid_h, grid_w = _deformable_grid(*key)
+        grid = _deformable_grid(*key)
     except TypeError:   # an unhashable (symbolic, traced) size: worked out afresh
-        grid_h, grid_w = _deformable_grid.__wrapped__(*key)
-    h_im = grid_h + off[:, :, :, 0]           # (n, dg, k, ho, wo)
-    w_im = grid_w + off[:, :, :, 1]
+        grid = _deformable_grid.__wrapped__(*key)
+    hw = grid + offset.reshape(n, dg, k, 2, ho, wo)          # (n, dg, k, 2, ho, wo): h, w
+    limit = torch.tensor([height, width], dtype=x.dtype).reshape(1, 1, 1, 2, 1, 1)
+    inside = ((hw > -1) & (hw < limit)).all(3)              # (n, dg, k, ho, wo)
     per = c // dg
-    inside = (h_im > -1) & (w_im > -1) & (h_im < height) & (w_im < width)
-    val = _bilinear_zero(x.reshape(n, dg, per, height, width), h_im, w_im, inside)
+    val = _bilinear_zero(x.reshape(n, dg, per, height, width), hw, inside)
     val = torch.where(inside.unsqueeze(2), val, torch.zeros_like(val))   # (n, dg, per, k, ho, wo)
     if mask is not None:
         val = val * mask.reshape(n, dg, 1, k, ho, wo)
