@@ -137,18 +137,19 @@ def _viterbi_numpy(x, w, lengths, include_bos_eos_tag):
     last, scores = _first_argmax_np(alpha, 1)
     if not max_len:
         return scores, np.zeros((b, 0), np.int64)
-    last = last.astype(np.int64)
-    left = left.reshape(b)
-    path = [last * (left >= 0)]
-    rows = np.arange(b)
-    for h in reversed(history):
-        left = left + 1
-        upd = h[rows, last] * (left > 0)
-        ended = left == 0
-        upd = np.where(ended, last, upd)
-        last = upd + last * (left < 0)
-        path.append(upd)
-    return scores, np.stack(path[::-1], 1).astype(np.int64)
+    # the backtrack in Python ints: a row's steps are a dependent chain of single lookups
+    tracks = np.stack(history).tolist() if history else []
+    path = []
+    for r, (lt, la) in enumerate(zip(left.reshape(b).tolist(), last.tolist())):
+        row = [la if lt >= 0 else 0]
+        for h in reversed(tracks):
+            lt += 1
+            upd = h[r][la] if lt > 0 else (la if lt == 0 else 0)
+            if lt >= 0:   # past the row's end (lt < 0) the last tag is held
+                la = upd
+            row.append(upd)
+        path.append(row[::-1])
+    return scores, np.array(path, dtype=np.int64).reshape(b, max_len)
 
 
 def _viterbi_torch(potentials, transition_params, lengths, include_bos_eos_tag):

@@ -83,9 +83,9 @@ def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, 
     # Paddle's executor moves every input to the kernel's place; here x's device, which the
     # initial states may not be on (paddle.nn's zeros come from `full`, made on the CPU)
     dev = x.device
-    pre_state = [s.to(dev) for s in pre_state]
-    weight_list = [w.to(dev) for w in weight_list]
-    if sequence_length is not None:
+    pre_state = [s if s.device == dev else s.to(dev) for s in pre_state]
+    weight_list = [w if w.device == dev else w.to(dev) for w in weight_list]
+    if sequence_length is not None and sequence_length.device != dev:
         sequence_length = sequence_length.to(dev)
     h0, c0 = pre_state[0], (pre_state[1] if lstm else None)
     n = num_layers * dirs
@@ -129,15 +129,14 @@ def _fused(x, h0, c0, weights, biases, lengths, mode, num_layers, bidirectional)
         params += [weights[2 * k], weights[2 * k + 1], biases[2 * k], biases[2 * k + 1]]
     steps, batch = x.shape[0], x.shape[1]
     # a step at or past a row's length is padding (a length past the time axis is all of it)
-    lens = None if lengths is None else lengths.detach().to("cpu", torch.int64).clamp(max=steps)
-    if lens is None or bool((lens == steps).all()):  # no padding: no packing either
+    counts = None if lengths is None else [min(int(v), steps) for v in lengths.reshape(-1).tolist()]
+    if counts is None or all(v == steps for v in counts):  # no padding: no packing either
         got = fn(x, [h0, c0] if lstm else h0, params, True, num_layers, 0.0, False, bidirectional, False)
         return got[0], list(got[1:])
     # packed by hand from the lengths as Python ints (batches are small; torch's
     # pack_padded_sequence / pad_packed_sequence cost more than the recurrence here): rows
     # longest first (ties in row order), a row of length 0 left out; one index_select packs
     # the steps, one index_copy_ unpacks them
-    counts = lens.tolist()
     order = sorted((i for i in range(batch) if counts[i] > 0), key=lambda i: -counts[i])
     out = x.new_zeros(steps * batch, h0.shape[-1] * (2 if bidirectional else 1))
     state = [h0.clone()] + ([c0.clone()] if lstm else [])
