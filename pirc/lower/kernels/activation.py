@@ -78,9 +78,18 @@ def leaky_relu(x, *, negative_slope=0.02):
     # keeps a zero's sign and a zero slope keeps -inf (torch's `x > 0 ? x : alpha * x` does not).
     # The autograd Function keeps Paddle's gradient (x > 0 ? dy : alpha * dy), which the
     # torch.where's tie rule would not give at 0.
+    # Without a gradient to record (inference), the forward alone: the Function's own cost is
+    # a good part of the op's on small maps.
     if not x.is_floating_point():
         return F.leaky_relu(x, negative_slope)
+    if not (x.requires_grad and torch.is_grad_enabled()):
+        return _leaky_relu_forward(x, negative_slope)
     return _PaddleLeakyRelu.apply(x, negative_slope)
+
+
+def _leaky_relu_forward(x, slope):
+    ax = x * torch.tensor(slope, dtype=x.dtype)
+    return torch.where(ax > x if slope < 1 else ax < x, ax, x)
 
 
 class _PaddleLeakyRelu(torch.autograd.Function):
@@ -88,8 +97,7 @@ class _PaddleLeakyRelu(torch.autograd.Function):
     def forward(ctx, x, slope):
         ctx.save_for_backward(x)
         ctx.slope = slope
-        ax = x * torch.tensor(slope, dtype=x.dtype)
-        return torch.where(ax > x if slope < 1 else ax < x, ax, x)
+        return _leaky_relu_forward(x, slope)
 
     @staticmethod
     def backward(ctx, dy):

@@ -4,6 +4,7 @@ data cannot carry, are not modelled)."""
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
@@ -81,7 +82,77 @@ def viterbi_decode(potentials, transition_params, lengths, *, include_bos_eos_ta
     left (alpha_nxt * mask + alpha * (1 - mask), float masks as the kernel multiplies them);
     with include_bos_eos_tag the start row (the last of transition) is added first and the
     stop row (the one before) where a sequence ends; the path is backtracked through the
-    argmax history, holding the last tag past a sequence's end."""
+    argmax history, holding the last tag past a sequence's end.
+
+    On the CPU in float32 / float64 the same elementwise steps run in numpy: a step is a
+    dozen ops on [batch, tags] arrays, and numpy's per-op cost is a fraction of torch's
+    (IEEE adds and multiplies in the same order: the same bits)."""
+    if potentials.device.type == "cpu" and potentials.dtype in _NUMPY_FLOATS \
+            and transition_params.dtype == potentials.dtype:
+        with np.errstate(all="ignore"):   # inf - inf and inf * 0 are NaN, as in torch, silently
+            scores, path = _viterbi_numpy(potentials.detach().numpy(),
+                                          transition_params.detach().numpy(),
+                                          lengths.detach().reshape(-1).to(torch.int64).numpy(),
+                                          include_bos_eos_tag)
+        return torch.from_numpy(scores), torch.from_numpy(path)
+    return _viterbi_torch(potentials, transition_params, lengths, include_bos_eos_tag)
+
+
+_NUMPY_FLOATS = (torch.float32, torch.float64)
+
+
+def _first_argmax_np(t, axis):
+    """_first_argmax in numpy (a NaN maximum matches nothing: index 0, as torch's)."""
+    m = t.max(axis, keepdims=True)
+    return (t == m).argmax(axis), m.squeeze(axis)
+
+
+def _viterbi_numpy(x, w, lengths, include_bos_eos_tag):
+    """_viterbi_torch's arithmetic on numpy arrays: x [batch, time, tags], w [tags, tags]."""
+    b, _, n = x.shape
+    dt = x.dtype
+    left = lengths.reshape(b, 1)
+    max_len = int(left.max()) if b else 0
+    x = x.transpose(1, 0, 2)
+    trans = w.reshape(1, n, n)
+    stop = w[n - 2].reshape(1, n)
+    start = w[n - 1].reshape(1, n)
+    alpha = x[0]
+    if include_bos_eos_tag:
+        alpha = alpha + start
+        alpha = alpha + stop * (left == 1).astype(dt)
+    # every step's masks at once: at step i a row has left - i steps left
+    left_i = left.reshape(1, b, 1) - np.arange(1, max(max_len, 1)).reshape(-1, 1, 1)
+    masks = (left_i > 0).astype(dt)
+    keeps = np.ones((b, 1), dt) - masks
+    stops = stop * (left_i == 1).astype(dt) if include_bos_eos_tag else None
+    history = []
+    for i in range(1, max_len):
+        best, best_v = _first_argmax_np(alpha.reshape(b, n, 1) + trans, 1)
+        history.append(best)
+        alpha = alpha * keeps[i - 1] + (best_v + x[i]) * masks[i - 1]
+        if include_bos_eos_tag:
+            alpha = alpha + stops[i - 1]
+    left = left - max(max_len, 1)
+    last, scores = _first_argmax_np(alpha, 1)
+    if not max_len:
+        return scores, np.zeros((b, 0), np.int64)
+    # the backtrack in Python ints: a row's steps are a dependent chain of single lookups
+    tracks = np.stack(history).tolist() if history else []
+    path = []
+    for r, (lt, la) in enumerate(zip(left.reshape(b).tolist(), last.tolist())):
+        row = [la if lt >= 0 else 0]
+        for h in reversed(tracks):
+            lt += 1
+            upd = h[r][la] if lt > 0 else (la if lt == 0 else 0)
+            if lt >= 0:   # past the row's end (lt < 0) the last tag is held
+                la = upd
+            row.append(upd)
+        path.append(row[::-1])
+    return scores, np.array(path, dtype=np.int64).reshape(b, max_len)
+
+
+def _viterbi_torch(potentials, transition_params, lengths, include_bos_eos_tag):
     b, _, n = potentials.shape
     dt = potentials.dtype
     left = lengths.reshape(b, 1).to(torch.int64)

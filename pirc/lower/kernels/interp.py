@@ -9,6 +9,8 @@ gathered inputs in Paddle's term order.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -138,14 +140,26 @@ def _linear(x, outs, scales, align_corners, align_mode, precision):
 def _nearest(x, outs, scales, align_corners):
     out = x
     for i, size in enumerate(outs):
-        in_size = x.shape[2 + i]
-        ratio = _ratio(in_size, size, scales[i], align_corners)
-        if align_corners:
-            index = [_i32(float(ratio * F32(k)) + 0.5) for k in range(size)]
-        else:
-            index = [_i32(ratio * F32(k)) for k in range(size)]
-        out = _gather(out, 2 + i, [min(j, in_size - 1) for j in index])
+        key = (x.shape[2 + i], size, scales[i], align_corners)
+        try:
+            index = _nearest_index(*key)
+        except TypeError:   # an unhashable (symbolic, traced) size: worked out afresh
+            index = _nearest_index.__wrapped__(*key)
+        out = out.index_select(2 + i, index.to(x.device))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _nearest_index(in_size, size, scale, align_corners):
+    """The source cell of each of `size` output cells (a CPU int64 tensor, never written to):
+    the same few sizes come back call after call, and the per-cell float32 scalar arithmetic
+    costs more than the gather it feeds."""
+    ratio = _ratio(in_size, size, scale, align_corners)
+    if align_corners:
+        index = [_i32(float(ratio * F32(k)) + 0.5) for k in range(size)]
+    else:
+        index = [_i32(ratio * F32(k)) for k in range(size)]
+    return torch.tensor([min(j, in_size - 1) for j in index], dtype=torch.int64)
 
 
 def _cubic_coefficients(t):

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 
 
 def _const(value, like):
@@ -172,14 +173,43 @@ def warpctc(logits, label, logits_length=None, labels_length=None, *, blank=0,
     steps, lengths = logits_length.to(torch.int64), labels_length.to(torch.int64)
     with torch.enable_grad():
         act = logits.detach().requires_grad_(True)
-        log_probs = torch.log_softmax(act, dim=-1)
-        loss = torch.nn.functional.ctc_loss(
-            log_probs, labels, steps, lengths, blank=blank, reduction="none", zero_infinity=False)
+        loss = _ctc_loss(act, labels, steps, lengths, blank)
         (grad,) = torch.autograd.grad(loss.sum(), act)
     infeasible = lengths + _repeats(labels, lengths) > steps
     loss = torch.where(infeasible, torch.zeros_like(loss), loss.detach())
     grad = torch.where(infeasible.reshape(1, -1, 1), torch.zeros_like(grad), grad)  # not inf * 0
     return loss.reshape(-1, 1).to(logits.dtype), grad.to(logits.dtype)
+
+
+def _ctc_loss(logits, labels, steps, lengths, blank):
+    """torch's CTC loss per sample of the log-softmax (the same forward with or without the
+    gradient being recorded)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    return torch.nn.functional.ctc_loss(log_probs, labels, steps, lengths, blank=blank,
+                                        reduction="none", zero_infinity=False)
+
+
+def warpctc_loss(logits, label, logits_length, labels_length, blank=0):
+    """warpctc's loss alone (what _warpctc_call puts in the graph where nothing reads the
+    gradient): the same loss, without the backward pass that computes the gradient."""
+    labels = label.to(torch.int64)
+    steps, lengths = logits_length.to(torch.int64), labels_length.to(torch.int64)
+    loss = _ctc_loss(logits.detach(), labels, steps, lengths, blank)
+    infeasible = lengths + _repeats(labels, lengths) > steps
+    loss = torch.where(infeasible, torch.zeros_like(loss), loss)
+    return loss.reshape(-1, 1).to(logits.dtype)
+
+
+@specializer(warpctc)
+def _warpctc_call(site):
+    """The loss alone when no user reads the gradient (an evaluation program's warpctc): the
+    tuple's gradient slot is None, so the call is replaced only where every user reads the
+    loss (specialize._replace)."""
+    p = site.p
+    if p["logits_length"] is None or p["labels_length"] is None:
+        return None
+    return (site.call(warpctc_loss, p["logits"], p["label"], p["logits_length"],
+                      p["labels_length"], p["blank"]), None)
 
 
 def _repeats(labels, lengths):

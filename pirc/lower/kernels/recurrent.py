@@ -22,7 +22,6 @@ whose shapes do not depend on the lengths' values.
 from __future__ import annotations
 
 import torch
-from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
 from ...runtime.registry import REGISTRY
 
@@ -84,9 +83,9 @@ def rnn(x, pre_state, weight_list, sequence_length=None, dropout_state_in=None, 
     # Paddle's executor moves every input to the kernel's place; here x's device, which the
     # initial states may not be on (paddle.nn's zeros come from `full`, made on the CPU)
     dev = x.device
-    pre_state = [s.to(dev) for s in pre_state]
-    weight_list = [w.to(dev) for w in weight_list]
-    if sequence_length is not None:
+    pre_state = [s if s.device == dev else s.to(dev) for s in pre_state]
+    weight_list = [w if w.device == dev else w.to(dev) for w in weight_list]
+    if sequence_length is not None and sequence_length.device != dev:
         sequence_length = sequence_length.to(dev)
     h0, c0 = pre_state[0], (pre_state[1] if lstm else None)
     n = num_layers * dirs
@@ -130,24 +129,31 @@ def _fused(x, h0, c0, weights, biases, lengths, mode, num_layers, bidirectional)
         params += [weights[2 * k], weights[2 * k + 1], biases[2 * k], biases[2 * k + 1]]
     steps, batch = x.shape[0], x.shape[1]
     # a step at or past a row's length is padding (a length past the time axis is all of it)
-    lens = None if lengths is None else lengths.detach().to("cpu", torch.int64).clamp(max=steps)
-    if lens is None or bool((lens == steps).all()):  # no padding: no packing either
+    counts = None if lengths is None else [min(int(v), steps) for v in lengths.reshape(-1).tolist()]
+    if counts is None or all(v == steps for v in counts):  # no padding: no packing either
         got = fn(x, [h0, c0] if lstm else h0, params, True, num_layers, 0.0, False, bidirectional, False)
         return got[0], list(got[1:])
-    live = (lens > 0).nonzero().flatten()
-    out = x.new_zeros(steps, batch, h0.shape[-1] * (2 if bidirectional else 1))
+    # packed by hand from the lengths as Python ints (batches are small; torch's
+    # pack_padded_sequence / pad_packed_sequence cost more than the recurrence here): rows
+    # longest first (ties in row order), a row of length 0 left out; one index_select packs
+    # the steps, one index_copy_ unpacks them
+    order = sorted((i for i in range(batch) if counts[i] > 0), key=lambda i: -counts[i])
+    out = x.new_zeros(steps * batch, h0.shape[-1] * (2 if bidirectional else 1))
     state = [h0.clone()] + ([c0.clone()] if lstm else [])
-    if not len(live):
-        return out, state
-    rows = live.to(x.device)
-    packed = pack_padded_sequence(x[:, rows], lens[live], enforce_sorted=False)
-    order, back = packed.sorted_indices.to(x.device), packed.unsorted_indices.to(x.device)
-    hx = [s[:, rows][:, order] for s in state]
-    got = fn(packed.data, packed.batch_sizes, hx if lstm else hx[0], params, True, num_layers, 0.0,
-             False, bidirectional)
-    padded, _ = pad_packed_sequence(PackedSequence(got[0], packed.batch_sizes, packed.sorted_indices,
-                                                   packed.unsorted_indices), total_length=steps)
-    out[:, rows] = padded
+    if not order:
+        return out.reshape(steps, batch, -1), state
+    sizes, flat = [], []
+    for t in range(counts[order[0]]):
+        live = [i for i in order if counts[i] > t]
+        sizes.append(len(live))
+        flat += [t * batch + i for i in live]
+    flat = torch.tensor(flat, dtype=torch.int64, device=x.device)
+    rows = torch.tensor(order, dtype=torch.int64, device=x.device)
+    data = x.reshape(steps * batch, -1).index_select(0, flat)
+    hx = [s.index_select(1, rows) for s in state]
+    got = fn(data, torch.tensor(sizes, dtype=torch.int64), hx if lstm else hx[0], params, True,
+             num_layers, 0.0, False, bidirectional)
+    out.index_copy_(0, flat, got[0])
     for s, final in zip(state, got[1:]):
-        s[:, rows] = final[:, back]
-    return out, state
+        s.index_copy_(1, rows, final)
+    return out.reshape(steps, batch, -1), state

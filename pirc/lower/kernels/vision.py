@@ -11,6 +11,8 @@ in the input's dtype) and multiplies it by theta as Paddle's GEMM does.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -139,25 +141,50 @@ def grid_sample(x, grid, *, mode="bilinear", padding_mode="zeros", align_corners
     return F.grid_sample(x, grid, mode, padding_mode, align_corners)
 
 
-def _bilinear_zero(img, h, w):
-    """phi DmcnIm2colBilinear: the four neighbours (zero outside the map) weighted
-    hh*hw, hh*lw, lh*hw, lh*lw and summed in that order.  img (N, C, H, W); h, w broadcast
-    to (N, C, ...)."""
-    n, c, height, width = img.shape
-    hl, wl = torch.floor(h), torch.floor(w)
-    lh, lw = h - hl, w - wl
-    hh, hw = 1 - lh, 1 - lw
-    hl, wl = hl.to(torch.int64), wl.to(torch.int64)
-    flat = img.reshape(n, c, height * width)
+def _bilinear_zero(img, hw, inside):
+    """phi DmcnIm2colBilinear at the points `inside` (-1 < h < H and -1 < w < W): the four
+    neighbours (zero outside the map) weighted hh*hw, hh*lw, lh*hw, lh*lw and summed in that
+    order.  img (N, G, C, H, W) with G deformable groups; hw (N, G, K, 2, Ho, Wo) the points'
+    h and w, inside (N, G, K, Ho, Wo), shared by the group's C channels.  Returns
+    (N, G, C, K, Ho, Wo); a point not inside is left to the caller (its value is whatever the
+    clamped corners give).
 
-    def at(hi, wi):
-        ok = (hi >= 0) & (hi <= height - 1) & (wi >= 0) & (wi <= width - 1)
-        idx = (hi.clamp(0, height - 1) * width + wi.clamp(0, width - 1))
-        v = flat.gather(2, idx.reshape(n, c, -1)).reshape(idx.shape)
-        return torch.where(ok, v, torch.zeros_like(v))
+    The corners are read from the map with a one-pixel zero border, so a corner just outside
+    the map reads an exact 0 without a per-corner mask; the indices and weights are worked out
+    once per group instead of once per channel, h and w in the same ops; per sample and group
+    one index_select reads all four corners of every channel, and the weights broadcast along
+    the leading channel dim."""
+    n, g, c, height, width = img.shape
+    hw = torch.where(inside.unsqueeze(3), hw, torch.zeros_like(hw))   # indices in range
+    low = torch.floor(hw)
+    frac = hw - low
+    high = 1 - frac
+    lh, lw, hh, hw_ = frac[:, :, :, 0], frac[:, :, :, 1], high[:, :, :, 0], high[:, :, :, 1]
+    pw = width + 2
+    cell = low.to(torch.int64) + 1                                     # (hl, wl) in the border map
+    top = cell[:, :, :, 0] * pw + cell[:, :, :, 1]
+    corners = torch.tensor([0, 1, pw, pw + 1], dtype=torch.int64, device=img.device)
+    idx = top.unsqueeze(2) + corners.reshape(1, 1, 4, 1, 1, 1)         # (n, g, 4, k, ho, wo)
+    pad = F.pad(img, (1, 1, 1, 1)).reshape(n * g, c, (height + 2) * pw)
+    idx = idx.reshape(n * g, -1)
+    v = torch.stack([pad[i].index_select(1, idx[i]) for i in range(n * g)])
+    v = v.reshape((n, g, c, 4) + tuple(top.shape[2:]))
+    wts = [t.unsqueeze(2) for t in (hh * hw_, hh * lw, lh * hw_, lh * lw)]
+    return wts[0] * v[:, :, :, 0] + wts[1] * v[:, :, :, 1] + wts[2] * v[:, :, :, 2] \
+        + wts[3] * v[:, :, :, 3]
 
-    return hh * hw * at(hl, wl) + hh * lw * at(hl, wl + 1) + lh * hw * at(hl + 1, wl) \
-        + lh * lw * at(hl + 1, wl + 1)
+
+@functools.lru_cache(maxsize=64)
+def _deformable_grid(ho, wo, kh, kw, sh, sw, ph, pw, dh, dw, dtype):
+    """Each output cell's kernel taps before the offsets, p0 + p_k, h and w stacked
+    (1, 1, k, 2, ho, wo) (a CPU tensor, never written to): the same for every call of a
+    layer, a dozen small ops to build."""
+    k = kh * kw
+    base_h = (torch.arange(ho, dtype=dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
+    base_w = (torch.arange(wo, dtype=dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
+    ki = torch.arange(kh, dtype=dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
+    kj = torch.arange(kw, dtype=dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
+    return torch.stack(torch.broadcast_tensors(base_h + ki, base_w + kj), 3)
 
 
 @REGISTRY.register("pd_op.deformable_conv", since=1)
@@ -173,21 +200,19 @@ def deformable_conv(x, offset, filter, mask=None, *, strides=(1, 1), paddings=(0
     ho, wo = offset.shape[2], offset.shape[3]
     k = kh * kw
     dg = deformable_groups
-    off = offset.reshape(n, dg, k, 2, ho, wo)
-    base_h = (torch.arange(ho, dtype=x.dtype) * sh - ph).reshape(1, 1, 1, ho, 1)
-    base_w = (torch.arange(wo, dtype=x.dtype) * sw - pw).reshape(1, 1, 1, 1, wo)
-    ki = torch.arange(kh, dtype=x.dtype).repeat_interleave(kw).reshape(1, 1, k, 1, 1) * dh
-    kj = torch.arange(kw, dtype=x.dtype).repeat(kh).reshape(1, 1, k, 1, 1) * dw
-    h_im = base_h + ki + off[:, :, :, 0]           # (n, dg, k, ho, wo)
-    w_im = base_w + kj + off[:, :, :, 1]
+    key = (ho, wo, kh, kw, sh, sw, ph, pw, dh, dw, x.dtype)
+    try:
+        grid = _deformable_grid(*key)
+    except TypeError:   # an unhashable (symbolic, traced) size: worked out afresh
+        grid = _deformable_grid.__wrapped__(*key)
+    hw = grid + offset.reshape(n, dg, k, 2, ho, wo)          # (n, dg, k, 2, ho, wo): h, w
+    limit = torch.tensor([height, width], dtype=x.dtype).reshape(1, 1, 1, 2, 1, 1)
+    inside = ((hw > -1) & (hw < limit)).all(3)              # (n, dg, k, ho, wo)
     per = c // dg
-    h_c = h_im.repeat_interleave(per, 1)           # (n, c, k, ho, wo)
-    w_c = w_im.repeat_interleave(per, 1)
-    val = _bilinear_zero(x, h_c, w_c)
-    inside = (h_c > -1) & (w_c > -1) & (h_c < height) & (w_c < width)
-    val = torch.where(inside, val, torch.zeros_like(val))
+    val = _bilinear_zero(x.reshape(n, dg, per, height, width), hw, inside)
+    val = torch.where(inside.unsqueeze(2), val, torch.zeros_like(val))   # (n, dg, per, k, ho, wo)
     if mask is not None:
-        val = val * mask.reshape(n, dg, k, ho, wo).repeat_interleave(per, 1)
+        val = val * mask.reshape(n, dg, 1, k, ho, wo)
     cols = val.reshape(n, groups, (c // groups) * k, ho * wo)
     wmat = filter.reshape(groups, cout // groups, (c // groups) * k)
     out = torch.matmul(wmat.unsqueeze(0), cols)    # (n, groups, cout/g, ho*wo)
