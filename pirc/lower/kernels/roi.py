@@ -66,9 +66,116 @@ def _np_type(x):
 def roi_align(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spatial_scale=1.0,
               sampling_ratio=-1, aligned=False):
     T = _np_type(x)
-    n_img, channels, height, width = x.shape
     rois = boxes.detach().cpu().numpy().astype(T)
     ids = _batch_ids(boxes_num, rois.shape[0])
+    tables = _align_tables(rois, T, x.shape[2], x.shape[3], pooled_height, pooled_width,
+                           spatial_scale, sampling_ratio, aligned)
+    if tables is None:   # a box that is not finite, or a grid Paddle rejects: roi by roi
+        return _roi_align_rois(x, rois, ids, T, pooled_height, pooled_width, spatial_scale,
+                               sampling_ratio, aligned)
+    return _roi_align_gather(x, ids, *tables, pooled_height, pooled_width)
+
+
+# Most floats one gather of roi_align holds (rois are taken in chunks below it).
+_ALIGN_CHUNK = 1 << 22
+
+
+def _align_tables(rois, T, height, width, pooled_height, pooled_width, spatial_scale,
+                  sampling_ratio, aligned):
+    """Every roi's sample cells and weights at once, in T, each float step as the roi-by-roi
+    loop of _roi_align_rois takes it: (idx [R, P, G, 4], weights [R, P, G, 4], sample count
+    per roi [R]); G is the largest grid, a roi's samples past its own grid are padding
+    (count says where they start).  None where a box or a sample position is not finite or
+    a grid is negative or huge: those go roi by roi (errors and NaN as Paddle has them)."""
+    n = rois.shape[0]
+    off = T(0.5) if aligned else T(0)
+    xy = (rois * T(spatial_scale)).astype(T) - off
+    xmin, ymin, xmax, ymax = (xy[:, k] for k in range(4))
+    rw, rh = (xmax - xmin).astype(T), (ymax - ymin).astype(T)
+    if not aligned:
+        rw, rh = np.maximum(rw, T(1)), np.maximum(rh, T(1))
+    if not (np.isfinite(xy).all() and np.isfinite(rw).all() and np.isfinite(rh).all()):
+        return None
+
+    def grid(extent, pooled):
+        if sampling_ratio > 0:
+            return np.full(n, sampling_ratio, np.int64)
+        return np.ceil((extent / T(pooled)).astype(T)).astype(np.int64)
+
+    gh, gw = grid(rh, pooled_height), grid(rw, pooled_width)
+    if n and (gh.min() < 0 or gw.min() < 0 or (gh * gw).max() * pooled_height * pooled_width
+              > 1 << 24):
+        return None
+    bin_w, bin_h = (rw / T(pooled_width)).astype(T), (rh / T(pooled_height)).astype(T)
+    count = gh * gw
+    g_max = int(count.max()) if n else 0
+    g = np.arange(g_max)[None, :]                               # [1, G]
+    gw1 = np.maximum(gw, 1)[:, None]
+    iy, ix = g // gw1, g % gw1                                  # [R, G]
+    fy = ((iy + 0.5).astype(T) / gh[:, None].astype(T)).astype(T)
+    fx = ((ix + 0.5).astype(T) / gw[:, None].astype(T)).astype(T)
+    py = np.arange(pooled_height, dtype=T)[:, None, None]       # [PH, 1, 1] -> [R, PH, PW, G]
+    px = np.arange(pooled_width, dtype=T)[None, :, None]
+    yy = (ymin[:, None, None, None] + bin_h[:, None, None, None]
+          * (py[None] + fy[:, None, None, :])).astype(T)
+    xx = (xmin[:, None, None, None] + bin_w[:, None, None, None]
+          * (px[None] + fx[:, None, None, :])).astype(T)
+    yy, xx = np.broadcast_arrays(yy, xx)
+    if np.isnan(yy).any() or np.isnan(xx).any():
+        return None
+    inside = ~((yy < -1.0) | (yy > height) | (xx < -1.0) | (xx > width))
+    yy = np.where(yy <= 0, T(0), np.minimum(yy, T(height)))
+    xx = np.where(xx <= 0, T(0), np.minimum(xx, T(width)))
+    xl, yl = xx.astype(np.int64), yy.astype(np.int64)
+    xedge, yedge = xl >= width - 1, yl >= height - 1
+    xl, yl = np.where(xedge, width - 1, xl), np.where(yedge, height - 1, yl)
+    xh, yh = np.where(xedge, xl, xl + 1), np.where(yedge, yl, yl + 1)
+    xx, yy = np.where(xedge, xl.astype(T), xx), np.where(yedge, yl.astype(T), yy)
+    xr, yr = (xh.astype(T) - xx).astype(T), (yh.astype(T) - yy).astype(T)
+    one = T(1)
+    idx = np.stack([yl * width + xl, yl * width + xh, yh * width + xl, yh * width + xh], -1)
+    wt = np.stack([xr * yr, (one - xr) * yr, xr * (one - yr), (one - xr) * (one - yr)], -1)
+    idx = np.where(inside[..., None], idx, 0)   # outside the map: cell 0, weight 0
+    wt = np.where(inside[..., None], wt, T(0)).astype(T)
+    shape = (n, pooled_height * pooled_width, g_max, 4)
+    return idx.reshape(shape), wt.reshape(shape), count
+
+
+def _roi_align_gather(x, ids, idx, wt, count, pooled_height, pooled_width):
+    """roi_align's values from _align_tables: each sample's four terms in Paddle's order, the
+    samples of a bin summed one by one from 0 (padding adds +0.0, which changes no sum that
+    starts at +0.0), times T(1.0 / samples)."""
+    T = wt.dtype.type
+    n_img, channels, height, width = x.shape
+    n, bins, g_max = idx.shape[:3]
+    if n == 0:
+        return x.new_zeros((0, channels, pooled_height, pooled_width))
+    flat = x.reshape(n_img, channels, height * width).transpose(1, 2)   # [N, HW, C]
+    scale = np.array([T(1.0 / c) if c else T(np.inf) for c in count.tolist()], T)
+    step = max(1, _ALIGN_CHUNK // max(1, bins * max(g_max, 1) * 4 * channels))
+    b_all = torch.as_tensor(np.asarray(ids, np.int64))
+    outs = []
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        v = flat[b_all[lo:hi, None, None, None], torch.as_tensor(idx[lo:hi])]  # [r,P,G,4,C]
+        w = torch.as_tensor(wt[lo:hi])[..., None]
+        samples = w[..., 0, :] * v[..., 0, :] + w[..., 1, :] * v[..., 1, :] \
+            + w[..., 2, :] * v[..., 2, :] + w[..., 3, :] * v[..., 3, :]      # [r, P, G, C]
+        pad = torch.as_tensor(np.arange(g_max)[None, :] >= count[lo:hi, None])  # [r, G]
+        samples = samples.masked_fill(pad[:, None, :, None], 0.0)
+        total = torch.zeros((hi - lo, bins, channels), dtype=x.dtype, device=x.device)
+        for g in range(g_max):
+            total = total + samples[:, :, g]
+        total = total * torch.as_tensor(scale[lo:hi])[:, None, None]
+        outs.append(total.transpose(1, 2).reshape(hi - lo, channels, pooled_height,
+                                                  pooled_width))
+    return torch.cat(outs)
+
+
+def _roi_align_rois(x, rois, ids, T, pooled_height, pooled_width, spatial_scale,
+                    sampling_ratio, aligned):
+    """roi_align roi by roi (boxes that are not finite, grids Paddle rejects)."""
+    n_img, channels, height, width = x.shape
     outs = []
     flat = x.reshape(n_img, channels, height * width)
     for r, b in zip(rois, ids):
