@@ -292,9 +292,83 @@ def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spati
 def psroi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, output_channels=1,
                spatial_scale=1.0):
     T = _np_type(x)
-    n_img, channels, height, width = x.shape
     rois = boxes.detach().cpu().numpy().astype(T)
     ids = _batch_ids(boxes_num, rois.shape[0])
+    if np.isfinite(rois).all() and rois.shape[0]:
+        return _psroi_pool_all(x, rois, ids, T, pooled_height, pooled_width, output_channels,
+                               spatial_scale)
+    return _psroi_pool_rois(x, rois, ids, T, pooled_height, pooled_width, output_channels,
+                            spatial_scale)
+
+
+_INT_MIN = -(1 << 31)
+
+
+def _i32_all(v):
+    """_i32 of every element of a float array (integral values: floor or ceil results)."""
+    ok = np.isfinite(v) & (v >= -2.0 ** 31) & (v < 2.0 ** 31)
+    return np.where(ok, np.where(ok, v, 0).astype(np.int64), _INT_MIN)
+
+
+def _round_away_all(v):
+    """round_away of every element of a float array, in its type."""
+    t = np.trunc(v)
+    return np.where(np.abs(v - t) >= 0.5, t + np.sign(v), t).astype(v.dtype)
+
+
+def _psroi_pool_all(x, rois, ids, T, pooled_height, pooled_width, output_channels,
+                    spatial_scale):
+    """psroi_pool of finite boxes, every roi and bin at once: the bin edges in T as
+    _psroi_pool_rois takes them, each bin's window summed element by element in row-major
+    order (padding adds +0.0, which changes no sum that starts at +0.0), then / area."""
+    n_img, channels, height, width = x.shape
+    n = rois.shape[0]
+    scale = T(spatial_scale)
+    rnd = _round_away_all(rois)
+    sw, sh = (rnd[:, 0] * scale).astype(T), (rnd[:, 1] * scale).astype(T)
+    ew = ((rnd[:, 2] + T(1)).astype(T) * scale).astype(T)
+    eh = ((rnd[:, 3] + T(1)).astype(T) * scale).astype(T)
+    rh = np.maximum((eh - sh).astype(T), T(0.1))
+    rw = np.maximum((ew - sw).astype(T), T(0.1))
+    bh, bw = (rh / T(pooled_height)).astype(T), (rw / T(pooled_width)).astype(T)
+    ph = np.arange(pooled_height, dtype=T)[None]
+    pw = np.arange(pooled_width, dtype=T)[None]
+
+    def edge(fn, b, k, start, size):
+        return np.clip(_i32_all(fn((b[:, None] * k).astype(T) + start[:, None])), 0, size)
+
+    hs, he = edge(np.floor, bh, ph, sh, height), edge(np.ceil, bh, ph + T(1), sh, height)
+    ws, we = edge(np.floor, bw, pw, sw, width), edge(np.ceil, bw, pw + T(1), sw, width)
+    shape = (n, output_channels, pooled_height, pooled_width)
+    hs, he = (np.broadcast_to(a[:, None, :, None], shape) for a in (hs, he))
+    ws, we = (np.broadcast_to(a[:, None, None, :], shape) for a in (ws, we))
+    hh, ww = np.maximum(he - hs, 0), np.maximum(we - ws, 0)
+    empty = (he <= hs) | (we <= ws)
+    area = hh * ww
+    k_max = int(area.max())
+    ic = np.arange(output_channels * pooled_height * pooled_width).reshape(shape[1:])
+    base = (np.asarray(ids, np.int64)[:, None, None, None] * channels + ic[None]) \
+        * (height * width)
+    k = np.arange(k_max)
+    ww1 = np.maximum(ww, 1)[..., None]
+    cell = base[..., None] + (hs[..., None] + k // ww1) * width + ws[..., None] + k % ww1
+    pad = x.numel()
+    cell = np.where(k < area[..., None], cell, pad).reshape(area.size, k_max)
+    flat = torch.cat([x.reshape(-1), x.new_zeros(1)])
+    vals = flat[torch.as_tensor(cell)]
+    total = torch.zeros(vals.shape[0], dtype=x.dtype, device=x.device)
+    for i in range(k_max):
+        total = total + vals[:, i]
+    div = torch.as_tensor(np.where(empty, 1, area).reshape(-1).astype(T))
+    out = torch.where(torch.as_tensor(empty.reshape(-1)), torch.zeros((), dtype=x.dtype),
+                      total / div)
+    return out.reshape(shape)
+
+
+def _psroi_pool_rois(x, rois, ids, T, pooled_height, pooled_width, output_channels,
+                     spatial_scale):
+    """psroi_pool roi by roi (boxes that are not finite)."""
+    n_img, channels, height, width = x.shape
     outs = []
     for r, b in zip(rois, ids):
         rnd = [T(round_away(v)) for v in r]  # std::round: 2.5 -> 3
