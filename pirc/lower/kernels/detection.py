@@ -508,12 +508,19 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
 _BBOX_CLIP = np.log(1000.0 / 16.0)  # kBBoxClipDefault, a double
 
 
-def _pre_nms(scores, top_n):
+def _pre_nms(scores, top_n, nms_after=True):
     """ProposalForOneImage's candidates: std::sort of all indices by descending score, or
     std::nth_element at top_n and the first top_n in the order it leaves them -- libstdc++'s
     algorithms step for step (stl_order), since tied scores (a uniform image gives many) come
     out in their order, and NMS then takes ties by position."""
-    order = list(range(scores.size))
+    n = scores.size
+    if (nms_after or top_n <= 0 or top_n >= n) and n and not np.isnan(scores).any() \
+            and np.unique(scores).size == n:
+        # no tie and no NaN: std::sort has one answer; nth_element's first top_n are the
+        # top_n best, in an order only the nms_thresh <= 0 output shows (NMS re-sorts them)
+        order = np.argsort(-scores.astype(np.float64), kind="stable")
+        return (order if top_n <= 0 or top_n >= n else order[:top_n]).tolist()
+    order = list(range(n))
     s = scores.tolist()
 
     def greater(i, j):
@@ -524,6 +531,47 @@ def _pre_nms(scores, top_n):
         return order
     stl_order.nth_element(order, top_n, greater)
     return order[:top_n]
+
+
+def _jaccard_rows(b1, b2, normalized):
+    """jaccard(b1[i], b2) for every row of b1 at once, element for element as the scalar
+    version computes it (std::min / std::max argument order kept: NaN coordinates pick the
+    same operand)."""
+    t = b1.dtype.type
+    apart = (b2[0] > b1[:, 2]) | (b2[2] < b1[:, 0]) | (b2[1] > b1[:, 3]) | (b2[3] < b1[:, 1])
+    norm = t(0 if normalized else 1)
+
+    def cmin(a, b):
+        return np.where(b < a, b, a)
+
+    def cmax(a, b):
+        return np.where(a < b, b, a)
+
+    iw = cmin(b1[:, 2], b2[2]) - cmax(b1[:, 0], b2[0]) + norm
+    ih = cmin(b1[:, 3], b2[3]) - cmax(b1[:, 1], b2[1]) + norm
+    inter = iw * ih
+    w1, h1 = b1[:, 2] - b1[:, 0], b1[:, 3] - b1[:, 1]
+    a1 = w1 * h1 if normalized else (w1 + norm) * (h1 + norm)
+    a1 = np.where((b1[:, 2] < b1[:, 0]) | (b1[:, 3] < b1[:, 1]), t(0), a1)
+    a2 = _area(b2, normalized)
+    return np.where(apart, t(0), inter / (a1 + a2 - inter))
+
+
+def _nms_suppress(prop, sc, thr, normalized):
+    """generate_proposals' NMS loop for a fixed threshold (eta >= 1) and no NaN score: the
+    same picks as testing each candidate against every kept box, found by letting each kept
+    box strike out the later candidates it overlaps (`not iou <= thr`: a NaN IoU strikes)."""
+    order = np.argsort(sc, kind="stable")[::-1]  # the stable ascending order, from the back
+    boxes = prop[order]
+    alive = np.ones(len(order), bool)
+    sel = []
+    for pos in range(len(order)):
+        if not alive[pos]:
+            continue
+        sel.append(int(order[pos]))
+        rest = boxes[pos + 1:]
+        alive[pos + 1:] &= _jaccard_rows(rest, boxes[pos], normalized) <= thr
+    return sel
 
 
 def _std_exp(a):
@@ -537,7 +585,7 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
                    nms_thresh, min_size, eta, pixel_offset):
     t = scores.dtype.type
     n = scores.size
-    order = _pre_nms(scores, pre_nms_top_n)
+    order = _pre_nms(scores, pre_nms_top_n, nms_thresh > 0)
     sc, d, a, v = scores[order], deltas[order], anchors[order], variances[order]
     off = t(1 if pixel_offset else 0)
     aw = a[:, 2] - a[:, 0] + off
@@ -554,28 +602,28 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
     lim = np.array([im_w - off, im_h - off, im_w - off, im_h - off], scores.dtype)
     prop = np.maximum(np.minimum(prop, lim), t(0))  # ClipTiledBoxes
     ms = t(max(np.float32(min_size), np.float32(1.0)))
-    keep = []
-    for i, p in enumerate(prop):  # FilterBoxes
-        ws, hs = p[2] - p[0] + off, p[3] - p[1] + off
-        if pixel_offset:
-            if ws >= ms and hs >= ms and p[0] + ws / t(2) <= im_w and p[1] + hs / t(2) <= im_h:
-                keep.append(i)
-        elif ws >= ms and hs >= ms:
-            keep.append(i)
+    ws, hs = prop[:, 2] - prop[:, 0] + off, prop[:, 3] - prop[:, 1] + off  # FilterBoxes
+    ok = (ws >= ms) & (hs >= ms)
+    if pixel_offset:
+        ok &= (prop[:, 0] + ws / t(2) <= im_w) & (prop[:, 1] + hs / t(2) <= im_h)
+    keep = np.flatnonzero(ok).tolist()
     if not keep:
         return np.zeros((1, 4), scores.dtype), np.zeros((1, 1), scores.dtype)
     prop, sc = prop[keep], sc[keep]
     if nms_thresh <= 0:
         return prop, sc.reshape(-1, 1)
     # nms_util.h NMS: ascending stable sort, taken from the back (ties: the later box first)
-    asc = sorted(range(len(sc)), key=lambda i: sc[i])
-    sel, thr = [], t(nms_thresh)
-    while asc:
-        i = asc.pop()
-        if all(jaccard(prop[i], prop[k], not pixel_offset) <= thr for k in sel):
-            sel.append(i)
-            if eta < 1 and thr > 0.5:
-                thr *= t(eta)
+    if eta >= 1 and not np.isnan(sc).any():
+        sel = _nms_suppress(prop, sc, t(nms_thresh), not pixel_offset)
+    else:
+        asc = sorted(range(len(sc)), key=lambda i: sc[i])
+        sel, thr = [], t(nms_thresh)
+        while asc:
+            i = asc.pop()
+            if all(jaccard(prop[i], prop[k], not pixel_offset) <= thr for k in sel):
+                sel.append(i)
+                if eta < 1 and thr > 0.5:
+                    thr *= t(eta)
     if 0 < post_nms_top_n < len(sel):
         sel = sel[:post_nms_top_n]
     return prop[sel], sc[sel].reshape(-1, 1)
