@@ -533,12 +533,14 @@ def _pre_nms(scores, top_n, nms_after=True):
     return order[:top_n]
 
 
-def _jaccard_rows(b1, b2, normalized):
-    """jaccard(b1[i], b2) for every row of b1 at once, element for element as the scalar
-    version computes it (std::min / std::max argument order kept: NaN coordinates pick the
-    same operand)."""
+def _jaccard_grid(b1, b2, normalized):
+    """[len(b2), len(b1)]: entry [i, j] is jaccard(b1[j], b2[i]), element for element as
+    the scalar version computes it (std::min / std::max argument order kept: NaN coordinates
+    pick the same operand)."""
     t = b1.dtype.type
-    apart = (b2[0] > b1[:, 2]) | (b2[2] < b1[:, 0]) | (b2[1] > b1[:, 3]) | (b2[3] < b1[:, 1])
+    p = [b1[:, k][None, :] for k in range(4)]
+    q = [b2[:, k][:, None] for k in range(4)]
+    apart = (q[0] > p[2]) | (q[2] < p[0]) | (q[1] > p[3]) | (q[3] < p[1])
     norm = t(0 if normalized else 1)
 
     def cmin(a, b):
@@ -547,14 +549,20 @@ def _jaccard_rows(b1, b2, normalized):
     def cmax(a, b):
         return np.where(a < b, b, a)
 
-    iw = cmin(b1[:, 2], b2[2]) - cmax(b1[:, 0], b2[0]) + norm
-    ih = cmin(b1[:, 3], b2[3]) - cmax(b1[:, 1], b2[1]) + norm
+    def areas(b):
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        a = w * h if normalized else (w + norm) * (h + norm)
+        return np.where((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]), t(0), a)
+
+    iw = cmin(p[2], q[2]) - cmax(p[0], q[0]) + norm
+    ih = cmin(p[3], q[3]) - cmax(p[1], q[1]) + norm
     inter = iw * ih
-    w1, h1 = b1[:, 2] - b1[:, 0], b1[:, 3] - b1[:, 1]
-    a1 = w1 * h1 if normalized else (w1 + norm) * (h1 + norm)
-    a1 = np.where((b1[:, 2] < b1[:, 0]) | (b1[:, 3] < b1[:, 1]), t(0), a1)
-    a2 = _area(b2, normalized)
-    return np.where(apart, t(0), inter / (a1 + a2 - inter))
+    return np.where(apart, t(0), inter / (areas(b1)[None, :] + areas(b2)[:, None] - inter))
+
+
+# Candidates up to which generate_proposals' NMS computes every IoU at once (n * n floats);
+# past it, one row per kept box.
+_NMS_GRID = 1024
 
 
 def _nms_suppress(prop, sc, thr, normalized):
@@ -563,14 +571,19 @@ def _nms_suppress(prop, sc, thr, normalized):
     box strike out the later candidates it overlaps (`not iou <= thr`: a NaN IoU strikes)."""
     order = np.argsort(sc, kind="stable")[::-1]  # the stable ascending order, from the back
     boxes = prop[order]
-    alive = np.ones(len(order), bool)
+    n = len(order)
+    alive = np.ones(n, bool)
+    grid = _jaccard_grid(boxes, boxes, normalized) <= thr if n <= _NMS_GRID else None
     sel = []
-    for pos in range(len(order)):
+    for pos in range(n):
         if not alive[pos]:
             continue
         sel.append(int(order[pos]))
-        rest = boxes[pos + 1:]
-        alive[pos + 1:] &= _jaccard_rows(rest, boxes[pos], normalized) <= thr
+        if grid is not None:
+            alive[pos + 1:] &= grid[pos, pos + 1:]
+        else:
+            alive[pos + 1:] &= _jaccard_grid(boxes[pos + 1:], boxes[pos:pos + 1],
+                                             normalized)[0] <= thr
     return sel
 
 
