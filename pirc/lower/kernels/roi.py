@@ -244,9 +244,82 @@ def _roi_align_rois(x, rois, ids, T, pooled_height, pooled_width, spatial_scale,
 @_quiet
 def roi_pool(x, boxes, boxes_num=None, *, pooled_height=1, pooled_width=1, spatial_scale=1.0):
     T = _np_type(x)
-    n_img, channels, height, width = x.shape
     rois = boxes.detach().cpu().numpy().astype(T)
     ids = _batch_ids(boxes_num, rois.shape[0])
+    if rois.shape[0]:
+        return _roi_pool_all(x, rois, ids, T, pooled_height, pooled_width, spatial_scale)
+    return _roi_pool_rois(x, rois, ids, T, pooled_height, pooled_width, spatial_scale)
+
+
+def _wrap_all(v):
+    """wrap_int32 of every element of an int64 array."""
+    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+# Most values one gather of roi_pool holds (rois are taken in chunks below it).
+_POOL_CHUNK = 1 << 22
+
+
+def _roi_pool_all(x, rois, ids, T, pooled_height, pooled_width, spatial_scale):
+    """roi_pool of every roi at once: the same int and T steps as _roi_pool_rois (round,
+    static_cast<int>, wrapping sums, floor / ceil of the bin edges), then the same first-max
+    search over each bin's cells in row-major order, padded with -inf cells."""
+    n_img, channels, height, width = x.shape
+    n = rois.shape[0]
+    lowest = float(-np.finfo(T).max)
+    q = _i32_all(_round_away_all((rois * T(spatial_scale)).astype(T)))
+    sw, sh, ew, eh = (q[:, k] for k in range(4))
+    rh = np.maximum(_wrap_all(_wrap_all(eh - sh) + 1), 1)
+    rw = np.maximum(_wrap_all(_wrap_all(ew - sw) + 1), 1)
+    bh = (rh.astype(T) / T(pooled_height)).astype(T)
+    bw = (rw.astype(T) / T(pooled_width)).astype(T)
+    ph = np.arange(pooled_height, dtype=T)[None]
+    pw = np.arange(pooled_width, dtype=T)[None]
+
+    def edge(fn, b, k, start, size):
+        return np.clip(_wrap_all(_i32_all(fn((k * b[:, None]).astype(T))) + start[:, None]),
+                       0, size)
+
+    hs, he = edge(np.floor, bh, ph, sh, height), edge(np.ceil, bh, ph + T(1), sh, height)
+    ws, we = edge(np.floor, bw, pw, sw, width), edge(np.ceil, bw, pw + T(1), sw, width)
+    shape = (n, pooled_height, pooled_width)
+    hs, he = (np.broadcast_to(a[:, :, None], shape) for a in (hs, he))
+    ws, we = (np.broadcast_to(a[:, None, :], shape) for a in (ws, we))
+    hh, ww = np.maximum(he - hs, 0), np.maximum(we - ws, 0)
+    area = (hh * ww).reshape(n, -1)                                 # [R, P]
+    k_max = max(int(area.max()), 1)
+    k = np.arange(k_max)
+    ww1 = np.maximum(ww, 1).reshape(n, -1, 1)
+    table = (hs.reshape(n, -1, 1) + k // ww1) * width + ws.reshape(n, -1, 1) + k % ww1
+    table = np.where(k < area[..., None], table, -1)                # [R, P, K]
+    img = torch.cat([x.reshape(n_img, channels, height * width),
+                     torch.full((n_img, channels, 1), -torch.inf, dtype=x.dtype)], 2)
+    b_all = torch.as_tensor(np.asarray(ids, np.int64))
+    t_all = torch.as_tensor(table)
+    cells = torch.as_tensor(np.where(table >= 0, table, height * width))
+    empty_all = torch.as_tensor(area == 0)
+    bins = area.shape[1]
+    step = max(1, _POOL_CHUNK // max(1, channels * bins * k_max))
+    outs, args = [], []
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        vals = img[b_all[lo:hi, None, None, None], torch.arange(channels)[None, :, None, None],
+                   cells[lo:hi, None]]                              # [r, C, P, K]
+        cand = torch.where(vals > lowest, vals, -torch.inf)
+        pick = cand.argmax(-1, keepdim=True)
+        found = cand.gather(-1, pick).squeeze(-1) > -torch.inf
+        best = vals.gather(-1, pick).squeeze(-1)
+        empty = empty_all[lo:hi, None]
+        outs.append(torch.where(found, best, torch.where(empty, 0.0, lowest).to(x.dtype)))
+        index = t_all[lo:hi, None].expand(-1, channels, -1, -1).gather(-1, pick).squeeze(-1)
+        args.append(torch.where(found, index, -1))
+    shape = (n, channels, pooled_height, pooled_width)
+    return torch.cat(outs).reshape(shape), torch.cat(args).to(torch.int64).reshape(shape)
+
+
+def _roi_pool_rois(x, rois, ids, T, pooled_height, pooled_width, spatial_scale):
+    """roi_pool roi by roi (no roi: the empty results)."""
+    n_img, channels, height, width = x.shape
     lowest = float(-np.finfo(T).max)
     outs, args = [], []
     for r, b in zip(rois, ids):
