@@ -13,6 +13,7 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 import torch
@@ -151,7 +152,16 @@ def prior_box(input, image, *, min_sizes=(), max_sizes=(), aspect_ratios=(),  # 
 @REGISTRY.register("pd_op.anchor_generator", since=1)
 def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(),  # noqa: A002
                      stride=(16.0, 16.0), offset=0.5):
-    fh, fw = int(input.shape[2]), int(input.shape[3])
+    # the anchors depend on the map's size and the attributes only: built once per shape
+    out, var = _anchors(int(input.shape[2]), int(input.shape[3]), tuple(anchor_sizes),
+                        tuple(aspect_ratios), tuple(variances), tuple(stride), offset)
+    return (torch.as_tensor(out.copy(), device=input.device).to(input.dtype),
+            torch.as_tensor(var.copy(), device=input.device).to(input.dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _anchors(fh, fw, anchor_sizes, aspect_ratios, variances, stride, offset):
+    """AnchorGeneratorOpKernel's anchors [fh, fw, A, 4] and variances, float32 numpy."""
     sw, sh = F32(stride[0]), F32(stride[1])
     out = np.zeros((fh, fw, len(aspect_ratios) * len(anchor_sizes), 4), np.float32)
     for h in range(fh):
@@ -174,8 +184,7 @@ def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(), 
                                       float(y_ctr) + 0.5 * float(ah - F32(1))]
                     idx += 1
     var = np.broadcast_to(np.array(list(variances), np.float32), out.shape).copy()
-    return (torch.as_tensor(out, device=input.device).to(input.dtype),
-            torch.as_tensor(var, device=input.device).to(input.dtype))
+    return out, var
 
 
 def _sigmoid(t):
