@@ -321,14 +321,21 @@ def _roi_pool_all(x, rois, ids, T, pooled_height, pooled_width, spatial_scale):
     ww1 = np.maximum(ww, 1).reshape(n, -1, 1)
     table = (hs.reshape(n, -1, 1) + k // ww1) * width + ws.reshape(n, -1, 1) + k % ww1
     table = np.where(k < area[..., None], table, -1)                # [R, P, K]
+    bins = area.shape[1]
+    step = max(1, _POOL_CHUNK // max(1, channels * bins * k_max))
+    if x.device.type == "cpu" and x.dtype == torch.float32 \
+            and not (torch.is_grad_enabled() and x.requires_grad):
+        # the same comparisons and first-max search in numpy (torch's per-op overhead
+        # dominated the small maps)
+        out, arg = _roi_pool_numpy(x.numpy(), ids, table, area, step, lowest, height * width)
+        shape = (n, channels, pooled_height, pooled_width)
+        return torch.from_numpy(out.reshape(shape)), torch.from_numpy(arg.reshape(shape))
     img = torch.cat([x.reshape(n_img, channels, height * width),
                      torch.full((n_img, channels, 1), -torch.inf, dtype=x.dtype)], 2)
     b_all = torch.as_tensor(np.asarray(ids, np.int64))
     t_all = torch.as_tensor(table)
     cells = torch.as_tensor(np.where(table >= 0, table, height * width))
     empty_all = torch.as_tensor(area == 0)
-    bins = area.shape[1]
-    step = max(1, _POOL_CHUNK // max(1, channels * bins * k_max))
     outs, args = [], []
     for lo in range(0, n, step):
         hi = min(n, lo + step)
@@ -344,6 +351,32 @@ def _roi_pool_all(x, rois, ids, T, pooled_height, pooled_width, spatial_scale):
         args.append(torch.where(found, index, -1))
     shape = (n, channels, pooled_height, pooled_width)
     return torch.cat(outs).reshape(shape), torch.cat(args).to(torch.int64).reshape(shape)
+
+
+def _roi_pool_numpy(x, ids, table, area, step, lowest, cells_per_map):
+    """_roi_pool_all's search on a numpy x, op for op: (max [R, C, PH, PW], argmax int64)."""
+    n_img, channels = x.shape[:2]
+    T = x.dtype.type
+    img = np.concatenate([x.reshape(n_img, channels, cells_per_map),
+                          np.full((n_img, channels, 1), -np.inf, x.dtype)], 2)
+    cells = np.where(table >= 0, table, cells_per_map)
+    b_all = np.asarray(ids, np.int64)
+    c_idx = np.arange(channels)[None, :, None, None]
+    n = table.shape[0]
+    outs, args = [], []
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        vals = img[b_all[lo:hi, None, None, None], c_idx, cells[lo:hi, None]]  # [r, C, P, K]
+        cand = np.where(vals > lowest, vals, T(-np.inf))
+        pick = cand.argmax(-1)[..., None]
+        found = np.take_along_axis(cand, pick, -1)[..., 0] > -np.inf
+        best = np.take_along_axis(vals, pick, -1)[..., 0]
+        empty = (area[lo:hi] == 0)[:, None]
+        outs.append(np.where(found, best, np.where(empty, T(0), T(lowest))).astype(x.dtype))
+        index = np.take_along_axis(
+            np.broadcast_to(table[lo:hi, None], vals.shape), pick, -1)[..., 0]
+        args.append(np.where(found, index, -1).astype(np.int64))
+    return np.concatenate(outs), np.concatenate(args)
 
 
 def _roi_pool_rois(x, rois, ids, T, pooled_height, pooled_width, spatial_scale):
