@@ -581,18 +581,24 @@ def _nms_suppress(prop, sc, thr, normalized):
     order = np.argsort(sc, kind="stable")[::-1]  # the stable ascending order, from the back
     boxes = prop[order]
     n = len(order)
-    alive = np.ones(n, bool)
-    grid = _jaccard_grid(boxes, boxes, normalized) <= thr if n <= _NMS_GRID else None
     sel = []
+    if n <= _NMS_GRID:
+        # row i's bit j (j > i): box i strikes candidate j; the picks walk one int of bits
+        strike = np.triu(~(_jaccard_grid(boxes, boxes, normalized) <= thr), 1)
+        rows = np.packbits(strike, axis=1, bitorder="little")
+        alive, picked = (1 << n) - 1, order.tolist()
+        for pos in range(n):
+            if alive >> pos & 1:
+                sel.append(picked[pos])
+                alive &= ~int.from_bytes(rows[pos].tobytes(), "little")
+        return sel
+    alive = np.ones(n, bool)
     for pos in range(n):
         if not alive[pos]:
             continue
         sel.append(int(order[pos]))
-        if grid is not None:
-            alive[pos + 1:] &= grid[pos, pos + 1:]
-        else:
-            alive[pos + 1:] &= _jaccard_grid(boxes[pos + 1:], boxes[pos:pos + 1],
-                                             normalized)[0] <= thr
+        alive[pos + 1:] &= _jaccard_grid(boxes[pos + 1:], boxes[pos:pos + 1],
+                                         normalized)[0] <= thr
     return sel
 
 
