@@ -367,15 +367,19 @@ def _roi_pool_numpy(x, ids, table, area, step, lowest, cells_per_map):
     for lo in range(0, n, step):
         hi = min(n, lo + step)
         vals = img[b_all[lo:hi, None, None, None], c_idx, cells[lo:hi, None]]  # [r, C, P, K]
-        cand = np.where(vals > lowest, vals, T(-np.inf))
-        pick = cand.argmax(-1)[..., None]
-        found = np.take_along_axis(cand, pick, -1)[..., 0] > -np.inf
-        best = np.take_along_axis(vals, pick, -1)[..., 0]
+        # the first maximum of the cells above -max (NaN never): a strict `>` scan over the
+        # bin's cells in order keeps the first of equal maxima, as argmax does
+        best = np.full(vals.shape[:-1], -np.inf, x.dtype)
+        index = np.full(vals.shape[:-1], -1, np.int64)
+        for k in range(vals.shape[-1]):
+            v = vals[..., k]
+            better = (v > lowest) & (v > best)
+            best = np.where(better, v, best)
+            index = np.where(better, table[lo:hi, None, :, k], index)
+        found = index >= 0
         empty = (area[lo:hi] == 0)[:, None]
         outs.append(np.where(found, best, np.where(empty, T(0), T(lowest))).astype(x.dtype))
-        index = np.take_along_axis(
-            np.broadcast_to(table[lo:hi, None], vals.shape), pick, -1)[..., 0]
-        args.append(np.where(found, index, -1).astype(np.int64))
+        args.append(index)
     return np.concatenate(outs), np.concatenate(args)
 
 
