@@ -181,15 +181,17 @@ def _roi_align_numpy(x, ids, idx, wt, count, scale, step, pooled_height, pooled_
     """_roi_align_gather's arithmetic on a numpy x, op for op."""
     n_img, channels, height, width = x.shape
     n, bins, g_max = idx.shape[:3]
-    flat = x.reshape(n_img, channels, height * width).transpose(0, 2, 1)   # [N, HW, C]
+    # [N * HW, C] rows: one take of whole rows per sample cell
+    flat = np.ascontiguousarray(x.reshape(n_img, channels, height * width).transpose(0, 2, 1)
+                                ).reshape(n_img * height * width, channels)
     b_all = np.asarray(ids, np.int64)
     outs = []
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        v = flat[b_all[lo:hi, None, None, None], idx[lo:hi]]               # [r, P, G, 4, C]
-        w = wt[lo:hi][..., None]
-        samples = w[..., 0, :] * v[..., 0, :] + w[..., 1, :] * v[..., 1, :] \
-            + w[..., 2, :] * v[..., 2, :] + w[..., 3, :] * v[..., 3, :]      # [r, P, G, C]
+        rows = (b_all[lo:hi, None, None, None] * (height * width) + idx[lo:hi])
+        v = flat.take(rows.transpose(3, 0, 1, 2), axis=0)                # [4, r, P, G, C]
+        w = wt[lo:hi].transpose(3, 0, 1, 2)[..., None]                    # [4, r, P, G, 1]
+        samples = w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3]     # [r, P, G, C]
         pad = np.arange(g_max)[None, :] >= count[lo:hi, None]                # [r, G]
         samples[np.broadcast_to(pad[:, None, :, None], samples.shape)] = 0
         total = np.zeros((hi - lo, bins, channels), x.dtype)
