@@ -115,6 +115,9 @@ def test_proposal_nms_matches_candidate_loop(grid, monkeypatch):
                 if all(detection.jaccard(b[i], b[k], norm) <= thr for k in want):
                     want.append(i)
         assert got == want
+        top = int(rng.integers(1, 6))
+        with np.errstate(all="ignore"):
+            assert detection._nms_suppress(b, sc, thr, norm, top) == want[:top]
 
 
 def test_vectorised_expf_is_the_c_librarys():

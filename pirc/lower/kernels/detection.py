@@ -574,22 +574,26 @@ def _jaccard_grid(b1, b2, normalized):
 _NMS_GRID = 1024
 
 
-def _nms_suppress(prop, sc, thr, normalized):
+def _nms_suppress(prop, sc, thr, normalized, top_n=0):
     """generate_proposals' NMS loop for a fixed threshold (eta >= 1) and no NaN score: the
     same picks as testing each candidate against every kept box, found by letting each kept
-    box strike out the later candidates it overlaps (`not iou <= thr`: a NaN IoU strikes)."""
+    box strike out the later candidates it overlaps (`not iou <= thr`: a NaN IoU strikes).
+    top_n > 0: stop at that many picks (the caller keeps no more)."""
     order = np.argsort(sc, kind="stable")[::-1]  # the stable ascending order, from the back
     boxes = prop[order]
     n = len(order)
     sel = []
     if n <= _NMS_GRID:
-        # row i's bit j (j > i): box i strikes candidate j; the picks walk one int of bits
-        strike = np.triu(~(_jaccard_grid(boxes, boxes, normalized) <= thr), 1)
+        # row i's bit j: box i strikes candidate j (bits j <= i are past: never read again);
+        # the picks walk one int of bits
+        strike = ~(_jaccard_grid(boxes, boxes, normalized) <= thr)
         rows = np.packbits(strike, axis=1, bitorder="little")
         alive, picked = (1 << n) - 1, order.tolist()
         for pos in range(n):
             if alive >> pos & 1:
                 sel.append(picked[pos])
+                if len(sel) == top_n:
+                    break
                 alive &= ~int.from_bytes(rows[pos].tobytes(), "little")
         return sel
     alive = np.ones(n, bool)
@@ -597,6 +601,8 @@ def _nms_suppress(prop, sc, thr, normalized):
         if not alive[pos]:
             continue
         sel.append(int(order[pos]))
+        if len(sel) == top_n:
+            break
         alive[pos + 1:] &= _jaccard_grid(boxes[pos + 1:], boxes[pos:pos + 1],
                                          normalized)[0] <= thr
     return sel
@@ -635,8 +641,8 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
     cx = v[:, 0] * d[:, 0] * aw + acx
     cy = v[:, 1] * d[:, 1] * ah + acy
     clip = t(_BBOX_CLIP)
-    w = _std_exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
-    h = _std_exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
+    wh = _std_exp(np.minimum(v[:, 2:] * d[:, 2:], clip))  # one call for both sizes
+    w, h = wh[:, 0] * aw, wh[:, 1] * ah
     prop = np.stack([cx - w / t(2), cy - h / t(2), cx + w / t(2) - off, cy + h / t(2) - off], 1)
     im_h, im_w = im[0], im[1]
     lim = np.array([im_w - off, im_h - off, im_w - off, im_h - off], scores.dtype)
@@ -654,7 +660,7 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
         return prop, sc.reshape(-1, 1)
     # nms_util.h NMS: ascending stable sort, taken from the back (ties: the later box first)
     if eta >= 1 and not np.isnan(sc).any():
-        sel = _nms_suppress(prop, sc, t(nms_thresh), not pixel_offset)
+        sel = _nms_suppress(prop, sc, t(nms_thresh), not pixel_offset, post_nms_top_n)
     else:
         asc = sorted(range(len(sc)), key=lambda i: sc[i])
         sel, thr = [], t(nms_thresh)
