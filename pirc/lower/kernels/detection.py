@@ -13,6 +13,7 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 import torch
@@ -151,7 +152,16 @@ def prior_box(input, image, *, min_sizes=(), max_sizes=(), aspect_ratios=(),  # 
 @REGISTRY.register("pd_op.anchor_generator", since=1)
 def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(),  # noqa: A002
                      stride=(16.0, 16.0), offset=0.5):
-    fh, fw = int(input.shape[2]), int(input.shape[3])
+    # the anchors depend on the map's size and the attributes only: built once per shape
+    out, var = _anchors(int(input.shape[2]), int(input.shape[3]), tuple(anchor_sizes),
+                        tuple(aspect_ratios), tuple(variances), tuple(stride), offset)
+    return (torch.as_tensor(out.copy(), device=input.device).to(input.dtype),
+            torch.as_tensor(var.copy(), device=input.device).to(input.dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _anchors(fh, fw, anchor_sizes, aspect_ratios, variances, stride, offset):
+    """AnchorGeneratorOpKernel's anchors [fh, fw, A, 4] and variances, float32 numpy."""
     sw, sh = F32(stride[0]), F32(stride[1])
     out = np.zeros((fh, fw, len(aspect_ratios) * len(anchor_sizes), 4), np.float32)
     for h in range(fh):
@@ -174,8 +184,7 @@ def anchor_generator(input, *, anchor_sizes=(), aspect_ratios=(), variances=(), 
                                       float(y_ctr) + 0.5 * float(ah - F32(1))]
                     idx += 1
     var = np.broadcast_to(np.array(list(variances), np.float32), out.shape).copy()
-    return (torch.as_tensor(out, device=input.device).to(input.dtype),
-            torch.as_tensor(var, device=input.device).to(input.dtype))
+    return out, var
 
 
 def _sigmoid(t):
@@ -508,12 +517,19 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
 _BBOX_CLIP = np.log(1000.0 / 16.0)  # kBBoxClipDefault, a double
 
 
-def _pre_nms(scores, top_n):
+def _pre_nms(scores, top_n, nms_after=True):
     """ProposalForOneImage's candidates: std::sort of all indices by descending score, or
     std::nth_element at top_n and the first top_n in the order it leaves them -- libstdc++'s
     algorithms step for step (stl_order), since tied scores (a uniform image gives many) come
     out in their order, and NMS then takes ties by position."""
-    order = list(range(scores.size))
+    n = scores.size
+    if (nms_after or top_n <= 0 or top_n >= n) and n and not np.isnan(scores).any() \
+            and np.unique(scores).size == n:
+        # no tie and no NaN: std::sort has one answer; nth_element's first top_n are the
+        # top_n best, in an order only the nms_thresh <= 0 output shows (NMS re-sorts them)
+        order = np.argsort(-scores.astype(np.float64), kind="stable")
+        return (order if top_n <= 0 or top_n >= n else order[:top_n]).tolist()
+    order = list(range(n))
     s = scores.tolist()
 
     def greater(i, j):
@@ -526,18 +542,96 @@ def _pre_nms(scores, top_n):
     return order[:top_n]
 
 
+def _jaccard_grid(b1, b2, normalized):
+    """[len(b2), len(b1)]: entry [i, j] is jaccard(b1[j], b2[i]), element for element as
+    the scalar version computes it (std::min / std::max argument order kept: NaN coordinates
+    pick the same operand)."""
+    t = b1.dtype.type
+    p = [b1[:, k][None, :] for k in range(4)]
+    q = [b2[:, k][:, None] for k in range(4)]
+    apart = (q[0] > p[2]) | (q[2] < p[0]) | (q[1] > p[3]) | (q[3] < p[1])
+    norm = t(0 if normalized else 1)
+
+    def cmin(a, b):
+        return np.where(b < a, b, a)
+
+    def cmax(a, b):
+        return np.where(a < b, b, a)
+
+    def areas(b):
+        w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+        a = w * h if normalized else (w + norm) * (h + norm)
+        return np.where((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]), t(0), a)
+
+    iw = cmin(p[2], q[2]) - cmax(p[0], q[0]) + norm
+    ih = cmin(p[3], q[3]) - cmax(p[1], q[1]) + norm
+    inter = iw * ih
+    return np.where(apart, t(0), inter / (areas(b1)[None, :] + areas(b2)[:, None] - inter))
+
+
+# Candidates up to which generate_proposals' NMS computes every IoU at once (n * n floats);
+# past it, one row per kept box.
+_NMS_GRID = 1024
+
+
+def _nms_suppress(prop, sc, thr, normalized, top_n=0):
+    """generate_proposals' NMS loop for a fixed threshold (eta >= 1) and no NaN score: the
+    same picks as testing each candidate against every kept box, found by letting each kept
+    box strike out the later candidates it overlaps (`not iou <= thr`: a NaN IoU strikes).
+    top_n > 0: stop at that many picks (the caller keeps no more)."""
+    order = np.argsort(sc, kind="stable")[::-1]  # the stable ascending order, from the back
+    boxes = prop[order]
+    n = len(order)
+    sel = []
+    if n <= _NMS_GRID:
+        # row i's bit j: box i strikes candidate j (bits j <= i are past: never read again);
+        # the picks walk one int of bits
+        strike = ~(_jaccard_grid(boxes, boxes, normalized) <= thr)
+        rows = np.packbits(strike, axis=1, bitorder="little")
+        alive, picked = (1 << n) - 1, order.tolist()
+        for pos in range(n):
+            if alive >> pos & 1:
+                sel.append(picked[pos])
+                if len(sel) == top_n:
+                    break
+                alive &= ~int.from_bytes(rows[pos].tobytes(), "little")
+        return sel
+    alive = np.ones(n, bool)
+    for pos in range(n):
+        if not alive[pos]:
+            continue
+        sel.append(int(order[pos]))
+        if len(sel) == top_n:
+            break
+        alive[pos + 1:] &= _jaccard_grid(boxes[pos + 1:], boxes[pos:pos + 1],
+                                         normalized)[0] <= thr
+    return sel
+
+
 def _std_exp(a):
     """std::exp element by element in a's type: glibc's expf for float32 (numpy's vectorised
-    float32 exp is a last bit away from it on ~40% of inputs), exp for float64."""
-    fn = c_numerics.expf if a.dtype == np.float32 else c_numerics.exp
-    return np.array([fn(x) for x in a.tolist()], a.dtype).reshape(a.shape)
+    float32 exp is a last bit away from it on ~40% of inputs), exp for float64.  expf is
+    within 0.502 ulp (glibc >= 2.27): it rounds as the double exp rounded to float does except
+    near a rounding midpoint; only elements within 0.05 ulp of one (and powers of two,
+    subnormals, inf, NaN) ask the C library one by one."""
+    if a.dtype != np.float32:
+        return np.array([c_numerics.exp(x) for x in a.tolist()], a.dtype).reshape(a.shape)
+    wide = np.exp(a.astype(np.float64))
+    out = wide.astype(np.float32)
+    ulp = np.spacing(out).astype(np.float64)
+    off = np.abs(np.abs(wide - out.astype(np.float64)) - ulp / 2)
+    hard = ~np.isfinite(out) | (out < np.finfo(np.float32).tiny) | (off <= ulp / 20) \
+        | (np.frexp(out)[0] == 0.5)
+    for i in np.flatnonzero(hard).tolist():
+        out.flat[i] = c_numerics.expf(float(a.flat[i]))
+    return out
 
 
 def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_nms_top_n,
                    nms_thresh, min_size, eta, pixel_offset):
     t = scores.dtype.type
     n = scores.size
-    order = _pre_nms(scores, pre_nms_top_n)
+    order = _pre_nms(scores, pre_nms_top_n, nms_thresh > 0)
     sc, d, a, v = scores[order], deltas[order], anchors[order], variances[order]
     off = t(1 if pixel_offset else 0)
     aw = a[:, 2] - a[:, 0] + off
@@ -547,35 +641,35 @@ def _proposals_one(scores, deltas, im, anchors, variances, pre_nms_top_n, post_n
     cx = v[:, 0] * d[:, 0] * aw + acx
     cy = v[:, 1] * d[:, 1] * ah + acy
     clip = t(_BBOX_CLIP)
-    w = _std_exp(np.minimum(v[:, 2] * d[:, 2], clip)) * aw
-    h = _std_exp(np.minimum(v[:, 3] * d[:, 3], clip)) * ah
+    wh = _std_exp(np.minimum(v[:, 2:] * d[:, 2:], clip))  # one call for both sizes
+    w, h = wh[:, 0] * aw, wh[:, 1] * ah
     prop = np.stack([cx - w / t(2), cy - h / t(2), cx + w / t(2) - off, cy + h / t(2) - off], 1)
     im_h, im_w = im[0], im[1]
     lim = np.array([im_w - off, im_h - off, im_w - off, im_h - off], scores.dtype)
     prop = np.maximum(np.minimum(prop, lim), t(0))  # ClipTiledBoxes
     ms = t(max(np.float32(min_size), np.float32(1.0)))
-    keep = []
-    for i, p in enumerate(prop):  # FilterBoxes
-        ws, hs = p[2] - p[0] + off, p[3] - p[1] + off
-        if pixel_offset:
-            if ws >= ms and hs >= ms and p[0] + ws / t(2) <= im_w and p[1] + hs / t(2) <= im_h:
-                keep.append(i)
-        elif ws >= ms and hs >= ms:
-            keep.append(i)
+    ws, hs = prop[:, 2] - prop[:, 0] + off, prop[:, 3] - prop[:, 1] + off  # FilterBoxes
+    ok = (ws >= ms) & (hs >= ms)
+    if pixel_offset:
+        ok &= (prop[:, 0] + ws / t(2) <= im_w) & (prop[:, 1] + hs / t(2) <= im_h)
+    keep = np.flatnonzero(ok).tolist()
     if not keep:
         return np.zeros((1, 4), scores.dtype), np.zeros((1, 1), scores.dtype)
     prop, sc = prop[keep], sc[keep]
     if nms_thresh <= 0:
         return prop, sc.reshape(-1, 1)
     # nms_util.h NMS: ascending stable sort, taken from the back (ties: the later box first)
-    asc = sorted(range(len(sc)), key=lambda i: sc[i])
-    sel, thr = [], t(nms_thresh)
-    while asc:
-        i = asc.pop()
-        if all(jaccard(prop[i], prop[k], not pixel_offset) <= thr for k in sel):
-            sel.append(i)
-            if eta < 1 and thr > 0.5:
-                thr *= t(eta)
+    if eta >= 1 and not np.isnan(sc).any():
+        sel = _nms_suppress(prop, sc, t(nms_thresh), not pixel_offset, post_nms_top_n)
+    else:
+        asc = sorted(range(len(sc)), key=lambda i: sc[i])
+        sel, thr = [], t(nms_thresh)
+        while asc:
+            i = asc.pop()
+            if all(jaccard(prop[i], prop[k], not pixel_offset) <= thr for k in sel):
+                sel.append(i)
+                if eta < 1 and thr > 0.5:
+                    thr *= t(eta)
     if 0 < post_nms_top_n < len(sel):
         sel = sel[:post_nms_top_n]
     return prop[sel], sc[sel].reshape(-1, 1)
