@@ -323,9 +323,37 @@ def jaccard(b1, b2, normalized):
     return inter / (_area(b1, normalized) + _area(b2, normalized) - inter)
 
 
-def _desc(scores, keep):
-    """Indices in `keep` by descending score, ties in index order (std::stable_sort)."""
-    return sorted(keep, key=lambda i: -scores[i])
+def _areas(b, normalized):
+    """_area of every row of b, [K, 4]."""
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    one = b.dtype.type(1)
+    a = w * h if normalized else (w + one) * (h + one)
+    return np.where((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]), b.dtype.type(0), a)
+
+
+def _py_min(a, b):
+    """Python's / std::min(a, b): b only when b < a (a NaN b leaves a)."""
+    return np.where(b < a, b, a)
+
+
+def _py_max(a, b):
+    """Python's / std::max(a, b): b only when b > a."""
+    return np.where(b > a, b, a)
+
+
+def jaccard_matrix(b1, b2, normalized):
+    """[len(b1), len(b2)] of jaccard(b1[i], b2[j]): the same IEEE operations in the boxes'
+    type, element for element, so every bit (NaN, inf, signed zero) is jaccard's."""
+    t = b1.dtype.type
+    p = [b1[:, k][:, None] for k in range(4)]
+    q = [b2[:, k][None, :] for k in range(4)]
+    apart = (q[0] > p[2]) | (q[2] < p[0]) | (q[1] > p[3]) | (q[3] < p[1])
+    norm = t(0 if normalized else 1)
+    iw = _py_min(p[2], q[2]) - _py_max(p[0], q[0]) + norm
+    ih = _py_min(p[3], q[3]) - _py_max(p[1], q[1]) + norm
+    inter = iw * ih
+    iou = inter / (_areas(b1, normalized)[:, None] + _areas(b2, normalized)[None, :] - inter)
+    return np.where(apart, t(0), iou)
 
 
 def _partial_desc(scores, perm, k):
@@ -333,6 +361,16 @@ def _partial_desc(scores, perm, k):
     step for step (stl_order.partial_sort), so ties and NaN scores (which that comparator
     cannot order) come out where Paddle's come out; the first k."""
     v = list(perm)
+    if k == 0:
+        return []
+    # distinct, non-NaN keys down to the (k+1)-th have one order: any sort gives it; only
+    # ties (or NaN) there need libstdc++'s own steps
+    key = np.array([scores[i] for i in v], np.float64)
+    if not np.isnan(key).any():
+        order = np.argsort(-key, kind="stable")
+        top = key[order[:k + 1]]
+        if not (top[:-1] == top[1:]).any():
+            return [v[i] for i in order[:k].tolist()]
     partial_sort(v, 0, k, len(v), lambda a, b: scores[a] > scores[b])
     return v[:k]
 
@@ -355,32 +393,39 @@ def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top
         raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
                          "kernel crashes on it (SIGSEGV); use -1 for every box")
     perm = _partial_desc(s, perm, n)
-    iou = [[t(0)] * n for _ in range(n)]
-    iou_max = [t(0)] * n
-    for i in range(1, n):
-        m = t(0)
+    box = boxes[perm]
+    sc = scores[perm]
+    # iou[i, j] for j < i (the C++ fills only those); iou_max[i] = std::max over them from
+    # 0: a NaN never wins and neither does anything <= 0, so the max of the positive ones
+    iou = jaccard_matrix(box, box, normalized)
+    lower = np.tri(n, n, -1, dtype=bool)
+    iou_max = np.where(lower & (iou > 0), iou, t(0)).max(axis=1) if n else np.zeros(0, box.dtype)
+    if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
+        arg = (iou_max[None, :] * iou_max[None, :] - iou * iou) * t(sigma)
+        fn = c_numerics.expf if t is np.float32 else c_numerics.exp
+        flat = arg[lower].tolist()
+        d = np.zeros((n, n), box.dtype)
+        d[lower] = np.array([fn(x) for x in flat], box.dtype)
+    else:  # decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T
+        d = ((np.float64(1.0) - iou.astype(np.float64))
+             / (np.float64(1.0) - iou_max.astype(np.float64))[None, :]).astype(box.dtype)
+    # min_decay = std::min(min_decay, d) from 1 over j < i: a NaN d leaves it; a zero min may
+    # be -0 or +0 by which came first, so those rows take the C++'s steps
+    dm = np.where(lower & ~np.isnan(d), d, t(np.inf))
+    min_decay = np.minimum(dm.min(axis=1), t(1)) if n else dm[:, 0]
+    for i in np.flatnonzero(min_decay == 0).tolist():
+        m = t(1)
         for j in range(i):
-            iou[i][j] = jaccard(boxes[perm[i]], boxes[perm[j]], normalized)
-            m = max(m, iou[i][j])  # std::max(m, iou): a NaN iou leaves m
-        iou_max[i] = m
+            m = min(m, d[i, j])
+        min_decay[i] = m
+    ds = min_decay * sc
     sel, dec = [], []
-    if scores[perm[0]] > post_threshold:
+    if sc[0] > post_threshold:
         sel.append(perm[0])
-        dec.append(scores[perm[0]])
-    for i in range(1, n):
-        min_decay = t(1)
-        for j in range(i):
-            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
-                arg = float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
-                d = t(c_numerics.expf(arg) if t is np.float32 else c_numerics.exp(arg))
-            else:
-                d = _linear_decay(iou[i][j], iou_max[j], t)
-            min_decay = min(min_decay, d)  # std::min(min_decay, d): a NaN d leaves it
-        ds = min_decay * scores[perm[i]]
-        if ds <= post_threshold:
-            continue
-        sel.append(perm[i])
-        dec.append(ds)
+        dec.append(sc[0])
+    for i in np.flatnonzero(~(ds[1:] <= post_threshold)).tolist():  # a NaN ds is kept
+        sel.append(perm[i + 1])
+        dec.append(ds[i + 1])
     return sel, dec
 
 
@@ -429,16 +474,29 @@ def _detections(rows, index, counts, b, device):
 def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
     """NMSFast: greedy over the boxes above score_threshold by score (top_k of them); eta < 1
     shrinks the threshold after each kept box while it is above 0.5."""
-    order = _desc(scores, [i for i in range(len(scores)) if scores[i] > score_threshold])
+    above = np.flatnonzero(scores > score_threshold)
+    # std::stable_sort by descending score (NaN is not above the threshold)
+    order = above[np.argsort(-scores[above], kind="stable")]
     if top_k > -1:
         order = order[:top_k]
+    # ok[i, k]: candidate i survives kept box k (jaccard <= thr; a NaN IoU suppresses)
+    iou = jaccard_matrix(boxes[order], boxes[order], normalized)
+    order = order.tolist()
     kept, thr = [], nms_threshold
-    for i in order:
-        if all(jaccard(boxes[i], boxes[k], normalized) <= thr for k in kept):
+    if not (eta < 1):  # a fixed threshold: each kept box suppresses its row at once
+        alive = np.ones(len(order), bool)
+        ok = iou <= thr
+        for i in range(len(order)):
+            if alive[i]:
+                kept.append(i)
+                alive &= ok[:, i]
+        return [order[i] for i in kept]
+    for i in range(len(order)):
+        if (iou[i, kept] <= thr).all():
             kept.append(i)
-            if eta < 1 and thr > 0.5:
+            if thr > 0.5:
                 thr *= eta
-    return kept
+    return [order[i] for i in kept]
 
 
 def _nms_images(b, s, rois_num):
