@@ -356,6 +356,24 @@ def jaccard_matrix(b1, b2, normalized):
     return np.where(apart, t(0), iou)
 
 
+def _iou_blocks(boxes, candidates, sizes, normalized):
+    """For an image whose classes share their boxes: a function giving jaccard_matrix of
+    boxes[order] as a block of one matrix over the candidate boxes (those some class may
+    take), computed once -- when that matrix costs no more than the classes' own (`sizes`:
+    how many boxes each class takes); else None and each class computes its own."""
+    rows = np.flatnonzero(candidates)
+    if len(rows) > 64 and len(rows) ** 2 > 2 * sum(k * k for k in sizes):
+        return None
+    pos = np.zeros(len(boxes), np.int64)
+    pos[rows] = np.arange(len(rows))
+    iou = jaccard_matrix(boxes[rows], boxes[rows], normalized)
+
+    def block(order):
+        at = pos[order]
+        return iou[at[:, None], at[None, :]]
+    return block
+
+
 def _partial_desc(scores, perm, k):
     """std::partial_sort(perm, perm + k, end, score[a] > score[b]): libstdc++'s heap select,
     step for step (stl_order.partial_sort), so ties and NaN scores (which that comparator
@@ -365,13 +383,14 @@ def _partial_desc(scores, perm, k):
         return []
     # distinct, non-NaN keys down to the (k+1)-th have one order: any sort gives it; only
     # ties (or NaN) there need libstdc++'s own steps
-    key = np.array([scores[i] for i in v], np.float64)
+    key = np.asarray(scores, np.float64)[np.asarray(v, np.int64)]
     if not np.isnan(key).any():
         order = np.argsort(-key, kind="stable")
         top = key[order[:k + 1]]
         if not (top[:-1] == top[1:]).any():
             return [v[i] for i in order[:k].tolist()]
-    partial_sort(v, 0, k, len(v), lambda a, b: scores[a] > scores[b])
+    s = scores.tolist() if isinstance(scores, np.ndarray) else scores
+    partial_sort(v, 0, k, len(v), lambda a, b: s[a] > s[b])
     return v[:k]
 
 
@@ -382,22 +401,21 @@ def _linear_decay(iou, max_iou, t):
 
 
 def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
-                      gaussian):
+                      gaussian, iou_of=None):
     t = boxes.dtype.type
-    s = [float(v) for v in scores]  # float32 / float64 to double: comparisons unchanged
-    perm = [i for i in range(len(s)) if not s[i] <= score_threshold]  # remove_if, stable
+    perm = np.flatnonzero(~(scores <= score_threshold)).tolist()  # remove_if, stable
     if not perm:
         return [], []
     n = len(perm) if top_k <= -1 else min(len(perm), top_k)
     if n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
         raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
                          "kernel crashes on it (SIGSEGV); use -1 for every box")
-    perm = _partial_desc(s, perm, n)
+    perm = _partial_desc(scores, perm, n)
     box = boxes[perm]
     sc = scores[perm]
     # iou[i, j] for j < i (the C++ fills only those); iou_max[i] = std::max over them from
     # 0: a NaN never wins and neither does anything <= 0, so the max of the positive ones
-    iou = jaccard_matrix(box, box, normalized)
+    iou = iou_of(perm) if iou_of else jaccard_matrix(box, box, normalized)
     lower = np.tri(n, n, -1, dtype=bool)
     iou_max = np.where(lower & (iou > 0), iou, t(0)).max(axis=1) if n else np.zeros(0, box.dtype)
     if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
@@ -447,21 +465,34 @@ def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=
     with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
         for n in range(s.shape[0]):
             idx, sc, cls = [], [], []
-            for c in range(s.shape[1]):
-                if c == background_label:
-                    continue
+            fg = [c for c in range(s.shape[1]) if c != background_label]
+            over = ~(s[n, fg] <= t(score_threshold))
+            sizes = over.sum(axis=1).tolist()
+            iou_of = _iou_blocks(b[n], over.any(axis=0), [k if nms_top_k <= -1 else
+                                                          min(k, nms_top_k) for k in sizes],
+                                 normalized)
+            for c in fg:
                 sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold),
                                              t(post_threshold), gaussian_sigma, nms_top_k,
-                                             normalized, use_gaussian)
+                                             normalized, use_gaussian, iou_of)
                 idx += sel
                 sc += dec
                 cls += [c] * len(sel)
             k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
-            for p in _partial_desc([float(v) for v in sc], range(len(idx)), k):
-                rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
-                index.append(n * s.shape[2] + idx[p])
+            best = np.asarray(_partial_desc(np.array(sc, b.dtype), range(len(idx)), k), np.int64)
+            at = np.asarray(idx, np.int64)[best]
+            rows += _rows(np.asarray(cls, b.dtype)[best], np.array(sc, b.dtype)[best], b[n, at])
+            index += (n * s.shape[2] + at).tolist()
             counts.append(k)
     return _detections(rows, index, counts, b, bboxes.device)
+
+
+def _rows(label, score, box):
+    """[label, score, box] rows of the output for arrays of the boxes' type (a list of lists
+    of Python floats, which hold those values exactly)."""
+    out = np.empty((len(box), box.shape[-1] + 2), box.dtype)
+    out[:, 0], out[:, 1], out[:, 2:] = label, score, box
+    return out.tolist()
 
 
 def _detections(rows, index, counts, b, device):
@@ -471,7 +502,8 @@ def _detections(rows, index, counts, b, device):
             torch.tensor(counts, dtype=torch.int32, device=device))
 
 
-def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
+def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized,
+              iou_of=None):
     """NMSFast: greedy over the boxes above score_threshold by score (top_k of them); eta < 1
     shrinks the threshold after each kept box while it is above 0.5."""
     above = np.flatnonzero(scores > score_threshold)
@@ -480,16 +512,17 @@ def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normali
     if top_k > -1:
         order = order[:top_k]
     # ok[i, k]: candidate i survives kept box k (jaccard <= thr; a NaN IoU suppresses)
-    iou = jaccard_matrix(boxes[order], boxes[order], normalized)
+    iou = iou_of(order) if iou_of else jaccard_matrix(boxes[order], boxes[order], normalized)
     order = order.tolist()
     kept, thr = [], nms_threshold
-    if not (eta < 1):  # a fixed threshold: each kept box suppresses its row at once
-        alive = np.ones(len(order), bool)
-        ok = iou <= thr
-        for i in range(len(order)):
-            if alive[i]:
-                kept.append(i)
-                alive &= ok[:, i]
+    if not (eta < 1):  # a fixed threshold: each kept box strikes out the candidates it overlaps
+        # bit j of ok[k]: candidate j survives box k; the live candidates are a bit set too
+        ok = np.packbits((iou <= thr).T, axis=1, bitorder="little")
+        alive, i = (1 << len(order)) - 1, 0
+        while alive:
+            kept.append(i)
+            alive &= int.from_bytes(ok[i].tobytes(), "little") & ~((2 << i) - 1)
+            i = (alive & -alive).bit_length() - 1  # the next live candidate
         return [order[i] for i in kept]
     for i in range(len(order)):
         if (iou[i, kept] <= thr).all():
@@ -535,19 +568,29 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
     with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
         for boxes_of, scores_of, index_of, box_order in _nms_images(b, s, rois_num):
             picked = {}
+            fg = [c for c in range(s.shape[1]) if c != background_label]
+            iou_of = None
+            if not box_order and len(scores_of(0)):  # the classes share the image's boxes
+                over = np.stack([scores_of(c) for c in fg]) > t(score_threshold) if fg else \
+                    np.zeros((0, len(scores_of(0))), bool)
+                sizes = over.sum(axis=1).tolist()
+                iou_of = _iou_blocks(boxes_of(0), over.any(axis=0), [
+                    k if nms_top_k <= -1 else min(k, nms_top_k) for k in sizes], normalized)
             if len(scores_of(0)):
-                for c in range(s.shape[1]):
-                    if c != background_label:
-                        kept = _nms_fast(boxes_of(c), scores_of(c), t(score_threshold),
-                                         t(nms_threshold), t(nms_eta), nms_top_k, normalized)
-                        picked[c] = sorted(kept) if box_order else kept
+                for c in fg:
+                    kept = _nms_fast(boxes_of(c), scores_of(c), t(score_threshold),
+                                     t(nms_threshold), t(nms_eta), nms_top_k, normalized, iou_of)
+                    picked[c] = sorted(kept) if box_order else kept
             total = sum(len(v) for v in picked.values())
             if -1 < keep_top_k < total:
                 pairs = [(scores_of(c)[i], c, i) for c in sorted(picked) for i in picked[c]]
                 # std::stable_sort by SortScorePairDescend on std::pair<float, ...>: float64
                 # scores compare as float, NaN as libstdc++'s merge steps leave it
                 pairs = [(float(np.float32(v)), c, i) for v, c, i in pairs]
-                stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                if any(v != v for v, _, _ in pairs):
+                    stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                else:  # a strict weak order: every stable sort gives std::stable_sort's
+                    pairs.sort(key=lambda p: -p[0])
                 pairs = pairs[:keep_top_k]
                 picked = {}
                 for _, c, i in pairs:
@@ -556,9 +599,9 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
                     picked = {c: sorted(v) for c, v in picked.items()}
                 total = keep_top_k
             for c in sorted(picked):
-                for i in picked[c]:
-                    rows.append([t(c), scores_of(c)[i], *boxes_of(c)[i]])
-                    index.append(index_of(c, i))
+                at = np.asarray(picked[c], np.int64)
+                rows += _rows(t(c), scores_of(c)[at], boxes_of(c)[at])
+                index += [index_of(c, i) for i in picked[c]]
             counts.append(total)
     return _detections(rows, index, counts, b, bboxes.device)
 
