@@ -368,9 +368,9 @@ def _iou_blocks(boxes, candidates, sizes, normalized):
     pos[rows] = np.arange(len(rows))
     iou = jaccard_matrix(boxes[rows], boxes[rows], normalized)
 
-    def block(order):
+    def block(order):  # order: [n] or [C, n] box indices; [.., n, n] IoUs
         at = pos[order]
-        return iou[at[:, None], at[None, :]]
+        return iou[at[..., :, None], at[..., None, :]]
     return block
 
 
@@ -402,49 +402,74 @@ def _linear_decay(iou, max_iou, t):
 
 def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
                       gaussian, iou_of=None):
+    """One class of MatrixNMSKernel: (kept box indices, their decayed scores)."""
+    sel, dec, _ = _matrix_nms_image(boxes, scores[None], score_threshold, post_threshold,
+                                    sigma, top_k, normalized, gaussian, iou_of)
+    return sel, dec
+
+
+def _matrix_nms_image(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
+                      gaussian, iou_of=None):
+    """MatrixNMSKernel's classes of one image at once: scores [C, M] (a row per class) ->
+    (kept box indices, their decayed scores, their rows of `scores`), class by class in the
+    C++'s order. Each class's [n, n] block of IoUs and decays is the C++ loops' values
+    element for element; the classes are padded to the longest and masked."""
     t = boxes.dtype.type
-    perm = np.flatnonzero(~(scores <= score_threshold)).tolist()  # remove_if, stable
-    if not perm:
-        return [], []
-    n = len(perm) if top_k <= -1 else min(len(perm), top_k)
-    if n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
-        raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
-                         "kernel crashes on it (SIGSEGV); use -1 for every box")
-    perm = _partial_desc(scores, perm, n)
-    box = boxes[perm]
-    sc = scores[perm]
+    perms = []
+    for row in scores:
+        perm = np.flatnonzero(~(row <= score_threshold)).tolist()  # remove_if, stable
+        n = len(perm) if top_k <= -1 else min(len(perm), top_k)
+        if perm and n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
+            raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
+                             "kernel crashes on it (SIGSEGV); use -1 for every box")
+        perms.append(_partial_desc(row, perm, n) if perm else [])
+    live = [r for r, p in enumerate(perms) if p]
+    if not live:
+        return [], [], []
+    c, n = len(live), max(len(perms[r]) for r in live)
+    at = np.zeros((c, n), np.int64)
+    valid = np.zeros((c, n), bool)
+    for k, r in enumerate(live):
+        at[k, :len(perms[r])] = perms[r]
+        valid[k, :len(perms[r])] = True
+    sc = scores[np.asarray(live)[:, None], at]
+    if iou_of is not None:
+        iou = iou_of(at)
+    else:
+        iou = np.zeros((c, n, n), boxes.dtype)
+        for k, r in enumerate(live):
+            box = boxes[perms[r]]
+            iou[k, :len(box), :len(box)] = jaccard_matrix(box, box, normalized)
     # iou[i, j] for j < i (the C++ fills only those); iou_max[i] = std::max over them from
     # 0: a NaN never wins and neither does anything <= 0, so the max of the positive ones
-    iou = iou_of(perm) if iou_of else jaccard_matrix(box, box, normalized)
-    lower = np.tri(n, n, -1, dtype=bool)
-    iou_max = np.where(lower & (iou > 0), iou, t(0)).max(axis=1) if n else np.zeros(0, box.dtype)
+    lower = np.tri(n, n, -1, dtype=bool)[None] & valid[:, None, :] & valid[:, :, None]
+    iou_max = np.where(lower & (iou > 0), iou, t(0)).max(axis=2)
     if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
-        arg = (iou_max[None, :] * iou_max[None, :] - iou * iou) * t(sigma)
+        arg = (iou_max[:, None, :] * iou_max[:, None, :] - iou * iou) * t(sigma)
         fn = c_numerics.expf if t is np.float32 else c_numerics.exp
-        flat = arg[lower].tolist()
-        d = np.zeros((n, n), box.dtype)
-        d[lower] = np.array([fn(x) for x in flat], box.dtype)
+        d = np.zeros((c, n, n), boxes.dtype)
+        # expf of each distinct argument once (disjoint boxes repeat one per column)
+        args, back = np.unique(arg[lower], return_inverse=True)
+        d[lower] = np.array([fn(x) for x in args.tolist()], boxes.dtype)[back]
     else:  # decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T
         d = ((np.float64(1.0) - iou.astype(np.float64))
-             / (np.float64(1.0) - iou_max.astype(np.float64))[None, :]).astype(box.dtype)
+             / (np.float64(1.0) - iou_max.astype(np.float64))[:, None, :]).astype(boxes.dtype)
     # min_decay = std::min(min_decay, d) from 1 over j < i: a NaN d leaves it; a zero min may
     # be -0 or +0 by which came first, so those rows take the C++'s steps
     dm = np.where(lower & ~np.isnan(d), d, t(np.inf))
-    min_decay = np.minimum(dm.min(axis=1), t(1)) if n else dm[:, 0]
-    for i in np.flatnonzero(min_decay == 0).tolist():
+    min_decay = np.minimum(dm.min(axis=2), t(1))
+    for k, i in zip(*np.nonzero(min_decay == 0)):
         m = t(1)
         for j in range(i):
-            m = min(m, d[i, j])
-        min_decay[i] = m
+            m = min(m, d[k, i, j])
+        min_decay[k, i] = m
     ds = min_decay * sc
-    sel, dec = [], []
-    if sc[0] > post_threshold:
-        sel.append(perm[0])
-        dec.append(sc[0])
-    for i in np.flatnonzero(~(ds[1:] <= post_threshold)).tolist():  # a NaN ds is kept
-        sel.append(perm[i + 1])
-        dec.append(ds[i + 1])
-    return sel, dec
+    ds[:, 0] = sc[:, 0]  # the top box keeps its score, if above post_threshold
+    keep = ~(ds <= post_threshold)  # a NaN decayed score is kept, as the C++'s `continue`
+    keep[:, 0] = sc[:, 0] > post_threshold
+    keep &= valid
+    k, i = np.nonzero(keep)
+    return at[k, i].tolist(), list(ds[k, i]), np.asarray(live)[k].tolist()
 
 
 @REGISTRY.register("pd_op.matrix_nms", since=1)
@@ -471,13 +496,10 @@ def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=
             iou_of = _iou_blocks(b[n], over.any(axis=0), [k if nms_top_k <= -1 else
                                                           min(k, nms_top_k) for k in sizes],
                                  normalized)
-            for c in fg:
-                sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold),
-                                             t(post_threshold), gaussian_sigma, nms_top_k,
-                                             normalized, use_gaussian, iou_of)
-                idx += sel
-                sc += dec
-                cls += [c] * len(sel)
+            idx, sc, rank = _matrix_nms_image(b[n], s[n, fg], t(score_threshold),
+                                              t(post_threshold), gaussian_sigma, nms_top_k,
+                                              normalized, use_gaussian, iou_of)
+            cls = [fg[r] for r in rank]
             k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
             best = np.asarray(_partial_desc(np.array(sc, b.dtype), range(len(idx)), k), np.int64)
             at = np.asarray(idx, np.int64)[best]
