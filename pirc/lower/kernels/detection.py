@@ -13,6 +13,7 @@ formulas, encoding to [targets, priors, 4] and decoding along `axis`.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 import torch
@@ -103,8 +104,20 @@ def _expand_aspect_ratios(ratios, flip):
 def prior_box(input, image, *, min_sizes=(), max_sizes=(), aspect_ratios=(),  # noqa: A002
               variances=(), flip=True, clip=True, step_w=0.0, step_h=0.0, offset=0.5,
               min_max_aspect_ratios_order=False):
-    fh, fw = int(input.shape[2]), int(input.shape[3])
-    ih, iw = int(image.shape[2]), int(image.shape[3])
+    out, var = _prior_boxes(int(input.shape[2]), int(input.shape[3]), int(image.shape[2]),
+                            int(image.shape[3]), tuple(min_sizes), tuple(max_sizes),
+                            tuple(aspect_ratios), tuple(variances), flip, clip, step_w, step_h,
+                            offset, min_max_aspect_ratios_order)
+    dt = input.dtype
+    return (torch.from_numpy(out.copy()).to(input.device).to(dt),
+            torch.from_numpy(var.copy()).to(input.device).to(dt))
+
+
+@functools.lru_cache(maxsize=64)
+def _prior_boxes(fh, fw, ih, iw, min_sizes, max_sizes, aspect_ratios, variances, flip, clip,
+                 step_w, step_h, offset, min_max_aspect_ratios_order):
+    """prior_box's (boxes, variances) as float32 arrays: they depend on shapes and attributes
+    only, so each model's layers compute theirs once (callers copy them)."""
     ratios = _expand_aspect_ratios(aspect_ratios, flip)
     if step_w == 0 or step_h == 0:
         sw, sh = F32(iw) / F32(fw), F32(ih) / F32(fh)
@@ -143,9 +156,7 @@ def prior_box(input, image, *, min_sizes=(), max_sizes=(), aspect_ratios=(),  # 
     if clip:
         out = np.minimum(np.maximum(out, 0.0), 1.0).astype(np.float32)
     var = np.broadcast_to(np.array(list(variances), np.float32), out.shape).copy()
-    dt = input.dtype
-    return (torch.as_tensor(out, device=input.device).to(dt),
-            torch.as_tensor(var, device=input.device).to(dt))
+    return out, var
 
 
 @REGISTRY.register("pd_op.anchor_generator", since=1)
