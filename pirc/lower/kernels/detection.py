@@ -104,8 +104,20 @@ def _expand_aspect_ratios(ratios, flip):
 def prior_box(input, image, *, min_sizes=(), max_sizes=(), aspect_ratios=(),  # noqa: A002
               variances=(), flip=True, clip=True, step_w=0.0, step_h=0.0, offset=0.5,
               min_max_aspect_ratios_order=False):
-    fh, fw = int(input.shape[2]), int(input.shape[3])
-    ih, iw = int(image.shape[2]), int(image.shape[3])
+    out, var = _prior_boxes(int(input.shape[2]), int(input.shape[3]), int(image.shape[2]),
+                            int(image.shape[3]), tuple(min_sizes), tuple(max_sizes),
+                            tuple(aspect_ratios), tuple(variances), flip, clip, step_w, step_h,
+                            offset, min_max_aspect_ratios_order)
+    dt = input.dtype
+    return (torch.from_numpy(out.copy()).to(input.device).to(dt),
+            torch.from_numpy(var.copy()).to(input.device).to(dt))
+
+
+@functools.lru_cache(maxsize=64)
+def _prior_boxes(fh, fw, ih, iw, min_sizes, max_sizes, aspect_ratios, variances, flip, clip,
+                 step_w, step_h, offset, min_max_aspect_ratios_order):
+    """prior_box's (boxes, variances) as float32 arrays: they depend on shapes and attributes
+    only, so each model's layers compute theirs once (callers copy them)."""
     ratios = _expand_aspect_ratios(aspect_ratios, flip)
     if step_w == 0 or step_h == 0:
         sw, sh = F32(iw) / F32(fw), F32(ih) / F32(fh)
@@ -144,9 +156,7 @@ def prior_box(input, image, *, min_sizes=(), max_sizes=(), aspect_ratios=(),  # 
     if clip:
         out = np.minimum(np.maximum(out, 0.0), 1.0).astype(np.float32)
     var = np.broadcast_to(np.array(list(variances), np.float32), out.shape).copy()
-    dt = input.dtype
-    return (torch.as_tensor(out, device=input.device).to(dt),
-            torch.as_tensor(var, device=input.device).to(dt))
+    return out, var
 
 
 @REGISTRY.register("pd_op.anchor_generator", since=1)
@@ -332,9 +342,55 @@ def jaccard(b1, b2, normalized):
     return inter / (_area(b1, normalized) + _area(b2, normalized) - inter)
 
 
-def _desc(scores, keep):
-    """Indices in `keep` by descending score, ties in index order (std::stable_sort)."""
-    return sorted(keep, key=lambda i: -scores[i])
+def _areas(b, normalized):
+    """_area of every row of b, [K, 4]."""
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    one = b.dtype.type(1)
+    a = w * h if normalized else (w + one) * (h + one)
+    return np.where((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]), b.dtype.type(0), a)
+
+
+def _py_min(a, b):
+    """Python's / std::min(a, b): b only when b < a (a NaN b leaves a)."""
+    return np.where(b < a, b, a)
+
+
+def _py_max(a, b):
+    """Python's / std::max(a, b): b only when b > a."""
+    return np.where(b > a, b, a)
+
+
+def jaccard_matrix(b1, b2, normalized):
+    """[len(b1), len(b2)] of jaccard(b1[i], b2[j]): the same IEEE operations in the boxes'
+    type, element for element, so every bit (NaN, inf, signed zero) is jaccard's."""
+    t = b1.dtype.type
+    p = [b1[:, k][:, None] for k in range(4)]
+    q = [b2[:, k][None, :] for k in range(4)]
+    apart = (q[0] > p[2]) | (q[2] < p[0]) | (q[1] > p[3]) | (q[3] < p[1])
+    norm = t(0 if normalized else 1)
+    iw = _py_min(p[2], q[2]) - _py_max(p[0], q[0]) + norm
+    ih = _py_min(p[3], q[3]) - _py_max(p[1], q[1]) + norm
+    inter = iw * ih
+    iou = inter / (_areas(b1, normalized)[:, None] + _areas(b2, normalized)[None, :] - inter)
+    return np.where(apart, t(0), iou)
+
+
+def _iou_blocks(boxes, candidates, sizes, normalized):
+    """For an image whose classes share their boxes: a function giving jaccard_matrix of
+    boxes[order] as a block of one matrix over the candidate boxes (those some class may
+    take), computed once -- when that matrix costs no more than the classes' own (`sizes`:
+    how many boxes each class takes); else None and each class computes its own."""
+    rows = np.flatnonzero(candidates)
+    if len(rows) > 64 and len(rows) ** 2 > 2 * sum(k * k for k in sizes):
+        return None
+    pos = np.zeros(len(boxes), np.int64)
+    pos[rows] = np.arange(len(rows))
+    iou = jaccard_matrix(boxes[rows], boxes[rows], normalized)
+
+    def block(order):  # order: [n] or [C, n] box indices; [.., n, n] IoUs
+        at = pos[order]
+        return iou[at[..., :, None], at[..., None, :]]
+    return block
 
 
 def _partial_desc(scores, perm, k):
@@ -342,7 +398,18 @@ def _partial_desc(scores, perm, k):
     step for step (stl_order.partial_sort), so ties and NaN scores (which that comparator
     cannot order) come out where Paddle's come out; the first k."""
     v = list(perm)
-    partial_sort(v, 0, k, len(v), lambda a, b: scores[a] > scores[b])
+    if k == 0:
+        return []
+    # distinct, non-NaN keys down to the (k+1)-th have one order: any sort gives it; only
+    # ties (or NaN) there need libstdc++'s own steps
+    key = np.asarray(scores, np.float64)[np.asarray(v, np.int64)]
+    if not np.isnan(key).any():
+        order = np.argsort(-key, kind="stable")
+        top = key[order[:k + 1]]
+        if not (top[:-1] == top[1:]).any():
+            return [v[i] for i in order[:k].tolist()]
+    s = scores.tolist() if isinstance(scores, np.ndarray) else scores
+    partial_sort(v, 0, k, len(v), lambda a, b: s[a] > s[b])
     return v[:k]
 
 
@@ -353,44 +420,75 @@ def _linear_decay(iou, max_iou, t):
 
 
 def _matrix_nms_class(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
-                      gaussian):
-    t = boxes.dtype.type
-    s = [float(v) for v in scores]  # float32 / float64 to double: comparisons unchanged
-    perm = [i for i in range(len(s)) if not s[i] <= score_threshold]  # remove_if, stable
-    if not perm:
-        return [], []
-    n = len(perm) if top_k <= -1 else min(len(perm), top_k)
-    if n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
-        raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
-                         "kernel crashes on it (SIGSEGV); use -1 for every box")
-    perm = _partial_desc(s, perm, n)
-    iou = [[t(0)] * n for _ in range(n)]
-    iou_max = [t(0)] * n
-    for i in range(1, n):
-        m = t(0)
-        for j in range(i):
-            iou[i][j] = jaccard(boxes[perm[i]], boxes[perm[j]], normalized)
-            m = max(m, iou[i][j])  # std::max(m, iou): a NaN iou leaves m
-        iou_max[i] = m
-    sel, dec = [], []
-    if scores[perm[0]] > post_threshold:
-        sel.append(perm[0])
-        dec.append(scores[perm[0]])
-    for i in range(1, n):
-        min_decay = t(1)
-        for j in range(i):
-            if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
-                arg = float((iou_max[j] * iou_max[j] - iou[i][j] * iou[i][j]) * t(sigma))
-                d = t(c_numerics.expf(arg) if t is np.float32 else c_numerics.exp(arg))
-            else:
-                d = _linear_decay(iou[i][j], iou_max[j], t)
-            min_decay = min(min_decay, d)  # std::min(min_decay, d): a NaN d leaves it
-        ds = min_decay * scores[perm[i]]
-        if ds <= post_threshold:
-            continue
-        sel.append(perm[i])
-        dec.append(ds)
+                      gaussian, iou_of=None):
+    """One class of MatrixNMSKernel: (kept box indices, their decayed scores)."""
+    sel, dec, _ = _matrix_nms_image(boxes, scores[None], score_threshold, post_threshold,
+                                    sigma, top_k, normalized, gaussian, iou_of)
     return sel, dec
+
+
+def _matrix_nms_image(boxes, scores, score_threshold, post_threshold, sigma, top_k, normalized,
+                      gaussian, iou_of=None):
+    """MatrixNMSKernel's classes of one image at once: scores [C, M] (a row per class) ->
+    (kept box indices, their decayed scores, their rows of `scores`), class by class in the
+    C++'s order. Each class's [n, n] block of IoUs and decays is the C++ loops' values
+    element for element; the classes are padded to the longest and masked."""
+    t = boxes.dtype.type
+    perms = []
+    for row in scores:
+        perm = np.flatnonzero(~(row <= score_threshold)).tolist()  # remove_if, stable
+        n = len(perm) if top_k <= -1 else min(len(perm), top_k)
+        if perm and n == 0:  # nms_top_k 0: the C++ then writes iou_max[0] of an empty vector
+            raise ValueError("matrix_nms: nms_top_k 0 keeps no box to decay against; Paddle's "
+                             "kernel crashes on it (SIGSEGV); use -1 for every box")
+        perms.append(_partial_desc(row, perm, n) if perm else [])
+    live = [r for r, p in enumerate(perms) if p]
+    if not live:
+        return [], [], []
+    c, n = len(live), max(len(perms[r]) for r in live)
+    at = np.zeros((c, n), np.int64)
+    valid = np.zeros((c, n), bool)
+    for k, r in enumerate(live):
+        at[k, :len(perms[r])] = perms[r]
+        valid[k, :len(perms[r])] = True
+    sc = scores[np.asarray(live)[:, None], at]
+    if iou_of is not None:
+        iou = iou_of(at)
+    else:
+        iou = np.zeros((c, n, n), boxes.dtype)
+        for k, r in enumerate(live):
+            box = boxes[perms[r]]
+            iou[k, :len(box), :len(box)] = jaccard_matrix(box, box, normalized)
+    # iou[i, j] for j < i (the C++ fills only those); iou_max[i] = std::max over them from
+    # 0: a NaN never wins and neither does anything <= 0, so the max of the positive ones
+    lower = np.tri(n, n, -1, dtype=bool)[None] & valid[:, None, :] & valid[:, :, None]
+    iou_max = np.where(lower & (iou > 0), iou, t(0)).max(axis=2)
+    if gaussian:  # std::exp((max_iou^2 - iou^2) * sigma) in T: expf for float
+        arg = (iou_max[:, None, :] * iou_max[:, None, :] - iou * iou) * t(sigma)
+        fn = c_numerics.expf if t is np.float32 else c_numerics.exp
+        d = np.zeros((c, n, n), boxes.dtype)
+        # expf of each distinct argument once (disjoint boxes repeat one per column)
+        args, back = np.unique(arg[lower], return_inverse=True)
+        d[lower] = np.array([fn(x) for x in args.tolist()], boxes.dtype)[back]
+    else:  # decay_score<T, false>: (1. - iou) / (1. - max_iou) in double, cast to T
+        d = ((np.float64(1.0) - iou.astype(np.float64))
+             / (np.float64(1.0) - iou_max.astype(np.float64))[:, None, :]).astype(boxes.dtype)
+    # min_decay = std::min(min_decay, d) from 1 over j < i: a NaN d leaves it; a zero min may
+    # be -0 or +0 by which came first, so those rows take the C++'s steps
+    dm = np.where(lower & ~np.isnan(d), d, t(np.inf))
+    min_decay = np.minimum(dm.min(axis=2), t(1))
+    for k, i in zip(*np.nonzero(min_decay == 0)):
+        m = t(1)
+        for j in range(i):
+            m = min(m, d[k, i, j])
+        min_decay[k, i] = m
+    ds = min_decay * sc
+    ds[:, 0] = sc[:, 0]  # the top box keeps its score, if above post_threshold
+    keep = ~(ds <= post_threshold)  # a NaN decayed score is kept, as the C++'s `continue`
+    keep[:, 0] = sc[:, 0] > post_threshold
+    keep &= valid
+    k, i = np.nonzero(keep)
+    return at[k, i].tolist(), list(ds[k, i]), np.asarray(live)[k].tolist()
 
 
 @REGISTRY.register("pd_op.matrix_nms", since=1)
@@ -411,21 +509,31 @@ def matrix_nms(bboxes, scores, *, score_threshold=0.0, nms_top_k=-1, keep_top_k=
     with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
         for n in range(s.shape[0]):
             idx, sc, cls = [], [], []
-            for c in range(s.shape[1]):
-                if c == background_label:
-                    continue
-                sel, dec = _matrix_nms_class(b[n], s[n, c], t(score_threshold),
-                                             t(post_threshold), gaussian_sigma, nms_top_k,
-                                             normalized, use_gaussian)
-                idx += sel
-                sc += dec
-                cls += [c] * len(sel)
+            fg = [c for c in range(s.shape[1]) if c != background_label]
+            over = ~(s[n, fg] <= t(score_threshold))
+            sizes = over.sum(axis=1).tolist()
+            iou_of = _iou_blocks(b[n], over.any(axis=0), [k if nms_top_k <= -1 else
+                                                          min(k, nms_top_k) for k in sizes],
+                                 normalized)
+            idx, sc, rank = _matrix_nms_image(b[n], s[n, fg], t(score_threshold),
+                                              t(post_threshold), gaussian_sigma, nms_top_k,
+                                              normalized, use_gaussian, iou_of)
+            cls = [fg[r] for r in rank]
             k = len(idx) if keep_top_k < 0 else min(len(idx), keep_top_k)
-            for p in _partial_desc([float(v) for v in sc], range(len(idx)), k):
-                rows.append([t(cls[p]), sc[p], *b[n, idx[p]]])
-                index.append(n * s.shape[2] + idx[p])
+            best = np.asarray(_partial_desc(np.array(sc, b.dtype), range(len(idx)), k), np.int64)
+            at = np.asarray(idx, np.int64)[best]
+            rows += _rows(np.asarray(cls, b.dtype)[best], np.array(sc, b.dtype)[best], b[n, at])
+            index += (n * s.shape[2] + at).tolist()
             counts.append(k)
     return _detections(rows, index, counts, b, bboxes.device)
+
+
+def _rows(label, score, box):
+    """[label, score, box] rows of the output for arrays of the boxes' type (a list of lists
+    of Python floats, which hold those values exactly)."""
+    out = np.empty((len(box), box.shape[-1] + 2), box.dtype)
+    out[:, 0], out[:, 1], out[:, 2:] = label, score, box
+    return out.tolist()
 
 
 def _detections(rows, index, counts, b, device):
@@ -435,19 +543,34 @@ def _detections(rows, index, counts, b, device):
             torch.tensor(counts, dtype=torch.int32, device=device))
 
 
-def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized):
+def _nms_fast(boxes, scores, score_threshold, nms_threshold, eta, top_k, normalized,
+              iou_of=None):
     """NMSFast: greedy over the boxes above score_threshold by score (top_k of them); eta < 1
     shrinks the threshold after each kept box while it is above 0.5."""
-    order = _desc(scores, [i for i in range(len(scores)) if scores[i] > score_threshold])
+    above = np.flatnonzero(scores > score_threshold)
+    # std::stable_sort by descending score (NaN is not above the threshold)
+    order = above[np.argsort(-scores[above], kind="stable")]
     if top_k > -1:
         order = order[:top_k]
+    # ok[i, k]: candidate i survives kept box k (jaccard <= thr; a NaN IoU suppresses)
+    iou = iou_of(order) if iou_of else jaccard_matrix(boxes[order], boxes[order], normalized)
+    order = order.tolist()
     kept, thr = [], nms_threshold
-    for i in order:
-        if all(jaccard(boxes[i], boxes[k], normalized) <= thr for k in kept):
+    if not (eta < 1):  # a fixed threshold: each kept box strikes out the candidates it overlaps
+        # bit j of ok[k]: candidate j survives box k; the live candidates are a bit set too
+        ok = np.packbits((iou <= thr).T, axis=1, bitorder="little")
+        alive, i = (1 << len(order)) - 1, 0
+        while alive:
             kept.append(i)
-            if eta < 1 and thr > 0.5:
+            alive &= int.from_bytes(ok[i].tobytes(), "little") & ~((2 << i) - 1)
+            i = (alive & -alive).bit_length() - 1  # the next live candidate
+        return [order[i] for i in kept]
+    for i in range(len(order)):
+        if (iou[i, kept] <= thr).all():
+            kept.append(i)
+            if thr > 0.5:
                 thr *= eta
-    return kept
+    return [order[i] for i in kept]
 
 
 def _nms_images(b, s, rois_num):
@@ -486,19 +609,29 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
     with np.errstate(all="ignore"):  # inf and NaN are results here, as in the C++
         for boxes_of, scores_of, index_of, box_order in _nms_images(b, s, rois_num):
             picked = {}
+            fg = [c for c in range(s.shape[1]) if c != background_label]
+            iou_of = None
+            if not box_order and len(scores_of(0)):  # the classes share the image's boxes
+                over = np.stack([scores_of(c) for c in fg]) > t(score_threshold) if fg else \
+                    np.zeros((0, len(scores_of(0))), bool)
+                sizes = over.sum(axis=1).tolist()
+                iou_of = _iou_blocks(boxes_of(0), over.any(axis=0), [
+                    k if nms_top_k <= -1 else min(k, nms_top_k) for k in sizes], normalized)
             if len(scores_of(0)):
-                for c in range(s.shape[1]):
-                    if c != background_label:
-                        kept = _nms_fast(boxes_of(c), scores_of(c), t(score_threshold),
-                                         t(nms_threshold), t(nms_eta), nms_top_k, normalized)
-                        picked[c] = sorted(kept) if box_order else kept
+                for c in fg:
+                    kept = _nms_fast(boxes_of(c), scores_of(c), t(score_threshold),
+                                     t(nms_threshold), t(nms_eta), nms_top_k, normalized, iou_of)
+                    picked[c] = sorted(kept) if box_order else kept
             total = sum(len(v) for v in picked.values())
             if -1 < keep_top_k < total:
                 pairs = [(scores_of(c)[i], c, i) for c in sorted(picked) for i in picked[c]]
                 # std::stable_sort by SortScorePairDescend on std::pair<float, ...>: float64
                 # scores compare as float, NaN as libstdc++'s merge steps leave it
                 pairs = [(float(np.float32(v)), c, i) for v, c, i in pairs]
-                stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                if any(v != v for v, _, _ in pairs):
+                    stl_order.stable_sort(pairs, lambda a, b: a[0] > b[0])
+                else:  # a strict weak order: every stable sort gives std::stable_sort's
+                    pairs.sort(key=lambda p: -p[0])
                 pairs = pairs[:keep_top_k]
                 picked = {}
                 for _, c, i in pairs:
@@ -507,9 +640,9 @@ def multiclass_nms3(bboxes, scores, rois_num=None, *, score_threshold=0.0, nms_t
                     picked = {c: sorted(v) for c, v in picked.items()}
                 total = keep_top_k
             for c in sorted(picked):
-                for i in picked[c]:
-                    rows.append([t(c), scores_of(c)[i], *boxes_of(c)[i]])
-                    index.append(index_of(c, i))
+                at = np.asarray(picked[c], np.int64)
+                rows += _rows(t(c), scores_of(c)[at], boxes_of(c)[at])
+                index += [index_of(c, i) for i in picked[c]]
             counts.append(total)
     return _detections(rows, index, counts, b, bboxes.device)
 
