@@ -25,3 +25,20 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("pirc", derandomize=True, database=None, deadline=None)
 settings.load_profile("pirc")
+
+
+import resource  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _address_space_limit_is_restored():
+    """A test that runs a tool's entry point in this process (`tools.fuzz replay` caps the
+    address space at its --memory-mb, 2 GiB by default, as its workers do) must not leave the
+    cap on the rest of the session: torch's and oneDNN's later allocations fail under it
+    ("could not create a primitive"), on whichever test happens to cross 2 GiB first."""
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    yield
+    if resource.getrlimit(resource.RLIMIT_AS) != before:
+        resource.setrlimit(resource.RLIMIT_AS, before)
