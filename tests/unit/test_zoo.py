@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from functools import lru_cache
 
 import numpy as np
 import pytest
 from upgrade_oracle import assert_upgrade_matches
-from zoo_cases import (assert_params_rebuilt, ROOT, RELEASES, assert_close, crossload_cases, expected, gen_log, inputs, params,
+from zoo_cases import (assert_params_rebuilt, load, upgraded, ROOT, RELEASES, assert_close, crossload_cases, expected, gen_log, inputs, params,
                        saved_cases, source_of)
 
 import pirc
@@ -32,18 +31,6 @@ VISION = {"resnet18", "resnet50_w16", "mobilenet_v1", "mobilenet_v2", "mobilenet
           "shufflenet_v2_x0_25", "squeezenet1_0", "densenet121", "googlenet", "inception_v3", "vgg11",
           "alexnet"}
 NLP = {"bert", "ernie", "gpt", "llama"}
-
-
-@lru_cache(maxsize=8)
-def load(path) -> pirc.Program:
-    return pirc.load(str(path))
-
-
-@lru_cache(maxsize=4)
-def upgraded(path) -> pirc.Program:
-    program = pirc.load(str(path))
-    pirc.upgrade(program)
-    return program
 
 
 def xfail_unless_lowered(program) -> None:

@@ -11,11 +11,10 @@ loading it. No xfail: a model of this zoo that does not run is a failure.
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import pytest
 from upgrade_oracle import assert_upgrade_matches
-from zoo_cases import (assert_params_rebuilt, ZOO2, assert_close, crossload_cases, expected, gen_log, inputs, params, saved_cases,
+from zoo_cases import (assert_params_rebuilt, load, upgraded, ZOO2, assert_close, crossload_cases, expected, gen_log, inputs, params, saved_cases,
                        source_of)
 
 import pirc
@@ -25,18 +24,6 @@ SAVED = saved_cases(ZOO2)
 RUNS = saved_cases(ZOO2, labelled=True)
 CROSSLOADED = crossload_cases(ZOO2)
 CROSSLOADED_RUNS = crossload_cases(ZOO2, labelled=True)
-
-
-@lru_cache(maxsize=8)
-def load(path) -> pirc.Program:
-    return pirc.load(str(path))
-
-
-@lru_cache(maxsize=4)
-def upgraded(path) -> pirc.Program:
-    program = pirc.load(str(path))
-    pirc.upgrade(program)
-    return program
 
 
 def test_the_second_zoo_holds_its_models_in_both_releases():

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+import pirc
 from pirc.ir.types import ELEMENT_TYPE_NAMES
 from pirc.runtime.params import DTYPES, ELEMENT_CODES, parameter_types
 from tools.zoo_weights import value
@@ -98,6 +99,20 @@ def _gen_log(release: str, zoo: Path) -> dict:
     return json.loads((zoo / release / f"gen_log.{release}.json").read_text())["models"]
 
 
+@lru_cache(maxsize=8)
+def load(path) -> pirc.Program:
+    """A zoo program, read once per test session (several tests run each one)."""
+    return pirc.load(str(path))
+
+
+@lru_cache(maxsize=4)
+def upgraded(path) -> pirc.Program:
+    """A 3.0.0 zoo program after pirc's upgrade, made once per test session."""
+    program = pirc.load(str(path))
+    pirc.upgrade(program)
+    return program
+
+
 def params(program, case: ZooCase) -> dict[str, np.ndarray]:
     """Every builtin.parameter of the program: the model's constants (MODEL.VER.constants.npz:
     tensors its forward built eagerly, which jit.save made parameters named eager_tmp_N), the
@@ -120,10 +135,8 @@ def params(program, case: ZooCase) -> dict[str, np.ndarray]:
 def assert_params_rebuilt(program, case: ZooCase, path: Path) -> None:
     """tools/zoo_weights.py + pirc.write_params rebuild the .pdiparams Paddle wrote (gen_log's
     size and sha256), byte for byte: `path` is a scratch file."""
-    from pirc import write_params
-
     log = gen_log(case.release, case.zoo)[case.model]
-    write_params(str(path), params(program, case), program)
+    pirc.write_params(str(path), params(program, case), program)
     data = path.read_bytes()
     assert len(data) == log["pdiparams_bytes"]
     assert hashlib.sha256(data).hexdigest() == log["pdiparams_sha256"]
