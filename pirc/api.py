@@ -103,6 +103,8 @@ def lower(program: Program, params=None, device: str = "cpu", pipeline: str | No
     `.pdiparams` file.  `pipeline`: a pass pipeline run first, with the parameters, on a
     copy of the program: `"param-fold,cse,dce"` computes what depends on parameters only
     once and shares repeated computations (the lowering itself emits one call per op).
+    None (the default) runs the device's pipeline: `npu` on device npu (its fusion passes
+    make the fused ops that lower to torch_npu calls), none elsewhere; `""` runs none.
     The module's forward takes the feeds (pd_op.data names, in program order) and returns a
     tuple of the fetched values in fetch order.  Every op must have a lowering at the
     program's PIR version; otherwise one LoweringError lists them all.

@@ -361,7 +361,27 @@ def render_coverage() -> str:
         out.append(f"| `{r.name}` | " + " | ".join(
             "-" if not r.in_version[v] else ("lowered" if r.lowered[v] else "not yet")
             for v in vs) + " |")
+    out += npu_section(vs)
     return "\n".join(out) + "\n"
+
+
+def npu_section(vs: list[int]) -> list[str]:
+    """pirc's own npu dialect (dialects/npu.yaml): each op, the torch_npu call it is, and
+    whether a kernel covers it at each PIR version (the op-version table)."""
+    doc = yaml.safe_load((ROOT / "dialects" / "npu.yaml").read_text())
+    table = load_table()
+    out = ["", "## The npu dialect", "",
+           "pirc's own ops (dialects/npu.yaml, docs/NPU.md): one per torch_npu fused call, made by",
+           "the `npu` pipeline's fusions where Paddle has no fused op of its own. Each lowers to its",
+           "`pirc.lower.npu.ops` entry point: torch_npu on an NPU tensor, the CPU reference elsewhere.", "",
+           "| op | torch_npu call | " + " | ".join(f"PIR {v}" for v in vs) + " |",
+           "|---|---|" + "---|" * len(vs)]
+    for short, revisions in doc["ops"].items():
+        name = f"npu.{short}"
+        ranges_ = table.get(name, ())
+        out.append(f"| `{name}` | `torch_npu.{revisions[-1]['kernel']}` | " + " | ".join(
+            "lowered" if covers(ranges_, v) else "not yet" for v in vs) + " |")
+    return out
 
 
 def load_first_records() -> dict[str, dict]:

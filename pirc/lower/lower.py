@@ -1,15 +1,17 @@
 """`lower(program, params, device, pipeline=None)`: a PIR program as a torch.fx.GraphModule.
 
-Steps: with `pipeline`, run that pass pipeline on a copy of the program with the parameters
-first (`param-fold,cse,dce` does what this module once did on the fx graph: folding and
-sharing are passes, visible in the IR, docs/PASSES.md); import the kernel modules (they
+Steps: with `pipeline` (on device npu by default the `npu` pipeline, whose fusion passes
+make the fused ops), run that pass pipeline on a copy of the program with the parameters
+first (`param-fold,cse,dce` does what this module once did on the fx graph: folding,
+sharing and fusion are passes, visible in the IR, docs/PASSES.md); import the kernel modules (they
 register into the versioned registry); find every op with no lowering at the program's PIR
 version and refuse them all in one error, before building anything; bind the parameters
 (module buffers named after the Paddle parameter, made Python identifiers;
 `gm.pirc_parameters` maps them back); build the graph node by node, one call per op
-(graph_builder, control_flow); for `device="npu"` apply the torch_npu fusion rewrite;
-replace kernel calls by the torch calls they make where the static types decide them
-(specialize).  The lowering makes no folding, sharing or fusion decision of its own.
+(graph_builder, control_flow), on device npu a Paddle fused op or an npu.* op as its one
+torch_npu call (npu/emit.py: chosen from that op alone); replace kernel calls by the torch
+calls they make where the static types decide them (specialize).  The lowering makes no
+folding, sharing or fusion decision of its own.
 
 The module's forward takes the feeds (pd_op.data, in program order) and returns a tuple of
 the fetched values in fetch (`col`) order; a program without fetch ops returns every value
@@ -35,6 +37,10 @@ from .specialize import specialize_calls
 from .values import torch_dtype_of_type
 
 DEVICES = ("cpu", "npu", "cuda")
+# The pipeline `lower(..., pipeline=None)` runs first, per device: on npu the `npu` pipeline
+# (pipelines/npu.yaml: the portable and the device fusions), so that a Python user gets the
+# fused torch_npu calls the fusion passes make; elsewhere none.  `pipeline=""` runs none.
+DEFAULT_PIPELINES = {"npu": "npu"}
 
 
 class NpuFallbackWarning(PircWarning):
@@ -142,12 +148,15 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     """The program as a torch.fx.GraphModule (see the module docstring).
 
     `pipeline`: a pass pipeline (`param-fold,cse,dce`) run first, with the parameters, on a
-    copy of the program (the program given is not changed).  `registry`: the op registry to
+    copy of the program (the program given is not changed); None: the device's default
+    (DEFAULT_PIPELINES: `npu` on device npu, none elsewhere); "": none.  `registry`: the op registry to
     resolve kernels in (tests pass their own).
     """
     if device not in DEVICES:
         raise LoweringError(f"unknown device {device!r}; use one of {', '.join(DEVICES)}")
-    if pipeline is not None:
+    if pipeline is None:
+        pipeline = DEFAULT_PIPELINES.get(device)
+    if pipeline:
         program, params = optimised_copy(program, params, pipeline, device)
     load_kernels()
     check_lowerable(program, registry)
