@@ -45,6 +45,7 @@ from ..errors import LoweringError, PircError, excerpt
 from ..ir.types import DenseTensorArrayType
 from . import eager_regions
 from .eager_regions import eager_if, eager_while
+from .failures import OP_META
 
 
 try:
@@ -297,7 +298,7 @@ def _subgraph(builder, region, leading_args: list, leading_hints: list[str], cap
     return sub, outer, yielded
 
 
-def _finish(sub, outputs: list, types: list) -> fx.GraphModule:
+def _finish(sub, outputs: list, types: list, owner) -> fx.GraphModule:
     """The region's graph returning `outputs` (their PIR types in `types`).  A tensor array
     (a Python list, run eagerly only: `_refuse_arrays`) is handed back as it is: the list its
     kernels wrote is what the enclosing graph reads next."""
@@ -312,6 +313,7 @@ def _finish(sub, outputs: list, types: list) -> fx.GraphModule:
             continue
         if node.op == "placeholder" or node in seen:
             node = sub.graph.call_function(torch.clone, (node,))
+            node.meta[OP_META] = sub.ctx.origin(owner)  # the region's own copy: its op's
         seen.add(node)
         fixed.append(node)
     sub.graph.output(tuple(fixed))
@@ -346,7 +348,7 @@ def lower_if(builder, op) -> None:
         extra = [sub.env[v] for v in written]
         types = [r.type for r in op.results] + [v.type for v in written]
         branches.append(builder.graph.get_attr(builder.ctx.add_submodule(label, _finish(sub, yielded + extra,
-                                                                                        types))))
+                                                                                        types, op))))
     g = builder.graph
     scalar_pred = g.call_function(torch.all, (pred,))
     node = g.call_function(cond, (scalar_pred, branches[0], branches[1], tuple(outer), _where(op)))
@@ -388,7 +390,7 @@ def lower_while(builder, op) -> None:
                             f"and {len(args)} loop values")
     yielded = yielded[:1] + [yielded[1 + k] for k in live] + [body.env[v] for v in written]
     types = [v.type for v in [cond] + inputs + written]  # inputs: the live ones
-    body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded, types))
+    body_name = builder.ctx.add_submodule("body_graph", _finish(body, yielded, types, op))
 
     # The condition graph takes the same arguments as the body and reads the carried cond.
     cg = fx.Graph()
@@ -397,7 +399,9 @@ def lower_while(builder, op) -> None:
         cg.placeholder(f"arg_{i}")
     for i in range(len(outer)):
         cg.placeholder(f"captured_{i}")
-    cg.output(cg.call_function(torch.all, (first,)))
+    ready = cg.call_function(torch.all, (first,))
+    ready.meta[OP_META] = builder.ctx.origin(op)
+    cg.output(ready)
     cond_name = builder.ctx.add_submodule("cond_graph", fx.GraphModule(builder.ctx.root, cg))
 
     g = builder.graph

@@ -55,16 +55,13 @@ def python_name(text: str, taken: set[str], fallback: str = "v") -> str:
 class LoweringContext:
     """What all graphs of one lowering share: the root module, the version, naming."""
 
-    def __init__(self, root: torch.nn.Module, version: int, registry=REGISTRY, emitters=None,
-                 fetchless_block=None):
+    def __init__(self, root: torch.nn.Module, version: int, registry=REGISTRY, emitters=None):
         self.root = root
         self.version = version
         self.registry = registry
         # device npu: the (op, semantic version) pairs that lower to one torch_npu fused call
         # when the op allows (pirc.lower.npu.emit.EMITTERS); None on other devices
         self.emitters = emitters
-        # the top block of a program without fetch ops: its unused values are outputs
-        self.fetchless_block = fetchless_block
         self.program = None  # set by lower(): where each op stands (origin)
         self._paths: dict | None = None
         self.attr_names: set[str] = set()
@@ -377,8 +374,7 @@ class GraphBuilder:
             return False
         args, kwargs = self.arguments(op, entry)
         from .npu.emit import emit
-        outputs_unused = self.ctx.fetchless_block is not None and op.parent_block() is self.ctx.fetchless_block
-        nodes = emit(self.graph, op, entry.since, args, kwargs, outputs_unused)
+        nodes = emit(self.graph, op, entry.since, args, kwargs)
         if nodes is None:
             return False
         self._last_call = None

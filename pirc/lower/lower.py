@@ -166,8 +166,7 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     if device == "npu":
         from .npu.emit import EMITTERS
         emitters = EMITTERS
-    fetchless = None if any(op.name == "pd_op.fetch" for op in program.block.ops) else program.block
-    ctx = LoweringContext(root, program.version, registry, emitters, fetchless)
+    ctx = LoweringContext(root, program.version, registry, emitters)
     ctx.program = program
     param_map = bind_parameters(program, params, ctx)
     builder = GraphBuilder(ctx)
@@ -248,9 +247,36 @@ def optimised_copy(program, params, pipeline: str, device: str):
     for original, cloned in zip(program.walk(), copy.walk()):
         if original in where:
             copy.locations[cloned] = where[original]
+    _pin_outputs(copy)
     pass_device = "npu" if device == "npu" else "cpu"  # passes know cpu and npu; cuda runs cpu's
     result = run_pipeline(copy, pipeline, device=pass_device, params=params)
     return copy, result.params
+
+
+def _pin_outputs(program) -> None:
+    """A program without fetch ops returns every unused value the lowering binds (lower's
+    docstring): to the passes those are dead, and dce would remove them.  Give each one the
+    fetch it stands for (named `out{i}` as the lowering names them), so the optimised copy
+    returns what the program given returns."""
+    from ..ir.attrs import int32_attr, str_attr
+    from ..ir.builder import append_op
+    from ..ir.registry import op_class
+    from ..ir.types import DenseTensorType
+
+    block = program.block
+    if any(op.name == "pd_op.fetch" for op in block.ops):
+        return
+    # what the builder binds: one-result ops' results (a multi-result op's only where used)
+    unused = [op.results[0] for op in block.ops
+              if len(op.results) == 1 and op.name not in _UNBOUND and not op.results[0].uses
+              and isinstance(op.results[0].type, DenseTensorType)]
+    fetch = op_class("pd_op.fetch", program.version)
+    for col, value in enumerate(unused):
+        append_op(fetch, [value], [value.type], {"name": str_attr(f"out{col}"),
+                                                 "col": int32_attr(col)}, block)
+
+
+_UNBOUND = frozenset({"builtin.combine", "builtin.split", "builtin.slice", "cf.yield"})
 
 
 def _read_params_file(program, params):

@@ -45,11 +45,8 @@ class Emitter:
 class OpView:
     """What an emitter may read of one PIR op: attributes, static types, result uses."""
 
-    def __init__(self, op, outputs_unused: bool):
+    def __init__(self, op):
         self.op = op
-        # A program without fetch ops returns every unused top-level value (lower.py): there an
-        # unused result is an output, and so in use.
-        self._unused_are_outputs = outputs_unused
 
     def attr(self, name: str, default=None):
         a = self.op.attributes.get(name)
@@ -67,9 +64,10 @@ class OpView:
         return self.shape(self.op.operands[i]) if self.has(i) else None
 
     def used(self, i: int) -> bool:
-        if i >= len(self.op.results):
-            return False
-        return bool(self.op.results[i].uses) or self._unused_are_outputs
+        """Whether result i has a use.  (An unused result is never an output: a program
+        without fetch ops returns the unused values the lowering binds, and it binds a
+        multi-result op's results only where used: GraphBuilder.bind_results.)"""
+        return i < len(self.op.results) and bool(self.op.results[i].uses)
 
 
 @dataclass
@@ -284,21 +282,20 @@ def fc(e: Emit):
 # -- the lowering's entry ---------------------------------------------------------------
 
 
-def emit(graph: fx.Graph, op, semantic: int, args: tuple, attrs: dict,
-         outputs_unused: bool) -> dict | None:
+def emit(graph: fx.Graph, op, semantic: int, args: tuple, attrs: dict) -> dict | None:
     """The nodes standing for op's used results, or None: no emitter, or it declines."""
     entry = EMITTERS.get((op.name, semantic))
     if entry is None:
         return None
-    view = OpView(op, outputs_unused)
+    view = OpView(op)
     if entry.when(op, view) is not None:
         return None
     return entry.build(Emit(graph, view, args, attrs))
 
 
-def why_not(op, semantic: int, outputs_unused: bool = False) -> str | None:
+def why_not(op, semantic: int) -> str | None:
     """Why op does not lower to its fused call on device npu (None: it does)."""
     entry = EMITTERS.get((op.name, semantic))
     if entry is None:
         return f"no npu emitter for {op.name} at semantic version {semantic}"
-    return entry.when(op, OpView(op, outputs_unused))
+    return entry.when(op, OpView(op))

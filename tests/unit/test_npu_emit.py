@@ -1,0 +1,261 @@
+"""Device npu: each Paddle fused op lowers to its one torch_npu call, chosen from the op alone
+(pirc/lower/npu/emit.py), on the per-op Paddle fixtures; every fx node names its PIR op and
+where it stands; lower(device="npu") runs the npu pipeline unless told otherwise."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import pirc.api as api
+from pirc.lower.failures import OP_META, OpOrigin
+from pirc.lower.npu import emit, ops, reference
+from pirc.lower.npu.schema_check import check_call, load_schemas
+
+REPO = Path(__file__).resolve().parents[2]
+OPS = REPO / "tests" / "fixtures" / "ops"
+RELEASES = ("3.0.0", "3.3.1")
+
+
+def fused_calls(gm) -> Counter:
+    """The pirc.lower.npu.ops entry points the graph (and its subgraphs) calls, by name."""
+    return Counter(n.target.__name__ for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
+                   for n in m.graph.nodes
+                   if n.op == "call_function" and getattr(n.target, "__module__", "") == ops.__name__)
+
+
+def op_fixture(name, release):
+    base = OPS / release / f"{name}.{release}"
+    io = np.load(f"{base}.io.npz")
+    feeds = {k[4:]: torch.from_numpy(io[k]) for k in io.files if k.startswith("in__")}
+    outs = [io[f"out__{i}"] for i in range(sum(k.startswith("out__") for k in io.files))]
+    params = f"{base}.pdiparams" if Path(f"{base}.pdiparams").exists() else None
+    return api.load(f"{base}.json"), params, feeds, outs
+
+
+# fixture -> the calls device npu makes of it (what each op's emitter accepts, and why not)
+EXPECTED = {
+    # fc: four of five fold every dim but the last (in_num_col_dims = rank - 1); one is relu;
+    # fetch 3 (rank 3, in_num_col_dims 1) folds two dims into the row: its kernel
+    "fc": {"npu_linear": 4},
+    "gelu": {"npu_gelu": 2},  # erf and tanh
+    "layer_norm": {"npu_layer_norm_eval": 4},  # no statistics fetched
+}
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fused_op_lowers_to_its_torch_npu_call_and_keeps_paddles_numbers(name, release, monkeypatch):
+    program, params, feeds, paddle_out = op_fixture(name, release)
+    npu = api.lower(program, params, device="npu")
+    assert fused_calls(npu) == EXPECTED[name]
+    assert not fused_calls(api.lower(program, params))
+    # the NPU branch forced, torch_npu replaced by a recorder: each call binds to the schemas
+    calls = []
+
+    def record(fn, *args, **kwargs):
+        calls.append((fn, len(args), tuple(kwargs)))
+        return getattr(reference, fn)(*args, **kwargs)
+
+    monkeypatch.setattr(ops, "on_npu", lambda t: isinstance(t, torch.Tensor))
+    monkeypatch.setattr(ops, "npu_call", record)
+    out = npu(**feeds)
+    assert Counter(c[0] for c in calls) == EXPECTED[name]
+    for version in ("2.13.0", "2.14.0"):
+        for call in calls:
+            assert check_call(load_schemas(version), *call) == [], (version, call)
+    assert len(out) == len(paddle_out)
+    for got, want in zip(out, paddle_out):
+        np.testing.assert_allclose(got.numpy(), want, atol=1e-5, rtol=1e-4)
+
+
+def test_fc_relu_is_the_linear_call_then_relu():
+    program, params, feeds, _ = op_fixture("fc", "3.3.1")
+    npu = api.lower(program, params, device="npu")
+    relus = [n for n in npu.graph.nodes if n.target is torch.relu]
+    assert len(relus) == 1 and relus[0].args[0].target is ops.npu_linear
+    declined = [op for op in program.walk() if op.name == "pd_op.fc"
+                and emit.why_not(op, 1) is not None]
+    assert [emit.why_not(op, 1) for op in declined] == [
+        "in_num_col_dims does not fold every dim but the last (npu_linear does)"]
+
+
+# -- decisions from the op alone: result uses, attributes, static types ---------------------
+
+DATA = ('"pd_op.data" () {{dtype:float32,name:"{name}",place:Place(undefined:0),shape:[{dims}],'
+        'stop_gradient:[true]}} : () -> tensor<{shape}xf32>')
+
+
+def data(name, *dims):
+    return DATA.format(name=name, dims=",".join(map(str, dims)), shape="x".join(map(str, dims)))
+
+
+def fetch(v, col, t):
+    return (f'"pd_op.fetch" ({v}) {{col:{col},name:"f{col}",persistable:[true],'
+            f'stop_gradient:[true]}} : ({t}) -> {t}')
+
+
+def parse(lines, version=4):
+    return api.parse("{\n" + "\n".join(f"    {ln}" for ln in lines) + "\n}\n", from_version=version)
+
+
+LN = ('"pd_op.layer_norm" (%0, <<NULL VALUE>>, <<NULL VALUE>>) {begin_norm_axis:1,epsilon:1e-05,'
+      'stop_gradient:[true,true,true]} : (tensor<2x6xf32>, <<NULL TYPE>>, <<NULL TYPE>>) -> '
+      'tensor<2x6xf32>, tensor<2xf32>, tensor<2xf32>')
+
+
+def test_layer_norm_whose_statistics_are_used_or_returned_keeps_its_kernel():
+    x = torch.randn(2, 6, generator=torch.Generator().manual_seed(1))
+    used = parse(["(%0) = " + data("x", 2, 6), "(%1, %2, %3) = " + LN,
+                  "(%4) = " + fetch("%1", 0, "tensor<2x6xf32>"), "(%5) = " + fetch("%2", 1, "tensor<2xf32>")])
+    assert fused_calls(api.lower(used, device="npu")) == {}
+    # no fetch ops: the mean and variance are unused, so not outputs either (only a bound
+    # value is returned, and a multi-result op's unused results are never bound)
+    fetchless = parse(["(%0) = " + data("x", 2, 6), "(%1, %2, %3) = " + LN,
+                       '(%4) = "pd_op.relu" (%1) {stop_gradient:[true]} : (tensor<2x6xf32>) -> tensor<2x6xf32>'])
+    npu = api.lower(fetchless, device="npu", pipeline="")  # (dce would remove it all)
+    assert fused_calls(npu) == {"npu_layer_norm_eval": 1} and len(npu(x)) == 1
+    torch.testing.assert_close(npu(x)[0], api.lower(fetchless)(x)[0], atol=1e-6, rtol=1e-5)
+    only_out = parse(["(%0) = " + data("x", 2, 6), "(%1, %2, %3) = " + LN,
+                      "(%4) = " + fetch("%1", 0, "tensor<2x6xf32>")])
+    npu = api.lower(only_out, device="npu")
+    assert fused_calls(npu) == {"npu_layer_norm_eval": 1}
+    torch.testing.assert_close(npu(x)[0], api.lower(only_out)(x)[0], atol=1e-6, rtol=1e-5)
+
+
+def swiglu(with_y):
+    t, h = "tensor<2x8xf32>", "tensor<2x4xf32>"
+    if with_y:
+        return parse(["(%0) = " + data("x", 2, 8),
+                      f'(%1) = "pd_op.swiglu" (%0, %0) {{stop_gradient:[true]}} : ({t}, {t}) -> {t}',
+                      "(%2) = " + fetch("%1", 0, t)])
+    return parse(["(%0) = " + data("x", 2, 8),
+                  f'(%1) = "pd_op.swiglu" (%0, <<NULL VALUE>>) {{stop_gradient:[true]}} : ({t}, <<NULL TYPE>>) -> {h}',
+                  "(%2) = " + fetch("%1", 0, h)])
+
+
+@pytest.mark.parametrize("with_y", [False, True])
+def test_swiglu_without_y_is_npu_swiglu(with_y):
+    x = torch.randn(2, 8, generator=torch.Generator().manual_seed(2))
+    program = swiglu(with_y)
+    npu = api.lower(program, device="npu")
+    assert fused_calls(npu) == ({} if with_y else {"npu_swiglu": 1})
+    torch.testing.assert_close(npu(x)[0], api.lower(program)(x)[0])
+
+
+RMS4 = ('"pd_op.rms_norm" (%1, %0) {epsilon:1e-06,normalized_shape:[3,8],stop_gradient:[false,false]} '
+        ': (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3x8xf32>, tensor<2xf32>')
+PARAM = ('"builtin.parameter" () {is_distributed:[false],is_parameter:[true],need_clip:[true],'
+         'parameter_name:"w",persistable:[true],stop_gradient:[false],trainable:[true]} : () -> tensor<3x8xf32>')
+
+
+@pytest.mark.parametrize("fetch_invvar", [False, True])
+def test_version_4_rms_norm_is_npu_rms_norm_unless_invvar_is_used(fetch_invvar):
+    g = torch.Generator().manual_seed(5)
+    x, w = torch.randn(2, 3, 8, generator=g), torch.randn(3, 8, generator=g)
+    lines = ["(%0) = " + PARAM, "(%1) = " + data("x", 2, 3, 8), "(%2, %3) = " + RMS4,
+             "(%4) = " + fetch("%2", 0, "tensor<2x3x8xf32>")]
+    if fetch_invvar:
+        lines.append("(%5) = " + fetch("%3", 1, "tensor<2xf32>"))
+    program = parse(lines)
+    npu = api.lower(program, {"w": w.numpy()}, device="npu")
+    assert fused_calls(npu) == ({} if fetch_invvar else {"npu_rms_norm": 1})
+    torch.testing.assert_close(npu(x)[0], torch.nn.functional.rms_norm(x, (3, 8), w, 1e-6))
+
+
+def test_fused_rms_norm_of_both_releases_and_upgraded():
+    """PIR 1-3's pd_op.rms_norm (3.3.1's fused_rms_norm_quant): the fixture's plain and
+    two-dim forms are npu_rms_norm, the residual one npu_add_rms_norm, residual + bias stays."""
+    base = REPO / "tests" / "fixtures" / "fusion"
+    want = {"npu_rms_norm": 2, "npu_add_rms_norm": 1}
+    for release in RELEASES:
+        stem = base / release / f"fused_rms_norm.{release}"
+        io = np.load(f"{stem}.io.npz")
+        feeds = {k[4:]: torch.from_numpy(io[k]) for k in io.files if k.startswith("in__")}
+        program = api.load(f"{stem}.json")
+        for p in (program, api.upgrade(program, 4)):
+            npu = api.lower(p, f"{stem}.pdiparams", device="npu")
+            assert fused_calls(npu) == want
+            for i, y in enumerate(npu(**feeds)):
+                np.testing.assert_allclose(y.numpy(), io[f"out__{i}"], atol=1e-5, rtol=1e-4)
+
+
+# -- node.meta["pir_op"] ---------------------------------------------------------------------
+
+
+def test_every_node_names_its_op_and_line_in_text_input():
+    text = (REPO / "tests" / "fixtures" / "ops" / "3.3.1" / "gelu.3.3.1.pir.txt").read_text()
+    program = api.parse(text, from_version=4)
+    lines = text.splitlines()
+    for device in ("cpu", "npu"):
+        gm = api.lower(program, device=device)
+        calls = [n for n in gm.graph.nodes if n.op in ("call_function", "get_attr")]
+        assert calls and all(isinstance(n.meta.get(OP_META), OpOrigin) for n in calls)
+        for n in calls:
+            origin = n.meta[OP_META]
+            assert origin.line > 0 and not origin.path
+            # the line really holds that op, even after the npu pipeline ran on a copy
+            assert f'"{origin.name}"' in lines[origin.line - 1], (device, origin)
+        names = {n.meta[OP_META].name for n in calls}
+        assert "pd_op.gelu" in names and str(calls[-1].meta[OP_META]).startswith("pd_op.")
+
+
+@pytest.mark.parametrize("name", ["if_elif", "while_break"])
+def test_nodes_name_their_json_path_in_json_input_nested_ones_too(name):
+    from pirc.lower.failures import json_path_of
+    program = api.load(str(REPO / "tests" / "fixtures" / "control_flow" / "3.3.1" / f"{name}.json"))
+    expected = {json_path_of(op): op.name for op in program.walk() if op is not program.module}
+    gm = api.lower(program, pipeline="")
+    seen = []
+    for m in gm.modules():
+        if isinstance(m, torch.fx.GraphModule):
+            for n in m.graph.nodes:
+                if n.op == "call_function":
+                    origin = n.meta[OP_META]
+                    assert origin.line == 0 and expected[origin.path] == origin.name
+                    seen.append(origin.path)
+    assert any(".regions[" in p[len("program.regions[0]"):] for p in seen)  # a nested op
+
+
+def test_a_kernel_failure_on_device_npu_names_the_line_of_the_program_given(tmp_path):
+    # reshape to a size the input does not have: fails at run time, at line 4
+    src = tmp_path / "bad.pir"
+    src.write_text("{\n    (%0) = " + data("x", 2, 3) + "\n"
+                   '    (%1) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[4,4]} : () -> tensor<2xi64>\n'
+                   '    (%2) = "pd_op.reshape" (%0, %1) {stop_gradient:[true]} : (tensor<-1x3xf32>, tensor<2xi64>) -> tensor<4x4xf32>\n'
+                   "    (%3) = " + fetch("%2", 0, "tensor<4x4xf32>") + "\n}\n")
+    src.write_text(src.read_text().replace("shape:[2,3]", "shape:[-1,3]").replace("tensor<2x3xf32>", "tensor<-1x3xf32>"))
+    np.savez(tmp_path / "in.npz", x=np.ones((2, 3), "float32"))
+    run = subprocess.run([sys.executable, "-m", "pirc.cli.run", str(src), "--from-version", "4",
+                          "--inputs", str(tmp_path / "in.npz"), "--outputs", str(tmp_path / "out.npz"),
+                          "--device", "npu"], capture_output=True, text=True, cwd=REPO)
+    assert run.returncode == 1
+    assert f"{src}:4:" in run.stderr and "pd_op.reshape failed" in run.stderr, run.stderr
+
+
+# -- lower(device="npu") runs the npu pipeline ---------------------------------------------
+
+
+def test_lower_on_npu_runs_the_npu_pipeline_on_a_copy_unless_told_otherwise():
+    t = "tensor<2x8xf32>"
+    relu = f'"pd_op.relu" (%0) {{stop_gradient:[true]}} : ({t}) -> {t}'
+    program = parse(["(%0) = " + data("x", 2, 8), "(%1) = " + relu, "(%2) = " + relu,
+                     f'(%3) = "pd_op.add" (%1, %2) {{stop_gradient:[true]}} : ({t}, {t}) -> {t}',
+                     "(%4) = " + fetch("%3", 0, t)])
+    before = api.to_text(program)
+
+    def relus(gm):
+        return sum(1 for n in gm.graph.nodes if n.meta.get(OP_META) is not None
+                   and n.meta[OP_META].name == "pd_op.relu" and n.op == "call_function")
+
+    assert relus(api.lower(program)) == 2  # cpu: no pipeline
+    assert relus(api.lower(program, device="npu")) == 1  # npu includes default's cse
+    assert relus(api.lower(program, device="npu", pipeline="")) == 2
+    assert relus(api.lower(program, device="npu", pipeline="dce")) == 2
+    assert api.to_text(program) == before  # the copy was optimised, not the program
