@@ -208,7 +208,7 @@ def test_every_node_names_its_op_and_line_in_text_input():
 
 @pytest.mark.parametrize("name", ["if_elif", "while_break"])
 def test_nodes_name_their_json_path_in_json_input_nested_ones_too(name):
-    from pirc.lower.failures import json_path_of
+    from pirc.ir.locations import json_path_of
     program = api.load(str(REPO / "tests" / "fixtures" / "control_flow" / "3.3.1" / f"{name}.json"))
     expected = {json_path_of(op): op.name for op in program.walk() if op is not program.module}
     gm = api.lower(program, pipeline="")
