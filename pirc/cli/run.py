@@ -6,7 +6,8 @@
 
 Inputs are keyed by feed name (the pd_op.data name; the corpus's `in__<feed>` keys are
 accepted too); outputs are keyed by fetch name in fetch order, or out0, out1, ... for a
-program without fetch ops.  The output file is written atomically.
+program without fetch ops.  The output file is written atomically.  `--device npu` runs the
+`npu` pass pipeline on a copy of the program first (pirc.lower's default on that device).
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
     p.add_argument("--check-lowering", action="store_true",
                    help="run nothing: list each op kind the program needs that pirc cannot "
                         "lower (NAME (N ops): reason); exit 1 when there is any")
-    p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu")
+    p.add_argument("--device", choices=("cpu", "npu", "cuda"), default="cpu",
+                   help="where the module runs; npu first runs the `npu` pass pipeline (its "
+                        "fusions) on a copy of the program, as pirc.lower(device='npu') does, "
+                        "and lowers the fused ops to torch_npu calls (their CPU references "
+                        "where no NPU is usable)")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks")
     add_version_flag(p)
     return p
