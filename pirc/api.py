@@ -131,15 +131,17 @@ def export(program: Program, params=None, inputs: dict | None = None, *, device:
     return _export(program, params, inputs, device=device, pipeline=pipeline)
 
 
-def run(program: Program, inputs: dict, params=None, device: str = "cpu") -> dict:
+def run(program: Program, inputs: dict, params=None, device: str = "cpu",
+        pipeline: str | None = None) -> dict:
     """Run the program: feed name -> array in, fetch name (or out0, out1, ...) -> numpy array out.
 
-    Input keys may be the feed name (`x`) or the corpus spelling (`in__x`).
+    Input keys may be the feed name (`x`) or the corpus spelling (`in__x`).  `device` and
+    `pipeline` as for `lower` (device npu runs the `npu` pipeline first unless `pipeline=`).
     """
     from .lower.execute import run_module
     from .lower import lower as _lower
 
-    return run_module(_lower(program, params, device), inputs)
+    return run_module(_lower(program, params, device, pipeline), inputs)
 
 
 def lowering_coverage(program: Program) -> list:
