@@ -46,6 +46,7 @@ EXPECTED = {
     "fc": {"npu_linear": 4},
     "gelu": {"npu_gelu": 2},  # erf and tanh
     "layer_norm": {"npu_layer_norm_eval": 4},  # no statistics fetched
+    "self_dp_attention": {"npu_fusion_attention": 2},  # q, k, v views of x, layout BSND
 }
 
 

@@ -30,7 +30,7 @@ from torch import fx
 
 from ...ir.ops import is_null_value
 from ...ir.types import DenseTensorType
-from ..values import python_value
+from ..values import python_value, torch_dtype_of_type
 from . import ops
 
 
@@ -62,6 +62,9 @@ class OpView:
 
     def operand_shape(self, i: int) -> tuple | None:
         return self.shape(self.op.operands[i]) if self.has(i) else None
+
+    def operand_dtype(self, i: int):
+        return torch_dtype_of_type(self.op.operands[i].type) if self.has(i) else None
 
     def used(self, i: int) -> bool:
         """Whether result i has a use.  (An unused result is never an output: a program
@@ -277,6 +280,77 @@ def fc(e: Emit):
     if e.attrs.get("activation_type", "") == "relu":
         out = e.call(torch.relu, (out,))
     return {0: out}
+
+
+# -- fused_rotary_position_embedding ----------------------------------------------------
+
+
+def _rope_when(op, v: OpView):
+    # operands: q, k, v, sin, cos, position_ids; results: out_q, out_k, out_v
+    if v.has(1) or v.has(2) or v.used(1) or v.used(2):
+        return "k or v given (npu_rotary_mul rotates one tensor per call)"
+    if not (v.has(3) and v.has(4)) or v.has(5):
+        return "sin and cos not both given, or position_ids given (npu_rotary_mul reads no table)"
+    if v.attr("use_neox_rotary_style", True) or v.attr("time_major", False):
+        return "the neox (interleaved) style or time_major (npu's 'half' mode is rotate-half of [B, S, N, D])"
+    q = v.operand_shape(0)
+    if q is None or len(q) != 4 or any(d < 0 for d in q[1:]) or q[3] % 2:
+        return "q is not 4-D [B, S, N, D] with static S, N and even D"
+    if any(v.operand_dtype(i) is not torch.float32 for i in (0, 3, 4)):
+        return "not float32 (the fused kernel computes in float32 and rounds once; npu_rotary_mul in the input's type)"
+    table = (1, q[1], 1, q[3])
+    if not all(v.operand_shape(i) in (table, table[1::2]) for i in (3, 4)):
+        return "sin / cos are not [1, S, 1, D] or [S, D] of q's S and D"
+    return None
+
+
+@emitter("pd_op.fused_rotary_position_embedding", semantics=(1,), when=_rope_when)
+def fused_rotary_position_embedding(e: Emit):
+    """pd_op.fused_rotary_position_embedding(q, sin, cos), rotate-half, not time major ->
+    npu_rotary_mul(q, cos, sin, rotary_mode='half').
+
+    Paddle's kernel computes q*cos + rotate(q)*sin per element in float32 with
+    rotate(q) = concat(-q[D/2:], q[:D/2]) and row s of the tables for position s;
+    npu_rotary_mul's 'half' mode is r1*x + r2*cat(-x2, x1): the same two products and one sum
+    (float32 only, where both round once per op).  A [S, D] table is viewed as [1, S, 1, D].
+    """
+    q, sin, cos = e.args[0], e.args[3], e.args[4]
+    s, d = e.view.operand_shape(0)[1], e.view.operand_shape(0)[3]
+    tables = []
+    for i, t in ((4, cos), (3, sin)):
+        tables.append(t if len(e.view.operand_shape(i)) == 4 else e.call(torch.reshape, (t, (1, s, 1, d))))
+    return {0: e.call(ops.npu_rotary_mul, (q, tables[0], tables[1]), {"rotary_mode": "half"})}
+
+
+# -- self_dp_attention ------------------------------------------------------------------
+
+
+def _self_dp_when(op, v: OpView):
+    x = v.operand_shape(0)
+    if x is None or len(x) != 5 or x[2] != 3 or x[3] < 0:
+        return "x is not [B, S, 3, N, H] with a static N"
+    if x[3] != v.attr("head_number", 1):
+        return "head_number is not x's head dim"
+    if v.operand_dtype(0) is not torch.float32:
+        return "not float32"
+    return None
+
+
+@emitter("pd_op.self_dp_attention", semantics=(1,), when=_self_dp_when)
+def self_dp_attention(e: Emit):
+    """pd_op.self_dp_attention(x[B, S, 3, N, H], alpha) -> npu_fusion_attention(q, k, v,
+    N, 'BSND', scale=alpha)[0], q, k, v = x[:, :, 0|1|2] (views).
+
+    Both are softmax(alpha * q k^T) v per batch and head, nothing masked or dropped, computed
+    in float32, in Paddle's BSND layout in and out.  Paddle's CPU kernel tiles the keys with an
+    online softmax, the reference does the plain float32 ops: equal within float32 rounding
+    (the fusion's tolerance, atol 1e-5 / rtol 1e-4).
+    """
+    x = e.args[0]
+    q, k, v = (e.call(torch.select, (x, 2, i)) for i in range(3))
+    fused = e.call(ops.npu_fusion_attention, (q, k, v, e.attrs.get("head_number", 1), "BSND"),
+                   {"scale": e.attrs.get("alpha", 1.0)})
+    return {0: e.item(fused, 0)}
 
 
 # -- the lowering's entry ---------------------------------------------------------------
