@@ -181,7 +181,16 @@ class Rule:
         """The source pattern with each optional op present or absent, larger forms first
         (the options of a source `Either` in their order where equal)."""
         forms = [f for root in self.roots() for f in _expand(root)]
-        return sorted(forms, key=lambda f: -sum(1 for _ in f.ops()))
+        return sorted(forms, key=lambda f: -_size(f))
+
+
+def _size(p) -> int:
+    """How many ops a form matches: an `Either` counts as its largest option."""
+    if isinstance(p, Either):
+        return max((_size(o) for o in p.options), default=0)
+    if not isinstance(p, Op):
+        return 0
+    return 1 + sum(_size(o) for o in p.operands)
 
 
 def _expand(p: Op) -> list[Op]:
