@@ -1,6 +1,8 @@
 """fuse-swiglu: `silu(a) * b` (either order) -> `swiglu(a, b)`; and where a and b are the first
-and second half of one tensor x's last axis (`paddle.chunk(x, 2, -1)`: a `split_with_num`
-with num 2) -> `swiglu(x)` with y absent, which splits x itself.
+and second half of one tensor x's last axis -> `swiglu(x)` with y absent, which splits x
+itself.  The halves as Paddle writes them: `paddle.chunk(x, 2, -1)` (`split_with_num`, num
+2), `paddle.split(x, [h, h], -1)` (`split` with two equal sections), or `x[..., :h]` and
+`x[..., h:]` (two `slice`s with constant bounds).
 
 It matches the `silu` that fuse-silu made of x * sigmoid(x) (may_rewrite_after), so it runs
 after fuse-silu; the halves rule is tried first (the larger pattern).
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..infra.declarative import (ANY_OP_VERSIONS, Capture, Const, Constraint, DeclarativePass, New,
-                                 Op, Rule)
+from ..infra.declarative import (ANY_OP_VERSIONS, Capture, Const, Constraint, DeclarativePass,
+                                 Either, New, Op, Rule, attr_value)
+from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
 
 FLOATS = ("f32", "f64")   # phi's CPU swiglu kernel: float, double
@@ -38,27 +41,74 @@ def _floats(m, *names) -> bool:
 
 
 def _half(index: int) -> Op:
-    """Result `index` of a chunk of x in two (split_with_num, num 2, axis a constant)."""
-    return Op("builtin.split", (Op("pd_op.split_with_num", ("x", Const(Capture("axis"))),
-                                   attrs={"num": 2}),), result=index, bind=f"half{index}")
+    """Result `index` of a split of x in two: a chunk (`split_with_num`, num 2) or `split`
+    with two sections; the axis a constant."""
+    return Op("builtin.split", (Either(
+        Op("pd_op.split_with_num", ("x", Const(Capture("axis"))), attrs={"num": 2}, bind="chunk"),
+        Op("pd_op.split", ("x", "_", Const(Capture("axis"))), bind="chunk"),
+    ),), result=index, bind=f"half{index}")
+
+
+def _slice(index: int) -> Op:
+    """x[..., :h] (index 0) or x[..., h:] (index 1): a `slice` of one axis, bounds constant."""
+    return Op("pd_op.slice", ("x", "_", "_"), attrs={"decrease_axis": ()}, bind=f"slice{index}")
+
+
+def _ints(m, value) -> tuple | None:
+    """The values of an unwritten `full_int_array` (a slice's bounds, split's sections)."""
+    owner = getattr(value, "op", None)
+    if owner is None or owner.name != "pd_op.full_int_array" or not unwritten(m.pc.aliases, value):
+        return None
+    return tuple(attr_value(owner, "value"))
 
 
 def _last_axis(m) -> bool:
     rank = len(m.shape("x"))
+    if "slice0" in m.ops:
+        axes = {attr_value(m.ops[k], "axes") for k in ("slice0", "slice1")}
+        return axes in ({(-1,)}, {(rank - 1,)})
     return m.captured["axis"] in (-1, rank - 1)
 
 
+def _halves(m) -> bool:
+    """The two pieces are the first and the second half of x's last axis, in that order."""
+    size = m.shape("x")[-1]
+    h = size // 2
+    if size < 0 or size % 2:
+        return False
+    if "slice0" in m.ops:
+        lo, hi = m.ops["slice0"], m.ops["slice1"]
+        bounds = [_ints(m, lo.operands[1]), _ints(m, lo.operands[2]),
+                  _ints(m, hi.operands[1]), _ints(m, hi.operands[2])]
+        if None in bounds or any(len(b) != 1 for b in bounds):
+            return False
+        (s0,), (e0,), (s1,), (e1,) = bounds
+        return s0 in (0, -size) and e0 in (h, -h) and s1 in (h, -h) and e1 >= size
+    if m.ops["half0"] is not m.ops["half1"]:
+        return False
+    chunk = m.ops["chunk"]
+    if chunk.name == "pd_op.split_with_num":
+        return True
+    sections = _ints(m, chunk.operands[1])
+    return sections is not None and sorted(sections) in ([h, h], [-1, h])
+
+
+_HALVES_VERSIONS = {"pd_op.multiply": (1,), "pd_op.silu": (1,), "pd_op.split_with_num": (1,),
+                    "pd_op.split": (1,), "pd_op.slice": (1,), "builtin.split": ANY_OP_VERSIONS}
+
 SWIGLU_HALVES = Rule(
     "swiglu-halves",
-    source=Op("pd_op.multiply", (Op("pd_op.silu", (_half(0),)), _half(1)), commutative=True),
-    versions={"pd_op.multiply": (1,), "pd_op.silu": (1,), "pd_op.split_with_num": (1,),
-              "builtin.split": ANY_OP_VERSIONS},
+    source=Either(
+        Op("pd_op.multiply", (Op("pd_op.silu", (_half(0),)), _half(1)), commutative=True),
+        Op("pd_op.multiply", (Op("pd_op.silu", (_slice(0),)), _slice(1)), commutative=True),
+    ),
+    versions=_HALVES_VERSIONS,
     constraints=(
         Constraint("float32 or float64 (Paddle's CPU swiglu kernel has no other dtype)",
                    lambda m: _floats(m, "x")),
-        Constraint("both halves of one chunk", lambda m: m.ops["half0"] is m.ops["half1"]),
-        Constraint("chunked along the last axis", _last_axis),
-        Constraint("the last axis has a static size", lambda m: m.shape("x")[-1] >= 0),
+        Constraint("split along the last axis", _last_axis),
+        Constraint("the first half under silu, the second half beside it (a static, even "
+                   "last axis)", _halves),
     ),
     result=(New("pd_op.swiglu", {"x": "x", "y": None}),),
 )

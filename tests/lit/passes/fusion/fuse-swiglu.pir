@@ -97,3 +97,42 @@
     (%4) = "pd_op.multiply" (%3, %1) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
     (%5) = "pd_op.fetch" (%4) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 }
+
+// -----
+
+// paddle.split(x, [8, 8], -1) and x[..., :8], x[..., 8:] (Paddle's print, INT_MAX the open
+// end): swiglu(x); the slices the other way round, silu of the second half: swiglu(b, a).
+// CHECK-LABEL: // -----
+// CHECK:       (%[[A:[0-9]+]]) = "pd_op.swiglu" (%0, <<NULL VALUE>>)
+// CHECK:       (%[[B:[0-9]+]]) = "pd_op.swiglu" (%0, <<NULL VALUE>>)
+// CHECK:       (%[[H:[0-9]+]]) = "pd_op.slice" (%0, %[[S8:[0-9]+]], %[[MAX:[0-9]+]])
+// CHECK:       (%[[L:[0-9]+]]) = "pd_op.slice" (%0, %[[S0:[0-9]+]], %[[S8b:[0-9]+]])
+// CHECK:       (%[[C:[0-9]+]]) = "pd_op.swiglu" (%[[H]], %[[L]])
+// CHECK:       "pd_op.fetch" (%[[A]])
+// CHECK:       "pd_op.fetch" (%[[B]])
+// CHECK:       "pd_op.fetch" (%[[C]])
+// CHECK-NOT:   "pd_op.multiply"
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,16],stop_gradient:[true]} : () -> tensor<2x16xf32>
+    (%1) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[8,8]} : () -> tensor<2xi64>
+    (%2) = "pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xi32>
+    (%3) = "pd_op.split" (%0, %1, %2) {stop_gradient:[true]} : (tensor<2x16xf32>, tensor<2xi64>, tensor<1xi32>) -> vec[tensor<2x8xf32>,tensor<2x8xf32>]
+    (%4, %5) = "builtin.split" (%3) {stop_gradient:[true,true]} : (vec[tensor<2x8xf32>,tensor<2x8xf32>]) -> tensor<2x8xf32>, tensor<2x8xf32>
+    (%6) = "pd_op.silu" (%4) {stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%7) = "pd_op.multiply" (%6, %5) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%8) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[0]} : () -> tensor<1xi64>
+    (%9) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[8]} : () -> tensor<1xi64>
+    (%10) = "pd_op.slice" (%0, %8, %9) {axes:[1],decrease_axis:[],infer_flags:[1],stop_gradient:[true]} : (tensor<2x16xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x8xf32>
+    (%11) = "pd_op.silu" (%10) {stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%12) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[8]} : () -> tensor<1xi64>
+    (%13) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[2147483647]} : () -> tensor<1xi64>
+    (%14) = "pd_op.slice" (%0, %12, %13) {axes:[1],decrease_axis:[],infer_flags:[1],stop_gradient:[true]} : (tensor<2x16xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x8xf32>
+    (%15) = "pd_op.multiply" (%11, %14) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%16) = "pd_op.slice" (%0, %12, %13) {axes:[1],decrease_axis:[],infer_flags:[1],stop_gradient:[true]} : (tensor<2x16xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x8xf32>
+    (%17) = "pd_op.silu" (%16) {stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%18) = "pd_op.slice" (%0, %8, %9) {axes:[1],decrease_axis:[],infer_flags:[1],stop_gradient:[true]} : (tensor<2x16xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x8xf32>
+    (%19) = "pd_op.multiply" (%17, %18) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%20) = "pd_op.fetch" (%7) {col:0,name:"a",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%21) = "pd_op.fetch" (%15) {col:1,name:"b",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%22) = "pd_op.fetch" (%19) {col:2,name:"c",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+}
