@@ -88,8 +88,8 @@ def _gelu_compositions(f):
 
 @model("swiglu_gates")
 def _swiglu_gates(f):
-    """QWen's gate (silu of one projection times another), LLaMA's chunked gate_up, and a
-    silu spelled x * sigmoid(x) by hand."""
+    """QWen's gate (silu of one projection times another), LLaMA's chunked gate_up, a silu
+    spelled x * sigmoid(x) by hand, and a gate_up cut by paddle.split and by slicing."""
     x = f("x", [B_, S, H])
     w = lambda n, k, m: param(n, [k, m])  # noqa: E731
     gate, up = paddle.matmul(x, w("gate.w", H, 2 * H)), paddle.matmul(x, w("up.w", H, 2 * H))
@@ -98,7 +98,11 @@ def _swiglu_gates(f):
     chunked = F.silu(a) * b
     g2 = paddle.matmul(x, w("g2.w", H, H))
     by_hand = g2 * F.sigmoid(g2) * paddle.matmul(x, w("u2.w", H, H))
-    return [qwen, chunked, by_hand], {}
+    gu = paddle.matmul(x, w("gu3.w", H, 2 * H))
+    p, q = paddle.split(gu, [H, H], axis=-1)
+    split = F.silu(p) * q
+    sliced = F.silu(gu[..., :H]) * gu[..., H:]
+    return [qwen, chunked, by_hand, split, sliced], {}
 
 
 def build(name):
