@@ -5,8 +5,8 @@ What Paddle's fused op computes (phi fusion/FCKernel, impl/fc_kernel_impl.h, and
 funcs/fc_functor.cc, the same in the 3.0.0 and 3.3.1 wheels): x's first `in_num_col_dims`
 dims are the rows of a matrix (M x K), one GEMM by w (K x N), then the bias added per row,
 then relu when `activation_type` is "relu" (VAddRelu) -- and only then: every other
-activation_type is ignored, and relu is ignored too when there is no bias (the functor
-returns after the GEMM).  Hence:
+activation_type is ignored, and without a bias the functor returns after the GEMM (relu
+ignored; Paddle's newer sources refuse relu without a bias).  Hence:
 
 * the weight is 2-D with static dims (FCInferMeta); x has rank >= 2 and
   `in_num_col_dims = rank(x) - 1`, so the rows are exactly matmul's broadcast batch rows and
@@ -91,7 +91,7 @@ FC_RELU = Rule(
                    lambda m: m.ops["act"].name == "pd_op.relu"),
         Constraint("float32 or float64 (Paddle's CPU fc kernel has no other dtype)",
                    lambda m: _dtypes(m, "x", "w", "b")),
-        Constraint("the fc has a bias (without one Paddle's CPU fc ignores relu)",
+        Constraint("the fc has a bias (without one Paddle's CPU fc applies no relu)",
                    lambda m: not is_null_value(m["b"])),
     ),
     result=(New("pd_op.fc", {"input": "x", "w": "w", "bias": "b"},
