@@ -80,7 +80,7 @@ KAPPA_X3 = Either(
 )
 TANH = Op("pd_op.tanh", (Either(
     times(BETA, Op("pd_op.add", ("x", KAPPA_X3), commutative=True)),
-    # BLOOM: sqrt(2/pi) * x * (1 + 0.044715 * x * x)
+    # BLOOM, PaddleNLP's FastGELUActivation: sqrt(2/pi) * x * (1 + 0.044715 * x * x)
     Op("pd_op.multiply", (times(BETA, "x"), one_plus(
         Op("pd_op.multiply", (times(KAPPA, "x"), "x"), commutative=True))), commutative=True),
 ),))

@@ -153,3 +153,29 @@
     (%14) = "pd_op.multiply" (%2, %13) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
     (%15) = "pd_op.fetch" (%14) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 }
+
+// -----
+
+// PaddleNLP's FastGELUActivation: 0.5 * x * (1 + tanh(x * 0.7978845608 * (1 + 0.044715 * x * x)))
+// CHECK-LABEL: // -----
+// CHECK:       (%[[G:[0-9]+]]) = "pd_op.gelu" (%0) {approximate:true
+// CHECK-NEXT:  "pd_op.fetch" (%[[G]])
+// CHECK-NOT:   "pd_op.tanh"
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,8],stop_gradient:[true]} : () -> tensor<2x8xf32>
+    (%1) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0.5} : () -> tensor<1xf32>
+    (%2) = "pd_op.scale" (%0, %1) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+    (%3) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0.797885} : () -> tensor<1xf32>
+    (%4) = "pd_op.scale" (%0, %3) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+    (%5) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0.044715} : () -> tensor<1xf32>
+    (%6) = "pd_op.scale" (%0, %5) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+    (%7) = "pd_op.multiply" (%6, %0) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%8) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xf32>
+    (%9) = "pd_op.scale" (%7, %8) {bias:1,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+    (%10) = "pd_op.multiply" (%4, %9) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%11) = "pd_op.tanh" (%10) {stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%12) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:1} : () -> tensor<1xf32>
+    (%13) = "pd_op.scale" (%11, %12) {bias:1,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+    (%14) = "pd_op.multiply" (%2, %13) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%15) = "pd_op.fetch" (%14) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+}
