@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 
 import pirc
+from pirc.ir.ops import is_null_value
+from pirc.ir.specs import get_spec
 from pirc.ir.types import ELEMENT_TYPE_NAMES
+from pirc.passes.infra.declarative import attr_value
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "near_misses"
 CASES = sorted(ROOT.glob("*/*.pir"))
@@ -34,8 +37,21 @@ def load(path: Path):
     return pirc.parse(path.read_text(), from_version=int(header(path)["from-version"]))
 
 
-def ops_named(program, name: str) -> int:
-    return sum(1 for op in program.module.walk() if op.name == name)
+def ops_named(program, target: str) -> int:
+    """How many ops the target names: `pd_op.fc`, or with one condition on an attribute's
+    value or an optional operand, `pd_op.fc[activation_type=relu]`, `pd_op.swiglu[y=absent]`."""
+    name, _, condition = target.partition("[")
+    key, _, want = condition.rstrip("]").partition("=")
+    return sum(1 for op in program.module.walk()
+               if op.name == name and (not key or _holds(program, op, key, want)))
+
+
+def _holds(program, op, key: str, want: str) -> bool:
+    if key in op.attributes:
+        return str(attr_value(op, key)) == want
+    names = [o.name for o in get_spec(op.name, program.version).operands]
+    present = key in names and not is_null_value(op.operands[names.index(key)])
+    return ("present" if present else "absent") == want
 
 
 def random_inputs(program, seed: int = 0) -> dict:

@@ -12,7 +12,10 @@ rewriter.  A rule is data:
 * **Source pattern.**  `Op(name, operands, attrs=..., commutative=..., optional=..., bind=...)`
   is an op; an operand is a variable (a string: the same name twice must be the same value;
   `"_"` is anything), a nested `Op` (the operand must be that op's result `result`), or a
-  `Const` (a one-element `pd_op.full` holding a number).  `attrs` constrain attribute values:
+  `Const` (a one-element `pd_op.full` holding a number), or an `Either` of those (the same
+  value spelled several ways: `0.5 * x` as a `scale` or as a `multiply` by a `full`; the
+  options are tried in order and the first that matches is kept, as a commutative op keeps
+  its first matching order).  `attrs` constrain attribute values:
   a literal (equal), a `Check` (a predicate with a name) or a `Capture` (bind the value).
   `commutative` tries the first two operands in both orders; an `optional` op may be absent,
   its first operand then standing for its result (an inference dropout between two ops).
@@ -65,6 +68,7 @@ from .pass_base import PassContext, PircPass
 from .rewrites import OpUse
 
 ANY = "_"
+ANY_OP_VERSIONS = "*"   # `versions` value of an op with no semantic versions (builtin.split)
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
 
 
@@ -108,10 +112,27 @@ class Op:
     result: int = 0          # which result of this op its user reads
 
     def ops(self):
-        """This op and every nested one, outermost first."""
+        """This op and every nested one (in every option of an `Either`), outermost first."""
         yield self
         for o in self.operands:
-            if isinstance(o, Op):
+            if isinstance(o, (Op, Either)):
+                yield from o.ops()
+
+
+@dataclass(frozen=True)
+class Either:
+    """An operand (or a rule's source) that may be any one of `options`: variables, `Const`s
+    or `Op`s.  As an operand the options are tried in order at match time and the first that
+    matches is kept; as a source each option is a form of the rule (a form per root op)."""
+
+    options: tuple
+
+    def __init__(self, *options):
+        object.__setattr__(self, "options", tuple(options))
+
+    def ops(self):
+        for o in self.options:
+            if isinstance(o, (Op, Either)):
                 yield from o.ops()
 
 
@@ -148,13 +169,28 @@ class Rule:
         missing = sorted({o.name for o in self.source.ops()} - set(self.versions))
         if missing:
             raise ValueError(f"rule {self.name}: no semantic versions declared for {', '.join(missing)}")
-        if self.source.optional:
-            raise ValueError(f"rule {self.name}: the root of a pattern cannot be optional")
+        for root in self.roots():
+            if not isinstance(root, Op) or root.optional:
+                raise ValueError(f"rule {self.name}: the root of a pattern must be an op, not optional")
+
+    def roots(self) -> tuple:
+        """The source's root ops: the source, or each option of a source `Either`."""
+        return self.source.options if isinstance(self.source, Either) else (self.source,)
 
     def variants(self) -> list[Op]:
-        """The source pattern with each optional op present or absent, larger forms first."""
-        forms = _expand(self.source)
-        return sorted(forms, key=lambda f: -sum(1 for _ in f.ops()))
+        """The source pattern with each optional op present or absent, larger forms first
+        (the options of a source `Either` in their order where equal)."""
+        forms = [f for root in self.roots() for f in _expand(root)]
+        return sorted(forms, key=lambda f: -_size(f))
+
+
+def _size(p) -> int:
+    """How many ops a form matches: an `Either` counts as its largest option."""
+    if isinstance(p, Either):
+        return max((_size(o) for o in p.options), default=0)
+    if not isinstance(p, Op):
+        return 0
+    return 1 + sum(_size(o) for o in p.operands)
 
 
 def _expand(p: Op) -> list[Op]:
@@ -166,6 +202,8 @@ def _expand(p: Op) -> list[Op]:
 
 
 def _expand_operand(o) -> list:
+    if isinstance(o, Either):   # optional ops inside become more options
+        return [Either(*[x for option in o.options for x in _expand_operand(option)])]
     if not isinstance(o, Op):
         return [o]
     present = _expand(o)
@@ -291,6 +329,18 @@ def _match_value(p, value, m: Match, where: str) -> None:
         elif bound is not value:
             raise _Fail(f"structure: {where} is not {p}", depth)
         return
+    if isinstance(p, Either):
+        best = None
+        for option in p.options:
+            snap = m.snapshot()
+            try:
+                _match_value(option, value, m, where)
+                return
+            except _Fail as f:
+                m.restore(snap)
+                if best is None or f.depth > best.depth:
+                    best = f
+        raise best
     if isinstance(p, Const):
         number = full_scalar(value, m.pc.aliases)
         if number is None:
@@ -659,10 +709,17 @@ def declared_rewrites(rules) -> dict:
     out: dict[str, set] = {}
     for rule in rules:
         for name, semantic in rule.versions.items():
-            out.setdefault(name, set()).update(semantic)
-        if any(isinstance(o, Const) for p in rule.source.ops() for o in p.operands):
+            # "*": an op without registered semantics (builtin.split), read for its structure
+            out.setdefault(name, set()).update(("*",) if semantic == ANY_OP_VERSIONS else semantic)
+        if any(_has_const(o) for p in rule.source.ops() for o in p.operands):
             out.setdefault("pd_op.full", set()).add(1)
-    return {name: OpUse(tuple(sorted(s))) for name, s in sorted(out.items())}
+    return {name: OpUse("*" if "*" in s else tuple(sorted(s))) for name, s in sorted(out.items())}
+
+
+def _has_const(operand) -> bool:
+    if isinstance(operand, Either):
+        return any(_has_const(o) for o in operand.options)
+    return isinstance(operand, Const)
 
 
 class DeclarativePass(PircPass):

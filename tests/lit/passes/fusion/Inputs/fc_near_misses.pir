@@ -1,0 +1,32 @@
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[4,16],stop_gradient:[true]} : () -> tensor<4x16xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"w",place:Place(undefined:0),shape:[16,8],stop_gradient:[true]} : () -> tensor<16x8xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"b2",place:Place(undefined:0),shape:[4,8],stop_gradient:[true]} : () -> tensor<4x8xf32>
+    (%3) = "pd_op.matmul" (%0, %1) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    (%4) = "pd_op.add" (%3, %2) {stop_gradient:[true]} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    (%5) = "pd_op.fetch" (%4) {col:0,name:"bias_2d",persistable:[true],stop_gradient:[true]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    (%6) = "pd_op.data" () {dtype:float32,name:"wt",place:Place(undefined:0),shape:[8,16],stop_gradient:[true]} : () -> tensor<8x16xf32>
+    (%7) = "pd_op.data" () {dtype:float32,name:"b",place:Place(undefined:0),shape:[8],stop_gradient:[true]} : () -> tensor<8xf32>
+    (%8) = "pd_op.matmul" (%0, %6) {stop_gradient:[true],transpose_x:false,transpose_y:true} : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+    (%9) = "pd_op.add" (%8, %7) {stop_gradient:[true]} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    (%10) = "pd_op.fetch" (%9) {col:1,name:"transpose_y",persistable:[true],stop_gradient:[true]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    (%11) = "pd_op.data" () {dtype:float32,name:"x3",place:Place(undefined:0),shape:[2,4,16],stop_gradient:[true]} : () -> tensor<2x4x16xf32>
+    (%12) = "pd_op.data" () {dtype:float32,name:"w3",place:Place(undefined:0),shape:[2,16,8],stop_gradient:[true]} : () -> tensor<2x16x8xf32>
+    (%13) = "pd_op.matmul" (%11, %12) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<2x4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
+    (%14) = "pd_op.add" (%13, %7) {stop_gradient:[true]} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+    (%15) = "pd_op.fetch" (%14) {col:2,name:"weight_3d",persistable:[true],stop_gradient:[true]} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+    (%16) = "pd_op.data" () {dtype:float16,name:"xh",place:Place(undefined:0),shape:[4,16],stop_gradient:[true]} : () -> tensor<4x16xf16>
+    (%17) = "pd_op.data" () {dtype:float16,name:"wh",place:Place(undefined:0),shape:[16,8],stop_gradient:[true]} : () -> tensor<16x8xf16>
+    (%18) = "pd_op.data" () {dtype:float16,name:"bh",place:Place(undefined:0),shape:[8],stop_gradient:[true]} : () -> tensor<8xf16>
+    (%19) = "pd_op.matmul" (%16, %17) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<4x16xf16>, tensor<16x8xf16>) -> tensor<4x8xf16>
+    (%20) = "pd_op.add" (%19, %18) {stop_gradient:[true]} : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16>
+    (%21) = "pd_op.fetch" (%20) {col:3,name:"float16",persistable:[true],stop_gradient:[true]} : (tensor<4x8xf16>) -> tensor<4x8xf16>
+    (%22) = "pd_op.matmul" (%0, %1) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    (%23) = "pd_op.fetch" (%22) {col:4,name:"matmul_fetched",persistable:[true],stop_gradient:[true]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    (%24) = "pd_op.add" (%22, %7) {stop_gradient:[true]} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    (%25) = "pd_op.fetch" (%24) {col:5,name:"out_fetched",persistable:[true],stop_gradient:[true]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    (%26) = "pd_op.matmul" (%0, %1) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+    (%27) = "pd_op.add" (%26, %7) {stop_gradient:[true]} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    (%28) = "pd_op.relu6" (%27) {stop_gradient:[true]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    (%29) = "pd_op.fetch" (%28) {col:6,name:"relu6",persistable:[true],stop_gradient:[true]} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+}
