@@ -16,6 +16,11 @@ rewriter.  A rule is data:
   a literal (equal), a `Check` (a predicate with a name) or a `Capture` (bind the value).
   `commutative` tries the first two operands in both orders; an `optional` op may be absent,
   its first operand then standing for its result (an inference dropout between two ops).
+  `Either(a, b, ...)` is an operand that is any one of its alternatives (`pow(x, 2)` or
+  `multiply(x, x)`); `Op(..., value="x")` also binds the op's result to the variable `x` (or
+  requires it to be `x`), so a value can be both a pattern op and a variable used elsewhere;
+  a variable spelled `"name?"` is an optional operand (absent, or bound to `name`; a result
+  refers to it as `"name?"`, giving an absent operand when it was).
 * **Constraints** (`Constraint(name, check)`, `check(m) -> bool`): static shape and dtype
   facts, attribute values, anything in Python.  Besides these every rule gets two it cannot
   opt out of: a matched op other than the root has no user outside the match (unless its
@@ -106,13 +111,31 @@ class Op:
     optional: bool = False
     bind: str | None = None
     result: int = 0          # which result of this op its user reads
+    value: str | None = None  # bind the result read to this variable (or: must be it)
 
     def ops(self):
-        """This op and every nested one, outermost first."""
+        """This op and every nested one (each alternative of an `Either` too), outermost first."""
         yield self
         for o in self.operands:
-            if isinstance(o, Op):
+            if isinstance(o, (Op, Either)):
                 yield from o.ops()
+
+
+@dataclass(frozen=True)
+class Either:
+    """An operand that is any one of `alternatives` (Ops or variables), tried in order: one
+    rule for `pow(x, 2)` or `multiply(x, x)`, for `rsqrt(v)` or `pow(v, -0.5)`.  When none
+    matches, the deepest alternative's failure is the one reported."""
+
+    alternatives: tuple
+
+    def __init__(self, *alternatives):
+        object.__setattr__(self, "alternatives", tuple(alternatives))
+
+    def ops(self):
+        for a in self.alternatives:
+            if isinstance(a, (Op, Either)):
+                yield from a.ops()
 
 
 @dataclass(frozen=True)
@@ -162,10 +185,13 @@ def _expand(p: Op) -> list[Op]:
     for o in p.operands:
         options = _expand_operand(o)
         choices = [c + [x] for c in choices for x in options]
-    return [Op(p.name, tuple(c), p.attrs, p.commutative, False, p.bind, p.result) for c in choices]
+    return [Op(p.name, tuple(c), p.attrs, p.commutative, False, p.bind, p.result, p.value)
+            for c in choices]
 
 
 def _expand_operand(o) -> list:
+    if isinstance(o, Either):
+        return [Either(*[x for a in o.alternatives for x in _expand_operand(a)])]
     if not isinstance(o, Op):
         return [o]
     present = _expand(o)
@@ -280,9 +306,25 @@ def _match_op(p: Op, op, m: Match) -> None:
 
 def _match_value(p, value, m: Match, where: str) -> None:
     depth = len(m.matched)
+    if isinstance(p, Either):
+        best = None
+        for alt in p.alternatives:
+            snap = m.snapshot()
+            try:
+                _match_value(alt, value, m, where)
+                return
+            except _Fail as f:
+                m.restore(snap)
+                if best is None or f.depth > best.depth:
+                    best = f
+        raise best
     if isinstance(p, str):
         if p == ANY:
             return
+        if p.endswith("?"):   # an optional operand: absent, or a value bound to the name
+            if is_null_value(value):
+                return
+            p = p[:-1]
         bound = m.values.get(p)
         if bound is None:
             if is_null_value(value):
@@ -306,6 +348,12 @@ def _match_value(p, value, m: Match, where: str) -> None:
         raise _Fail(f"structure: {where} is result {value.index} of {p.name}, not {p.result}", depth)
     if owner.parent is not m.root.parent:
         raise _Fail(f"structure: {owner.name} is in another block", depth + 1)
+    if p.value is not None:
+        bound = m.values.get(p.value)
+        if bound is None:
+            m.values[p.value] = value
+        elif bound is not value:
+            raise _Fail(f"structure: {where} is not {p.value}", depth)
     _match_op(p, owner, m)
 
 
@@ -573,6 +621,9 @@ def _ref(ref, m: Match, made: dict):
         return null_value()
     if callable(ref):
         return ref(m)
+    if ref.endswith("?"):   # an optional operand the source may not have had
+        found = m.values.get(ref[:-1])
+        return null_value() if found is None else found
     if "." in ref:
         name, index = ref.rsplit(".", 1)
         if name in made:
@@ -658,7 +709,9 @@ def declared_rewrites(rules) -> dict:
     for rule in rules:
         for name, semantic in rule.versions.items():
             out.setdefault(name, set()).update(semantic)
-        if any(isinstance(o, Const) for p in rule.source.ops() for o in p.operands):
+        if any(isinstance(o, Const) or (isinstance(o, Either) and any(
+                isinstance(a, Const) for a in o.alternatives))
+               for p in rule.source.ops() for o in p.operands):
             out.setdefault("pd_op.full", set()).add(1)
     return {name: OpUse(tuple(sorted(s))) for name, s in sorted(out.items())}
 
