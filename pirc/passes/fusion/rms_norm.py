@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...ir.ops import null_value
 from ...ir.types import NULL_TYPE, DenseTensorType
 from ..infra.declarative import (Capture, Check, Const, Constraint, DeclarativePass, Either, New, Op,
                                  Rule, attr_value)
@@ -74,8 +75,9 @@ def _rsqrt_of_mean_square(x: str):
 
 
 def _source(x):
-    """(x * r) * w, both multiplies either way round."""
-    return Op("pd_op.multiply", (Op("pd_op.multiply", (x, _rsqrt_of_mean_square("x")),
+    """(x * r) * w, both multiplies either way round (r is matched first: a near miss then
+    names the failed part of the root's chain, not the operand that is not x)."""
+    return Op("pd_op.multiply", (Op("pd_op.multiply", (_rsqrt_of_mean_square("x"), x),
                                     commutative=True), "w"), commutative=True)
 
 
@@ -94,8 +96,9 @@ def _weight_fits(m) -> bool:
 
 
 def _residual_fits(m) -> bool:
-    a, b = m["a"].type, m["b"].type
-    return a == b == m["x"].type
+    if "add" not in m.ops:
+        return True
+    return m["a"].type == m["b"].type == m["x"].type
 
 
 CONSTRAINTS = (
@@ -105,11 +108,11 @@ CONSTRAINTS = (
     Constraint("mean over the last axis", _last_axis),
     Constraint("weight is 1-D of x's last dim (float32)", _weight_fits),
     Constraint("epsilon > 0", lambda m: m["eps"] > 0),
+    Constraint("residual add without broadcast (both operands of x's type)", _residual_fits),
 )
-RESIDUAL = Constraint("residual add without broadcast (both operands of x's type)", _residual_fits)
 
 VERSIONS = {"pd_op.multiply": (1,), "pd_op.rsqrt": (1,), "pd_op.pow": (1,), "pd_op.mean": (1,),
-"pd_op.scale": (1,), "pd_op.add": (1,)}
+            "pd_op.scale": (1,), "pd_op.add": (1,)}
 
 
 def _inv_var_type(m):
@@ -118,39 +121,36 @@ def _inv_var_type(m):
     return DenseTensorType.make(m["x"].type.dtype, list(m.shape("x")[:-1]))
 
 
-def _attrs():
-    return {"epsilon": lambda m: m["eps"], "begin_norm_axis": lambda m: len(m.shape("x")) - 1,
-            **QUANT_OFF}
+def _with_add(present, absent):
+    """A reference that depends on whether the optional residual add was matched."""
+    return lambda m: present(m) if "add" in m.ops else absent(m)
 
 
-def _rules(target: str) -> tuple:
-    """The residual rule (larger, first) and the plain one, building `target`."""
-    with_residual = Rule(
-        f"{target.split('.')[1]}-residual",
-        source=_source(Op("pd_op.add", ("a", "b"), bind="add", value="x")),
-        versions=VERSIONS,
-        constraints=CONSTRAINTS + (RESIDUAL,),
-        result=(New(target, {"x": "a", "residual": "b", "norm_weight": "w"}, _attrs(),
-                    types=("root", "x", _inv_var_type), bind="n"),),
-        replace={"root": ("n.0",), "add": ("n.1",)},
-    )
-    plain = Rule(
+def _rule(target: str) -> Rule:
+    """x * rsqrt(mean(x^2) + eps) * w, x optionally a residual add(a, b), building `target`:
+    with the add, the fused op adds a + b itself and its residual_out replaces the add."""
+    return Rule(
         target.split(".")[1],
-        source=_source("x"),
+        source=_source(Op("pd_op.add", ("a", "b"), bind="add", value="x", optional=True)),
         versions=VERSIONS,
         constraints=CONSTRAINTS,
-        result=(New(target, {"x": "x", "norm_weight": "w"}, _attrs(),
-                    types=("root", lambda m: NULL_TYPE, _inv_var_type), bind="n"),),
-        replace={"root": ("n.0",)},
+        result=(New(target, {"x": _with_add(lambda m: m["a"], lambda m: m["x"]),
+                             "residual": _with_add(lambda m: m["b"], lambda m: null_value()),
+                             "norm_weight": "w"},
+                    {"epsilon": lambda m: m["eps"],
+                     "begin_norm_axis": lambda m: len(m.shape("x")) - 1, **QUANT_OFF},
+                    types=("root", _with_add(lambda m: m["x"].type, lambda m: NULL_TYPE),
+                           _inv_var_type),
+                    bind="n"),),
+        replace={"root": ("n.0",), "add": ("n.1",)},
     )
-    return with_residual, plain
 
 
-# The rms_norm rules first: at PIR 1-3 they fire; at PIR 4 `pd_op.rms_norm` is another op
-# (x, scale, normalized_shape, epsilon), so they are skipped with a version reason and the
-# fused_rms_norm_quant rules (which do not exist at 1-3: a version skip there) fire instead.
-RULES = _rules("pd_op.rms_norm")[:1] + _rules("pd_op.fused_rms_norm_quant")[:1] + \
-    _rules("pd_op.rms_norm")[1:] + _rules("pd_op.fused_rms_norm_quant")[1:]
+# One rule per target, each skipped with a `version:` reason where its target is not the op
+# it builds (and then recording no near misses): `pd_op.fused_rms_norm_quant` does not exist
+# at PIR 1-3, and at PIR 4 `pd_op.rms_norm` is another op (x, scale, normalized_shape,
+# epsilon).  At PIR 4 a site is skipped by the rms_norm rule, then fused by the other.
+RULES = (_rule("pd_op.rms_norm"), _rule("pd_op.fused_rms_norm_quant"))
 
 
 @register_pass
