@@ -115,3 +115,21 @@ def test_each_rule_is_skipped_where_its_target_is_another_op(monkeypatch, versio
                            "quant_max_bound, quant_min_bound)"]
     else:
         assert reasons == [f"version: target pd_op.fused_rms_norm_quant does not exist at PIR version {version}"]
+
+
+@pytest.mark.filterwarnings("ignore::pirc.lower.lower.NpuFallbackWarning")
+@pytest.mark.parametrize("release", RELEASES)
+def test_corpus_transformer(release):
+    """The corpus transformer (one encoder layer, post-norm): its residual + layer_norm fuses
+    and the outputs stay Paddle's."""
+    stem = ROOT / "fixtures" / "corpus" / release / f"transformer.{release}"
+    program = pirc.load(f"{stem}.json")
+    pirc.upgrade(program)
+    weights = pirc.read_params(f"{stem}.pdiparams", program)
+    pirc.run_pipeline(program, "npu")
+    assert fused(program) == {"pd_op.fused_bias_residual_layernorm": 1}
+    with np.load(f"{stem}.io.npz") as data:
+        feeds = {k[4:]: data[k] for k in data.files if k.startswith("in__")}
+        want = data["out__0"]
+    (got,) = pirc.run(program, feeds, weights, device="npu").values()
+    np.testing.assert_allclose(got, want, atol=1e-5, rtol=1e-4)
