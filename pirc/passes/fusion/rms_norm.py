@@ -62,7 +62,8 @@ def _rsqrt_of_mean_square(x: str):
     )
     # the axis operand is read by a constraint, not matched: cse shares one full_int_array
     # between every mean over the same axes
-    mean = Op("pd_op.mean", (square, "_"), bind="mean", attrs={"keepdim": Check("mean keeps its dim (keepdim)", lambda v: v is True)})
+    mean = Op("pd_op.mean", (square, "_"), bind="mean",
+              attrs={"keepdim": Check("mean keeps its dim (keepdim)", lambda v: v is True)})
     plus_eps = Either(
         Op("pd_op.scale", (mean, Const(Check("scale factor is 1", lambda v: v == 1))),
            attrs={"bias": Capture("eps")}),
@@ -156,7 +157,7 @@ RULES = (_rule("pd_op.rms_norm"), _rule("pd_op.fused_rms_norm_quant"))
 @register_pass
 @dataclass(frozen=True)
 class FuseRmsNorm(DeclarativePass):
-    """Fuses x * rsqrt(mean(x^2) + eps) * w (with or without a residual add) into Paddle's fused rms norm."""
+    """Fuses x * rsqrt(mean(x^2) + eps) * w (optional residual add) into Paddle's fused rms norm."""
 
     name = "fuse-rms-norm"
     rules = RULES
