@@ -1,0 +1,35 @@
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"scale0",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"bias0",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"x0",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf32>
+    (%3) = "pd_op.data" () {dtype:float32,name:"r0",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf32>
+    (%4) = "pd_op.add" (%2, %3) {stop_gradient:[true]} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%5, %6, %7) = "pd_op.layer_norm" (%4, %0, %1) {begin_norm_axis:2,epsilon:1e-05,stop_gradient:[true,true,true]} : (tensor<2x8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+    (%8) = "pd_op.fetch" (%5) {col:0,name:"out0",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%9) = "pd_op.fetch" (%4) {col:1,name:"sum0",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%10) = "pd_op.fetch" (%6) {col:2,name:"mean0",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    (%11) = "pd_op.data" () {dtype:float32,name:"scale11",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%12) = "pd_op.data" () {dtype:float32,name:"bias11",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%13) = "pd_op.data" () {dtype:float32,name:"x11",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf32>
+    (%14) = "pd_op.data" () {dtype:float32,name:"r11",place:Place(undefined:0),shape:[1,8,16],stop_gradient:[true]} : () -> tensor<1x8x16xf32>
+    (%15) = "pd_op.add" (%13, %14) {stop_gradient:[true]} : (tensor<2x8x16xf32>, tensor<1x8x16xf32>) -> tensor<2x8x16xf32>
+    (%16, %17, %18) = "pd_op.layer_norm" (%15, %11, %12) {begin_norm_axis:2,epsilon:1e-05,stop_gradient:[true,true,true]} : (tensor<2x8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+    (%19) = "pd_op.fetch" (%16) {col:3,name:"out11",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%20) = "pd_op.fetch" (%15) {col:4,name:"sum11",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%21) = "pd_op.data" () {dtype:float32,name:"scale21",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%22) = "pd_op.data" () {dtype:float32,name:"bias21",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%23) = "pd_op.data" () {dtype:float32,name:"x21",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf32>
+    (%24) = "pd_op.data" () {dtype:float32,name:"r21",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf32>
+    (%25) = "pd_op.add" (%23, %24) {stop_gradient:[true]} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%26, %27, %28) = "pd_op.layer_norm" (%25, <<NULL VALUE>>, <<NULL VALUE>>) {begin_norm_axis:2,epsilon:1e-05,stop_gradient:[true,true,true]} : (tensor<2x8x16xf32>, <<NULL TYPE>>, <<NULL TYPE>>) -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+    (%29) = "pd_op.fetch" (%26) {col:5,name:"out21",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%30) = "pd_op.fetch" (%25) {col:6,name:"sum21",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    (%31) = "pd_op.data" () {dtype:float16,name:"scale31",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf16>
+    (%32) = "pd_op.data" () {dtype:float16,name:"bias31",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf16>
+    (%33) = "pd_op.data" () {dtype:float16,name:"x31",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf16>
+    (%34) = "pd_op.data" () {dtype:float16,name:"r31",place:Place(undefined:0),shape:[2,8,16],stop_gradient:[true]} : () -> tensor<2x8x16xf16>
+    (%35) = "pd_op.add" (%33, %34) {stop_gradient:[true]} : (tensor<2x8x16xf16>, tensor<2x8x16xf16>) -> tensor<2x8x16xf16>
+    (%36, %37, %38) = "pd_op.layer_norm" (%35, %31, %32) {begin_norm_axis:2,epsilon:1e-05,stop_gradient:[true,true,true]} : (tensor<2x8x16xf16>, tensor<16xf16>, tensor<16xf16>) -> tensor<2x8x16xf16>, tensor<2x8xf32>, tensor<2x8xf32>
+    (%39) = "pd_op.fetch" (%36) {col:7,name:"out31",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf16>) -> tensor<2x8x16xf16>
+    (%40) = "pd_op.fetch" (%35) {col:8,name:"sum31",persistable:[true],stop_gradient:[true]} : (tensor<2x8x16xf16>) -> tensor<2x8x16xf16>
+}
