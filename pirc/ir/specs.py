@@ -28,8 +28,12 @@ from .program import DEVELOP_VERSION, KNOWN_VERSIONS, LATEST_VERSION
 
 SPEC_VERSIONS = KNOWN_VERSIONS
 
-# The generated dialect files (handwritten.yaml is generator input, not read here).
-DIALECTS = ("builtin", "cf", "pd_op")
+# The dialect files: the generated ones (handwritten.yaml is generator input, not read here)
+# and pirc's own `npu` dialect (hand-written: torch_npu's fused calls, docs/NPU.md).
+DIALECTS = ("builtin", "cf", "pd_op", "npu")
+# The dialects that are Paddle's: their definitions are what released PIR versions fix
+# (pirc.versioning fingerprints and diffs them); pirc's own dialects are not versioned with them.
+PADDLE_DIALECTS = ("builtin", "cf", "pd_op")
 
 # Bump when the shape of the cached data changes.
 _CACHE_FORMAT = 2

@@ -34,8 +34,10 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 
+import warnings
+
 from .. import limits
-from ..errors import JsonError
+from ..errors import JsonError, PircWarning
 from ..ir import attrs as A
 from ..ir.builder import gc_paused
 from ..ir.ops import BLOCK_ARG_ATTRS, RESULT_ATTR_NAMES, NullValueOp
@@ -54,7 +56,17 @@ from .bounds import LEAF_STEP, REGION_STEP, TOP_OP_DEPTH, TooDeep, check_value, 
 from .unknown_keys import UNKNOWN_KEYS_PROPERTY, restore
 from .write_bounds import leaf_depth
 
-__all__ = ["write_program", "json_attribute_names"]
+__all__ = ["write_program", "json_attribute_names", "PaddleCannotLoadWarning"]
+
+# Dialects that are pirc's own (dialects/npu.yaml): Paddle has no op of theirs, so a file
+# holding one loads in pirc only.
+PIRC_DIALECTS = frozenset({"npu"})
+
+
+class PaddleCannotLoadWarning(PircWarning):
+    """The JSON written holds ops of pirc's own dialects (npu.*, made by `--pipeline=npu`):
+    Paddle cannot load the file; pirc reads it back.  One per file written, naming the op
+    kinds (not one per op)."""
 
 _RESULT_ATTRS = frozenset(RESULT_ATTR_NAMES)
 _PARAMETER_ATTRS = frozenset(
@@ -106,6 +118,12 @@ def write_program_chunks(program: Program, attribute_names=None):
         yield head
         yield from writer.top_ops()
         yield tail
+        if writer.pirc_ops:
+            kinds = ", ".join(sorted(writer.pirc_ops))
+            warnings.warn(PaddleCannotLoadWarning(
+                f"the Paddle JSON written holds ops of pirc's npu dialect ({kinds}): Paddle "
+                "cannot load it (pirc reads it back); for a file Paddle loads, write the "
+                "program before the npu fusions (--pipeline=fuse)"), stacklevel=2)
     except RecursionError:
         # Only when PIRC_MAX_NESTING is raised past what Python's stack allows.
         raise JsonError("the program nests deeper than this Python can write (its recursion "
@@ -141,6 +159,7 @@ class _Writer:
         self.attr_frags: dict[int, str] = {}
         self.entry_frags: dict[tuple, str] = {}
         self.codes: dict[str, str] = {}
+        self.pirc_ops: set[str] = set()  # names of pirc-dialect ops written (code() finds them)
         self.attr_sets: dict[tuple, tuple] = {}
         self.top_block = program.module.body.blocks[0] if program.module.body.blocks else None
         self.top_path = "program.regions[0].blocks[0]"
@@ -266,6 +285,8 @@ class _Writer:
                                   "names an op <dialect>.<name> (\"pd_op.relu\") with a dialect "
                                   "name that is not a number")
             did = C.DIALECT_IDS.get(dialect)
+            if dialect in PIRC_DIALECTS:
+                self.pirc_ops.add(name)
             # Paddle keeps the name of a dialect it has no id for.
             code = _dumps(f"{did}.{short}" if did is not None else name)
             self.codes[name] = code

@@ -139,9 +139,12 @@ def projection(spec: specs.OpSpec) -> dict:
 
 
 def definitions_at(version: int) -> dict[str, specs.OpSpec]:
-    """Every op's definition at `version` (a released version, or release + 1 for develop)."""
+    """Every Paddle op's definition at `version` (a released version, or release + 1 for
+    develop).  pirc's own dialects (npu) are left out: they are not Paddle's, a release does
+    not fix them, and a saved Paddle program never depends on them."""
     return {name: spec for name in sorted(specs.all_op_names())
-            if (spec := spec_at(name, version)) is not None}
+            if name.split(".", 1)[0] in specs.PADDLE_DIALECTS
+            and (spec := spec_at(name, version)) is not None}
 
 
 def spec_at(name: str, version: int) -> specs.OpSpec | None:
