@@ -1,9 +1,10 @@
 """A kernel that fails while a program runs (or while the lowering folds a constant): which
 op it was, where that op stands in the input, and what it was given.
 
-Every graph node the lowering makes for an op carries the op (`node.meta["pir_op"]`,
-graph_builder), and the specialiser and the folder keep it on the nodes they make, so a
-failure names its op however the graph was rewritten.  Running a module is plain
+Every graph node the lowering makes for an op carries where it came from
+(`node.meta["pir_op"]`, an `OpOrigin`: the op's name and its line:col in text input or its
+JSON path, and the op itself; graph_builder), and the specialiser and the folder keep it on
+the nodes they make, so a failure names its op however the graph was rewritten.  Running a module is plain
 `gm.forward(**feeds)` (fast); only when that raises is the same call repeated under an
 `fx.Interpreter` that stops at the failing node, to name its op and its operands' actual
 shapes and dtypes.  `locate` then says where the op is: `FILE:LINE:COL` for text input
@@ -12,6 +13,8 @@ for JSON input.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import torch
 import torch.fx as fx
@@ -22,14 +25,52 @@ from ..ir.locations import json_path_of
 OP_META = "pir_op"
 
 
+@dataclass(frozen=True)
+class OpOrigin:
+    """What `node.meta["pir_op"]` holds: the PIR op a graph node was emitted for.
+
+    `line`/`column`: where the op stands in text input (the parser's program.locations);
+    `path`: its JSON path (`program.regions[0].blocks[0].ops[3]`) otherwise.  When the
+    lowering ran a pipeline first (device npu), an op the passes kept has its place in the
+    program given; an op a pass made has its path in the optimised program.
+    """
+
+    name: str
+    line: int = 0
+    column: int = 0
+    path: str = ""
+    op: object = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.name} at {f'{self.line}:{self.column}' if self.line else self.path}"
+
+
+def json_paths(program) -> dict:
+    """op -> its JSON path, every op of the program in one walk (json_path_of per op would
+    rescan each block: quadratic in a block's length)."""
+    out = {}
+
+    def block_ops(block, prefix):
+        for i, op in enumerate(block.ops):
+            path = f"{prefix}.ops[{i}]"
+            out[op] = path
+            for r, region in enumerate(op.regions):
+                for b, inner in enumerate(region.blocks):
+                    block_ops(inner, f"{path}.regions[{r}].blocks[{b}]")
+
+    block_ops(program.block, "program.regions[0].blocks[0]")
+    return out
+
+
 class KernelFailure(LoweringError):
     """An op's kernel raised: the op, what it got, what it said."""
 
-    def __init__(self, op, operands: str, cause: BaseException):
+    def __init__(self, op, operands: str, cause: BaseException, origin: OpOrigin | None = None):
         name = getattr(op, "name", "an op")
         said = cause.bare_message if isinstance(cause, PircError) else f"{type(cause).__name__}: {cause}"
         super().__init__(f"{name} failed: {said.strip()}" + (f"; operands: {operands}" if operands else ""))
         self.op = op
+        self.origin = origin  # where the op stands in the input (lowering a copy: the original's)
 
 
 def describe_value(value) -> str:
@@ -61,11 +102,11 @@ class _FailureFinder(fx.Interpreter):
         except KernelFailure:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure is reported with its op
-            op = n.meta.get(OP_META)
-            if op is None:
+            origin = n.meta.get(OP_META)
+            if origin is None:
                 raise
             args, _ = self.fetch_args_kwargs_from_env(n)
-            raise KernelFailure(op, describe_operands(args), e) from e
+            raise KernelFailure(origin.op, describe_operands(args), e, origin) from e
 
 
 def find_failure(gm: fx.GraphModule, feeds: dict, error: BaseException) -> BaseException:
@@ -86,6 +127,9 @@ def locate(error: PircError, op, program, filename: str, text: str | None = None
     """Give `error` the op's place in the input: line:col (text) or JSON path (JSON)."""
     error.filename = filename
     where = program.locations.get(op)
+    origin = getattr(error, "origin", None)
+    if where is None and origin is not None:  # the op of a copy the lowering optimised
+        where = (origin.line, origin.column) if origin.line else origin.path or None
     if isinstance(where, tuple):
         error.line, error.column = where
         if text is not None:

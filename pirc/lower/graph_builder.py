@@ -28,7 +28,7 @@ from ..ir.types import DenseTensorArrayType, DenseTensorType
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handles itself
 from ..runtime.registry import REGISTRY
-from .failures import OP_META
+from .failures import OP_META, OpOrigin, json_paths
 from .feeds import FeedSpec
 from .shape_values import ShapeTracker
 from .storage import VIEW_BASES, Storage
@@ -55,14 +55,33 @@ def python_name(text: str, taken: set[str], fallback: str = "v") -> str:
 class LoweringContext:
     """What all graphs of one lowering share: the root module, the version, naming."""
 
-    def __init__(self, root: torch.nn.Module, version: int, registry=REGISTRY):
+    def __init__(self, root: torch.nn.Module, version: int, registry=REGISTRY, emitters=None,
+                 fetchless_block=None):
         self.root = root
         self.version = version
         self.registry = registry
+        # device npu: the (op, semantic version) pairs that lower to one torch_npu fused call
+        # when the op allows (pirc.lower.npu.emit.EMITTERS); None on other devices
+        self.emitters = emitters
+        # the top block of a program without fetch ops: its unused values are outputs
+        self.fetchless_block = fetchless_block
+        self.program = None  # set by lower(): where each op stands (origin)
+        self._paths: dict | None = None
         self.attr_names: set[str] = set()
         self.param_nodes: dict[str, str] = {}  # Paddle parameter name -> root attribute name
         self._kwargs_specs: dict[str, object] = {}
         self._mutable: dict = {}
+
+    def origin(self, op) -> OpOrigin:
+        """What node.meta["pir_op"] holds for op: its name and line:col or JSON path."""
+        where = self.program.locations.get(op) if self.program is not None else None
+        if isinstance(where, tuple):
+            return OpOrigin(op.name, where[0], where[1], op=op)
+        if where is None and self.program is not None:
+            if self._paths is None:
+                self._paths = json_paths(self.program)
+            where = self._paths.get(op)
+        return OpOrigin(op.name, path=where or "", op=op)
 
     def spec_attribute_names(self, name: str):
         """Names of the attributes kernels get for op `name` (None: every non-universal one)."""
@@ -70,6 +89,14 @@ class LoweringContext:
             spec = get_spec(name, self.version)
             self._kwargs_specs[name] = None if spec is None else frozenset(a.name for a in spec.attributes)
         return self._kwargs_specs[name]
+
+    def operand_names(self, name: str) -> tuple[str, ...]:
+        """The spec's operand names of op `name`, in order (keyword-operand kernels)."""
+        key = ("operand_names", name)
+        if key not in self._mutable:
+            spec = get_spec(name, self.version)
+            self._mutable[key] = () if spec is None else tuple(o.name for o in spec.operands)
+        return self._mutable[key]
 
     def mutable_attribute_operands(self, name: str, count: int) -> frozenset[int]:
         """Positions of operands that stand for int_array / scalar attributes (spec `from_attr`)."""
@@ -241,10 +268,13 @@ class GraphBuilder:
     def _tag_new_nodes(self, op) -> None:
         """Mark the nodes `op` just appended with the op (failures.OP_META), so that a kernel
         failure at run time names the op and where it stands in the input."""
+        origin = None
         for node in reversed(self.graph.nodes):
             if OP_META in node.meta:
                 break
-            node.meta[OP_META] = op
+            if origin is None:
+                origin = self.ctx.origin(op)
+            node.meta[OP_META] = origin
 
     def _record_types(self, op) -> None:
         """Put each result's static PIR shape and dtype on the node that stands for it.
@@ -309,24 +339,52 @@ class GraphBuilder:
         """A call of op's kernel on its operands' nodes (`replace`: operand index -> node to
         pass instead, for recomputing a view from its written base)."""
         entry = self.ctx.registry.resolve(op.name, self.ctx.version)
+        args, kwargs = self.arguments(op, entry, replace)
+        return self.graph.call_function(entry.fn, args, kwargs)
+
+    def arguments(self, op, entry, replace: dict | None = None) -> tuple[tuple, dict]:
+        """(operands' nodes, spec attributes as Python values) as op's kernel takes them."""
         mutable = self.ctx.mutable_attribute_operands(op.name, len(op.operands))
         replace = replace or {}
         args = tuple(replace[i] if i in replace else self._folded(v) if i in mutable else self.value(v)
                      for i, v in enumerate(op.operands))
         wanted = self.ctx.spec_attribute_names(op.name)
         kwargs = {}
+        if entry.keyword_operands:  # a foreign schema's signature (registry.Entry says why)
+            names = self.ctx.operand_names(op.name)
+            kwargs = {n: a for n, a in zip(names, args) if a is not None}
+            args = ()
         for key, attr in op.attributes.items():
             if (key in wanted) if wanted is not None else (key not in _NOT_ARGUMENTS):
                 # an attribute named like a Python keyword (mish's `lambda`) is `lambda_`:
                 # torch.fx writes kwargs into generated source
                 kwargs[key + "_" if keyword.iskeyword(key) else key] = python_value(attr)
-        return self.graph.call_function(entry.fn, args, kwargs)
+        return args, kwargs
 
     def _call_kernel(self, op) -> None:
+        if self.ctx.emitters is not None and self._emit_fused(op):
+            return
         node = self.call_kernel(op)
         self._last_call = node
         if op.results:
             self.bind_results(op, node)
+
+    def _emit_fused(self, op) -> bool:
+        """On device npu: op as its one torch_npu fused call when its emitter accepts it
+        (pirc.lower.npu.emit decides from the op alone); False to lower it as everywhere."""
+        entry = self.ctx.registry.resolve(op.name, self.ctx.version)
+        if (op.name, entry.since) not in self.ctx.emitters:
+            return False
+        args, kwargs = self.arguments(op, entry)
+        from .npu.emit import emit
+        outputs_unused = self.ctx.fetchless_block is not None and op.parent_block() is self.ctx.fetchless_block
+        nodes = emit(self.graph, op, entry.since, args, kwargs, outputs_unused)
+        if nodes is None:
+            return False
+        self._last_call = None
+        for i, node in nodes.items():
+            self.env[op.results[i]] = node
+        return True
 
     def _apply_writes(self, op) -> None:
         """Record op's in-place results and views as names of their operands' storage, and

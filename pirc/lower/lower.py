@@ -30,6 +30,7 @@ from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
 from .lod import lod_key, placeholders_last, reads_lod
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
+from .failures import json_paths
 from .specialize import specialize_calls
 from .values import torch_dtype_of_type
 
@@ -152,7 +153,13 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     check_lowerable(program, registry)
 
     root = torch.nn.Module()
-    ctx = LoweringContext(root, program.version, registry)
+    emitters = None
+    if device == "npu":
+        from .npu.emit import EMITTERS
+        emitters = EMITTERS
+    fetchless = None if any(op.name == "pd_op.fetch" for op in program.block.ops) else program.block
+    ctx = LoweringContext(root, program.version, registry, emitters, fetchless)
+    ctx.program = program
     param_map = bind_parameters(program, params, ctx)
     builder = GraphBuilder(ctx)
     builder.lod_enabled = reads_lod(program)
@@ -225,6 +232,13 @@ def optimised_copy(program, params, pipeline: str, device: str):
     params = _read_params_file(program, params)
     copy = Program(program.module.clone(), program.version, list(program.graph_tags),
                    program.trainable, program.manifest, dict(program.extra))
+    # Each op of the copy keeps its original's place in the input (line:col, else its JSON
+    # path there): the fx nodes and a kernel failure name it as the user wrote it, not as it
+    # stands after the passes.  The clone has the same ops in the same walk order.
+    where = program.locations or json_paths(program)
+    for original, cloned in zip(program.walk(), copy.walk()):
+        if original in where:
+            copy.locations[cloned] = where[original]
     # passes know cpu and npu; a module for the CPU (or cuda) takes the pipeline's own
     # device: `npu`'s fused ops then run their CPU references
     pass_device = "npu" if device == "npu" else None

@@ -52,6 +52,10 @@ class Entry:
     fn: Callable
     flags: Behaviour = field(default_factory=Behaviour)
     deprecated: bool = False
+    # The kernel takes its operands as keywords named as the op's spec names them, a null
+    # one left out (its default holds): for a kernel whose signature is a foreign schema
+    # that puts attributes between tensors (torch_npu's, pirc.lower.npu.ops).
+    keyword_operands: bool = False
 
     def covers(self, version: int) -> bool:
         return self.since <= version and (self.until is None or version < self.until)
@@ -74,7 +78,8 @@ class OpRegistry:
         self._entries: dict[str, list[Entry]] = {}
 
     def register(self, name: str, since: int = 1, until: int | None = None, *,
-                 flags: Behaviour | None = None, deprecated: bool = False):
+                 flags: Behaviour | None = None, deprecated: bool = False,
+                 keyword_operands: bool = False):
         """Decorator: register `fn` for `name` at PIR versions [since, until); returns fn unchanged."""
         if not isinstance(name, str) or not name:
             raise RegistryError(f"op name must be a non-empty string, got {name!r}")
@@ -91,7 +96,8 @@ class OpRegistry:
                     raise RegistryError(
                         f"{name}: versions {new} of {_qualname(fn)} overlap {e.range_text()} of "
                         f"{_qualname(e.fn)}; give the older entry an `until` where the new one starts")
-            entries.append(Entry(name, since, until, fn, flags or Behaviour(), deprecated))
+            entries.append(Entry(name, since, until, fn, flags or Behaviour(), deprecated,
+                                 keyword_operands))
             entries.sort(key=lambda e: e.since)
             return fn
 

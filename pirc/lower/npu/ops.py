@@ -57,15 +57,31 @@ def npu_fusion_attention(query, key, value, head_num, input_layout, pse=None, pa
                          gen_mask_parallel=True, sync=False, softmax_layout="", sink=None,
                          dropout_mask=None, seed=0, offset=0):
     if on_npu(query):
+        # Every argument the npu.fusion_attention op carries; the newer ones (prefix ...
+        # offset) only where they differ from the schema's default, so the call is the one
+        # torch_npu's own examples make.
+        extra = {k: v for k, v in (("prefix", prefix), ("actual_seq_qlen", actual_seq_qlen),
+                                   ("actual_seq_kvlen", actual_seq_kvlen),
+                                   ("gen_mask_parallel", gen_mask_parallel), ("sync", sync),
+                                   ("softmax_layout", softmax_layout), ("sink", sink),
+                                   ("dropout_mask", dropout_mask), ("seed", seed),
+                                   ("offset", offset))
+                 if ((v is not None) if _ATTENTION_DEFAULTS[k] is None
+                     else v != _ATTENTION_DEFAULTS[k])}
         return npu_call("npu_fusion_attention", query, key, value, head_num, input_layout,
                         pse=pse, padding_mask=padding_mask, atten_mask=atten_mask, scale=scale,
                         keep_prob=keep_prob, pre_tockens=pre_tockens, next_tockens=next_tockens,
-                        inner_precise=inner_precise, sparse_mode=sparse_mode)
+                        inner_precise=inner_precise, sparse_mode=sparse_mode, **extra)
     return reference.npu_fusion_attention(
         query, key, value, head_num, input_layout, pse, padding_mask, atten_mask, scale,
         keep_prob, pre_tockens, next_tockens, inner_precise, prefix, actual_seq_qlen,
         actual_seq_kvlen, sparse_mode, gen_mask_parallel, sync, softmax_layout, sink,
         dropout_mask, seed, offset)
+
+
+_ATTENTION_DEFAULTS = {"prefix": None, "actual_seq_qlen": None, "actual_seq_kvlen": None,
+                       "gen_mask_parallel": True, "sync": False, "softmax_layout": "",
+                       "sink": None, "dropout_mask": None, "seed": 0, "offset": 0}
 
 
 def npu_gelu(self, *, approximate="none"):
