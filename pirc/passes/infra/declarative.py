@@ -62,7 +62,7 @@ from ..folding.constants import full_scalar
 from .forwarding import exported, fetched, unwritten
 from .greedy import Pattern, apply_patterns
 from .pass_base import PassContext, PircPass
-from .rewrites import OpUse
+from .rewrites import ANY_OP as _ANY_VERSION, OpUse
 
 ANY = "_"
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
@@ -145,6 +145,8 @@ class Rule:
     doc: str = ""
 
     def __post_init__(self):
+        # versions: per source op, its semantic versions, or "*" for an op with no
+        # semantics of its own (builtin.combine and builtin.split pack and unpack values)
         missing = sorted({o.name for o in self.source.ops()} - set(self.versions))
         if missing:
             raise ValueError(f"rule {self.name}: no semantic versions declared for {', '.join(missing)}")
@@ -655,12 +657,18 @@ def declared_rewrites(rules) -> dict:
     """The `rewrites` declaration of a pass made of `rules`: per source op, the union of the
     semantic versions its rules were written for (a `full` read as a constant: any)."""
     out: dict[str, set] = {}
+    anything = set()
     for rule in rules:
         for name, semantic in rule.versions.items():
+            if semantic == _ANY_VERSION:   # an op that computes nothing (builtin.combine / split)
+                anything.add(name)
+                continue
             out.setdefault(name, set()).update(semantic)
         if any(isinstance(o, Const) for p in rule.source.ops() for o in p.operands):
             out.setdefault("pd_op.full", set()).add(1)
-    return {name: OpUse(tuple(sorted(s))) for name, s in sorted(out.items())}
+    uses = {name: OpUse(tuple(sorted(s))) for name, s in out.items()}
+    uses.update({name: OpUse(_ANY_VERSION) for name in anything if name not in out})
+    return dict(sorted(uses.items()))
 
 
 class DeclarativePass(PircPass):
