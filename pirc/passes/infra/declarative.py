@@ -590,6 +590,8 @@ def _build(new: New, m: Match, made: dict, version: int):
         value = new.attrs[a.name] if a.name in new.attrs else a.default
         if callable(value):
             value = value(m)
+        if value is None and a.optional:   # an optional attribute with no default: absent
+            continue
         if value is None:
             raise ValueError(f"{new.name}: attribute {a.name} has no default; the rule must give it")
         attributes[a.name] = make_attr(a.type, value)
