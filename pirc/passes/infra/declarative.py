@@ -32,7 +32,8 @@ rewriter.  A rule is data:
 * **Result pattern.**  `New` ops, in order: operands by spec name (a variable, `"op.i"` for
   result i of an earlier `New` bound as `op`, or None for an absent optional operand),
   attributes (a literal or a function of the match; unnamed ones take the spec's default),
-  result types (a variable whose type to copy, or a function).  `replace` maps each value
+  result types (a variable whose type to copy, or a function); `when` (a function of the
+  match) builds a `New` only where it holds, references to it then reading an absent value.  `replace` maps each value
   the rewrite replaces (`"root"`, or a bound op's name) to a new value (default: the root's
   results by the last `New`'s).
 
@@ -132,6 +133,8 @@ class New:
     types: tuple = ("root",)                          # per result: a variable or fn(m)
     bind: str | None = None
     semantic: tuple | None = None   # the target's semantic versions the rule builds for
+    when: Callable[["Match"], bool] | None = None   # built only where when(m) holds; else
+    #                                                  references to it read an absent value
 
 
 @dataclass(frozen=True)
@@ -479,6 +482,10 @@ def _rewrite(rule: Rule, m: Match):
     made = {}
     new_ops = []
     for new in rule.result:
+        if new.when is not None and not new.when(m):
+            if new.bind is not None:
+                made[new.bind] = None
+            continue
         op = _build(new, m, made, version)
         anchor.parent.insert_op_before(op, anchor)
         new_ops.append(op)
@@ -578,7 +585,7 @@ def _ref(ref, m: Match, made: dict):
     if "." in ref:
         name, index = ref.rsplit(".", 1)
         if name in made:
-            return made[name].results[int(index)]
+            return null_value() if made[name] is None else made[name].results[int(index)]
     return m[ref]
 
 
