@@ -1,0 +1,185 @@
+"""fuse-attention: the BERT- and LLaMA-shaped scaled dot-product attention
+
+    matmul(q, k^T) -> scale by s (scale op or multiply by a constant; or q scaled first)
+      -> [+ where(b, 0, -inf)] -> softmax(last axis) -> [inference dropout] -> matmul(., v)
+
+-> `npu.fusion_attention(q, k, v, head_num=N, input_layout="BNSD", scale=s
+[, atten_mask=not b])[0]` (torch_npu's npu_fusion_attention).
+
+Why it is sound: npu_fusion_attention computes softmax(scale * q k^T, masked) v per batch and
+head with nothing dropped (keep_prob 1); pirc's reference (pirc.lower.npu.reference) does it
+in float32: q k^T, times s, masked_fill(-inf) where atten_mask is True, softmax, times v —
+Paddle's ops in Paddle's order.  The rule fires only where that is provably the program's
+computation:
+
+* q, k, v are 4-D float32 [B, N, S, D] with static, equal B and N (matmul would broadcast a
+  batch or head dim of 1, the fused op does not); k^T is the matmul's transpose_y or a
+  transpose(k, [0, 1, 3, 2]); transpose_x is false; float32 only (the reference computes in
+  float32, a float16 composition rounds after each op);
+* the scale is a one-element constant s applied with bias 0 after q k^T (`scale` or
+  `multiply`), or to q before it: (s q) k^T = s (q k^T) up to one rounding of each product
+  (exact when s is a power of two, as 1/sqrt(64) = 1/8);
+* a mask only when it is provably 0 or -inf: where(b, 0, -inf) of a bool b (fulls), added to
+  the scores without broadcasting them; torch_npu's boolean atten_mask (True = masked) is
+  then logical_not(b), and masking a score with -inf is adding -inf.  Any other additive mask
+  ((1 - cast(b)) * -1e4, finfo.min, an ALiBi or T5 bias) stays unfused;
+* dropout only in inference form, where it is the identity: is_test with upscale_in_train,
+  or p = 0;
+* every intermediate (scores, probabilities) has no other use (built into the layer).
+
+`pd_op.self_dp_attention` (Paddle's CPU kernel, phi/kernels/fusion/cpu/
+self_dp_attention_kernel.cc) is not a target: it reads q, k, v packed as one [B, S, 3, N, H]
+tensor (a fused QKV projection before the head split), has no mask, and is AVX-512 only
+(`__m512` intrinsics, so not portable); no dev-zoo model computes attention from a packed
+QKV.  Tolerance: atol 1e-5, rtol 1e-4 (the reference's float32 matmuls are Paddle's; the
+scale-on-q form rounds differently unless s is a power of two).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir.types import ELEMENT_TYPES, NULL_TYPE, DenseTensorType
+from ..infra.declarative import Capture, Check, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value
+from ..infra.registry import register_pass
+
+NO_TRANSPOSE_X = Check("matmul q k^T has transpose_x false", lambda v: v is False)
+LAST = Check("softmax over the last axis", lambda a: a in (-1, 3))
+PLAIN = {"transpose_x": False, "transpose_y": False}
+
+
+def _k(m):
+    """k (the [B, N, S, D] key) from the matmul's second operand."""
+    if m.attr("qk", "transpose_y", False):
+        return m["kt"]
+    op = getattr(m["kt"], "op", None)
+    if op is not None and op.name == "pd_op.transpose" and attr_value(op, "perm") == (0, 1, 3, 2):
+        return op.operands[0]
+    return None
+
+
+def _layout(m) -> bool:
+    k = _k(m)
+    if k is None:
+        return False
+    m.captured["k"] = k
+    qs, ks, vs = m.shape("q"), tuple(k.type.shape), m.shape("v")
+    if qs is None or vs is None or not len(qs) == len(ks) == len(vs) == 4:
+        return False
+    return qs[:2] == ks[:2] == vs[:2] and all(d > 0 for d in qs[:2])
+
+
+def _f32(m) -> bool:
+    from ...ir.types import ELEMENT_TYPE_NAMES
+    k = m.captured.get("k")
+    return (m.dtype("q") == m.dtype("v") == "f32"
+            and (k is None or ELEMENT_TYPE_NAMES.get(k.type.dtype) == "f32"))
+
+
+def _dropout_identity(m) -> bool:
+    if "drop" not in m.ops:
+        return True
+    mode = m.attr("drop", "mode")
+    return bool(m.attr("drop", "is_test")) and (mode == "upscale_in_train" or m.captured.get("p") == 0)
+
+
+def _full_value(value):
+    op = getattr(value, "op", None)
+    if op is None or op.name != "pd_op.full":
+        return None
+    return attr_value(op, "value")
+
+
+def _bool_mask(m) -> bool:
+    """mask = where(b, 0, -inf) with b bool, adding to the scores without broadcasting them."""
+    where = getattr(m["mask"], "op", None)
+    if where is None or where.name != "pd_op.where":
+        return False
+    b, zero, ninf = where.operands
+    from ...ir.types import ELEMENT_TYPE_NAMES
+    if ELEMENT_TYPE_NAMES.get(getattr(b.type, "dtype", None)) != "b":
+        return False
+    if _full_value(zero) != 0 or _full_value(ninf) != float("-inf"):
+        return False
+    scores, total = m.ops["qk"].results[0], m.ops["madd"].results[0]
+    if tuple(total.type.shape) != tuple(scores.type.shape) or len(b.type.shape) != 4:
+        return False
+    m.captured["keep"] = b
+    return True
+
+
+def _one_scale(m) -> bool:
+    """At most one scale: on q, or on the scores (s1 (s2 q k^T) would round twice)."""
+    return not ("scq" in m.ops and "sc" in m.ops)
+
+
+def _scale(m) -> float:
+    return float(m.captured.get("s", m.captured.get("sq", 1.0)))
+
+
+def _source(multiply: bool):
+    q = Op("pd_op.scale", ("q", Const(Capture("sq"))), attrs={"bias": 0.0}, optional=True, bind="scq")
+    qk = Op("pd_op.matmul", (q, "kt"), attrs={"transpose_x": NO_TRANSPOSE_X}, bind="qk")
+    if multiply:
+        scores = Op("pd_op.multiply", (qk, Const(Capture("s"))), commutative=True, bind="sc")
+    else:
+        scores = Op("pd_op.scale", (qk, Const(Capture("s"))), attrs={"bias": 0.0}, optional=True, bind="sc")
+    masked = Op("pd_op.add", (scores, "mask"), commutative=True, optional=True, bind="madd")
+    soft = Op("pd_op.softmax", (masked,), attrs={"axis": LAST}, bind="soft")
+    probs = Op("pd_op.dropout", (soft, "_", Const(Capture("p"))), optional=True, bind="drop")
+    return Op("pd_op.matmul", (probs, "v"), attrs=PLAIN)
+
+
+def _rule(multiply: bool) -> Rule:
+    versions = {"pd_op.matmul": (1,), "pd_op.softmax": (1,), "pd_op.dropout": (1,),
+                "pd_op.scale": (1,), "pd_op.add": (1,)}
+    if multiply:
+        versions["pd_op.multiply"] = (1,)
+    constraints = (
+        Constraint("mask is provably 0/-inf: where(bool, 0, -inf) not broadcasting the scores",
+                   lambda m: "madd" not in m.ops or _bool_mask(m)),
+        Constraint("one scale: on q or on the scores", _one_scale),
+        Constraint("q, k, v are 4-D [B, N, S, D] with static, equal B and N; k^T by "
+                   "transpose_y or transpose(k, [0, 1, 3, 2])", _layout),
+        Constraint("q, k, v are float32 (the fused reference computes in float32)", _f32),
+        Constraint("dropout is the inference identity (is_test, upscale_in_train or p = 0)",
+                   _dropout_identity),
+    )
+    result = (
+        New("pd_op.logical_not", {"x": lambda m: m.captured["keep"]},
+            types=(lambda m: m.captured["keep"].type,), bind="masked",
+            when=lambda m: "madd" in m.ops),
+        New("npu.fusion_attention",
+            {"query": "q", "key": lambda m: m.captured["k"], "value": "v", "atten_mask": "masked.0"},
+            {"head_num": lambda m: int(m.shape("q")[1]), "input_layout": "BNSD", "scale": _scale},
+            types=_TYPES, bind="fa"),
+    )
+    return Rule("attention-multiply" if multiply else "attention", source=_source(multiply),
+                versions=versions, constraints=constraints, result=result,
+                replace={"root": ("fa.0",)})
+
+
+def _type_fns():
+    """npu_fusion_attention's results: out, softmax_max and softmax_sum ([B, N, S, 8]
+    float32), softmax_out (empty), seed, offset, numels (Python ints: no tensor type)."""
+    def stats(m):
+        qs = m.shape("q")
+        return DenseTensorType.make(ELEMENT_TYPES["f32"], (qs[0], qs[1], qs[2], 8))
+    empty = DenseTensorType.make(ELEMENT_TYPES["f32"], (0,))
+    return ("root", stats, stats, lambda m: empty,
+            lambda m: NULL_TYPE, lambda m: NULL_TYPE, lambda m: NULL_TYPE)
+
+
+_TYPES = _type_fns()
+
+RULES = (_rule(False), _rule(True))
+
+
+@register_pass
+@dataclass(frozen=True)
+class FuseAttention(DeclarativePass):
+    """Fuses scaled dot-product attention (optional 0/-inf bool mask) into npu.fusion_attention."""
+
+    name = "fuse-attention"
+    devices = ("npu",)
+    rules = RULES
