@@ -19,30 +19,37 @@ from dataclasses import dataclass
 
 from ...ir import attrs as A
 from ...ir.types import ELEMENT_TYPES, DenseTensorType
-from ..infra.declarative import Capture, Check, Const, Constraint, DeclarativePass, New, Op, Rule
+from ..infra.declarative import Capture, Const, Constraint, DeclarativePass, New, Op, Rule
 from ..infra.registry import register_pass
 
-LAST = Check("softmax over the last axis", lambda a: a == -1)
+
+
+def _last_axis(m) -> bool:
+    axis, rank = m.attr("soft", "axis"), len(m.shape("x"))
+    return axis in (-1, rank - 1)
+
 
 SCALED_SOFTMAX = Rule(
     "scaled-softmax",
     source=Op("pd_op.softmax", (Op("pd_op.scale", ("x", Const(Capture("s"))),
                                    attrs={"bias": 0.0}, bind="scale"),),
-              attrs={"axis": LAST}),
+              bind="soft"),
     versions={"pd_op.softmax": (1,), "pd_op.scale": (1,)},
     constraints=(
         Constraint("x is float32 (the reference scales in float32)", lambda m: m.dtype("x") == "f32"),
         Constraint("x has a static rank", lambda m: m.shape("x") is not None),
+        Constraint("softmax over the last axis", _last_axis),
     ),
     result=(
-        New("pd_op.full", {}, {"shape": lambda m: (1,), "value": 0.0, "dtype": "bool",
+        New("pd_op.full", {}, {"shape": lambda m: (1,), "value": A.float_attr(0.0, double=True), "dtype": "bool",
                                "place": lambda m: _place()},
             types=(lambda m: _bool_type(m, (1,)),), bind="zero"),
         New("pd_op.full_like", {"x": "x", "value": "zero.0"},
             {"dtype": "bool", "place": lambda m: _place()},
             types=(lambda m: _bool_type(m, m.shape("x")),), bind="mask"),
         New("npu.scaled_masked_softmax", {"x": "x", "mask": "mask.0"},
-            {"scale": lambda m: float(m.captured["s"]), "fixed_triu_mask": False}),
+            {"scale": lambda m: A.float_attr(float(m.captured["s"]), double=True),
+             "fixed_triu_mask": False}),
     ),
 )
 
