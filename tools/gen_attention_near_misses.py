@@ -98,6 +98,35 @@ write(A, "dropout_training", T, "dropout is the inference identity", attention(d
 write(A, "float16", T, "float32", attention(dt="f16"), attention(), tol="1e-5 1e-4")
 write(A, "multiply_not_constant_scale", T, "attribute bias", attention(bias=2, multiply=False), attention(multiply=True))
 
+def packed(dt="f32", back=True):
+    """A BERT block's attention on a packed QKV: reshape to [B, S, 3, N, H], transpose to
+    [3, B, N, S, H], slices 0, 1, 2 -> q, k, v (pd_op.self_dp_attention's input)."""
+    def build():
+        p = P(); B, S, N, H = 2, 4, 2, 8
+        x = p.data("qkv", [B, S, 3 * N * H], dt)
+        shp = p.ints([0, 0, 3, N, H])
+        r = p.op("pd_op.reshape", [x, shp], [p.t([B, S, 3 * N * H], dt), p.t((5,), "i64")], p.t([B, S, 3, N, H], dt))
+        t = p.op("pd_op.transpose", [r], [p.t([B, S, 3, N, H], dt)], p.t([3, B, N, S, H], dt), perm="[2,0,3,1,4]")
+        t4, s4 = p.t([B, N, S, H], dt), p.t([B, N, S, S], dt)
+        idx = [p.ints([i]) for i in range(4)]
+        q, k, v = (p.op("pd_op.slice", [t, idx[i], idx[i + 1]], [p.t([3, B, N, S, H], dt), p.t((1,), "i64"), p.t((1,), "i64")], t4, axes="[0]", decrease_axis="[0]", infer_flags="[1]") for i in range(3))
+        qk = p.op("pd_op.matmul", [q, k], [t4, t4], s4, transpose_x="false", transpose_y="true")
+        s = p.full(0.35355339, dt)
+        sc = p.op("pd_op.scale", [qk, s], [s4, p.t((1,), dt)], s4, bias="0", bias_after_scale="true")
+        sm = p.op("pd_op.softmax", [sc], [s4], s4, axis="-1")
+        out = p.op("pd_op.matmul", [sm, v], [s4, t4], t4, transpose_x="false", transpose_y="false")
+        if back:
+            out = p.op("pd_op.transpose", [out], [t4], p.t([B, S, N, H], dt), perm="[0,2,1,3]")
+            p.fetch(out, [B, S, N, H], dt=dt)
+        else:
+            p.fetch(out, [B, N, S, H], dt=dt)
+        return p
+    return build
+
+write(A, "packed_float64", "pd_op.self_dp_attention", "float32", packed(dt="f64"), packed(), tol="1e-5 1e-4")
+write(A, "packed_bnsd_float64", "pd_op.self_dp_attention", "float32", packed(dt="f64", back=False),
+      packed(back=False), tol="1e-5 1e-4")
+
 # ---- rotary ----------------------------------------------------------------------------
 def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shape=None):
     def build():

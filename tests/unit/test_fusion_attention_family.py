@@ -15,9 +15,9 @@ from pirc.lower.lower import optimised_copy
 from pirc.passes import run_pipeline
 from tests.unit import zoo_cases as Z
 
-FUSION = Path(__file__).resolve().parents[1] / "fixtures" / "fusion"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 TARGETS = ("npu.fusion_attention", "npu.rotary_mul", "npu.scaled_masked_softmax",
-           "pd_op.fused_rotary_position_embedding")
+           "pd_op.fused_rotary_position_embedding", "pd_op.self_dp_attention")
 
 # Per dev-zoo model: the attention-family ops `-p npu` makes (both releases), and the reason
 # the attention sites report (docs/FUSION.md, "Dev zoo").
@@ -46,14 +46,24 @@ def test_zoo_counts_and_reasons(model):
     assert misses.count == 2 and all(reason in m["failed"] for m in misses.first)
 
 
+# Real programs Paddle ran (tests/fixtures/fusion and the corpus): what `-p npu` makes of them.
+PROGRAMS = {
+    ("fusion", "llama_block"): {"npu.fusion_attention": 1, "npu.rotary_mul": 2},
+    # a packed QKV projection split into heads: Paddle's self_dp_attention (the fx rewrite
+    # made npu_fusion_attention of it)
+    ("corpus", "transformer"): {"pd_op.self_dp_attention": 1},
+}
+
+
 @pytest.mark.parametrize("version", ["3.0.0", "3.3.1"])
-def test_llama_block_fuses_and_keeps_paddles_numbers(version):
-    base = FUSION / version / f"llama_block.{version}"
+@pytest.mark.parametrize("where,name", sorted(PROGRAMS))
+def test_programs_fuse_and_keep_paddles_numbers(where, name, version):
+    base = FIXTURES / where / version / f"{name}.{version}"
     io = np.load(f"{base}.io.npz")
     feeds = {k[4:]: torch.from_numpy(io[k]) for k in io.files if k.startswith("in__")}
     program = api.load(f"{base}.json")
     copy, _ = optimised_copy(program, f"{base}.pdiparams", "npu", "npu")
-    assert fused(copy) == {"npu.fusion_attention": 1, "npu.rotary_mul": 2}
+    assert fused(copy) == PROGRAMS[where, name]
     outs = api.lower(program, f"{base}.pdiparams", device="npu")(**feeds)
     for i, got in enumerate(outs):
         np.testing.assert_allclose(got.numpy(), io[f"out__{i}"], atol=1e-5, rtol=1e-4)

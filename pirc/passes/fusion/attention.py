@@ -3,36 +3,45 @@
     matmul(q, k^T) -> scale by s (scale op or multiply by a constant; or q scaled first)
       -> [+ where(b, 0, -inf)] -> softmax(last axis) -> [inference dropout] -> matmul(., v)
 
--> `npu.fusion_attention(q, k, v, head_num=N, input_layout="BNSD", scale=s
-[, atten_mask=not b])[0]` (torch_npu's npu_fusion_attention).
+-> `pd_op.self_dp_attention(qkv, alpha=s, head_number=N)` where its constraints hold, else
+`npu.fusion_attention(q, k, v, head_num=N, input_layout="BNSD", scale=s[, atten_mask=not b])[0]`
+(torch_npu's npu_fusion_attention).
 
-Why it is sound: npu_fusion_attention computes softmax(scale * q k^T, masked) v per batch and
-head with nothing dropped (keep_prob 1); pirc's reference (pirc.lower.npu.reference) does it
-in float32: q k^T, times s, masked_fill(-inf) where atten_mask is True, softmax, times v —
-Paddle's ops in Paddle's order.  The rule fires only where that is provably the program's
-computation:
+Why it is sound.  Both compute softmax(s * q k^T [masked]) v per batch and head, nothing
+dropped.  The rule fires only where that is provably the program's computation:
 
-* q, k, v are 4-D float32 [B, N, S, D] with static, equal B and N (matmul would broadcast a
-  batch or head dim of 1, the fused op does not); k^T is the matmul's transpose_y or a
-  transpose(k, [0, 1, 3, 2]); transpose_x is false; float32 only (the reference computes in
-  float32, a float16 composition rounds after each op);
+* q, k, v are 4-D float32 [B, N, S, D] with equal B and N: static and equal, or the three
+  slices of one packed tensor (matmul would broadcast a batch or head dim of 1, the fused ops
+  do not); k^T is the matmul's transpose_y or a transpose(k, [0, 1, 3, 2]); transpose_x is
+  false; float32 only (both fused kernels compute in float32; a float16 composition rounds
+  after each op, and self_dp_attention reads float64 as float32);
 * the scale is a one-element constant s applied with bias 0 after q k^T (`scale` or
   `multiply`), or to q before it: (s q) k^T = s (q k^T) up to one rounding of each product
   (exact when s is a power of two, as 1/sqrt(64) = 1/8);
 * a mask only when it is provably 0 or -inf: where(b, 0, -inf) of a bool b (fulls), added to
   the scores without broadcasting them; torch_npu's boolean atten_mask (True = masked) is
-  then logical_not(b), and masking a score with -inf is adding -inf.  Any other additive mask
-  ((1 - cast(b)) * -1e4, finfo.min, an ALiBi or T5 bias) stays unfused;
+  then logical_not(b), and masking a score with -inf is adding -inf (a fully masked row is
+  NaN in both).  Any other additive mask ((1 - cast(b)) * -1e4, finfo.min, an ALiBi or T5
+  bias) stays unfused;
 * dropout only in inference form, where it is the identity: is_test with upscale_in_train,
   or p = 0;
 * every intermediate (scores, probabilities) has no other use (built into the layer).
 
 `pd_op.self_dp_attention` (Paddle's CPU kernel, phi/kernels/fusion/cpu/
-self_dp_attention_kernel.cc) is not a target: it reads q, k, v packed as one [B, S, 3, N, H]
-tensor (a fused QKV projection before the head split), has no mask, and is AVX-512 only
-(`__m512` intrinsics, so not portable); no dev-zoo model computes attention from a packed
-QKV.  Tolerance: atol 1e-5, rtol 1e-4 (the reference's float32 matmuls are Paddle's; the
-scale-on-q form rounds differently unless s is a power of two).
+self_dp_attention_kernel.cc) reads q, k, v packed as one [B, S, 3, N, H] tensor, takes alpha
+(any scale) and head_number, no mask and no dropout, and returns [B, S, N, H]; it is a
+target when q, k, v are slices 0, 1, 2 (axis 0, dropped) of transpose(R, [2, 0, 3, 1, 4]) of
+a float32 R = [B, S, 3, N, H] (a fused QKV projection split into heads, Paddle's own
+self_dp_attention_fuse_pass pattern).  The attention's transpose back to [B, S, N, H] is
+swallowed when it is the only user (attention-self-dp-bsnh), else a transpose to [B, N, S, H]
+is added.  Its kernel tiles the keys by 512 with an online softmax and a Cephes AVX-512 exp
+(`__m512` intrinsics): it runs only on CPUs with AVX-512, so this is a device (`npu`
+pipeline) fusion, not a portable one; on an NPU pirc runs its reference
+(pirc/lower/kernels/self_attention_cpu.py).
+
+Tolerance: atol 1e-5, rtol 1e-4 (npu_fusion_attention's reference does Paddle's float32 ops
+in Paddle's order; self_dp_attention's kernel subtracts the scaled row max inside its exp;
+the scale-on-q form rounds differently unless s is a power of two).
 """
 
 from __future__ import annotations
@@ -58,6 +67,38 @@ def _k(m):
     return None
 
 
+def _packed(q, k, v):
+    """R when q, k, v are slices 0, 1, 2 (axis 0, dropped) of transpose(R, [2, 0, 3, 1, 4])
+    with R a 5-D [B, S, 3, N, H]: a packed QKV projection split into heads."""
+    source = None
+    for i, value in enumerate((q, k, v)):
+        op = getattr(value, "op", None)
+        if op is None or op.name != "pd_op.slice" or attr_value(op, "axes") != (0,) \
+                or attr_value(op, "decrease_axis") != (0,):
+            return None
+        if _int_array(op.operands[1]) != [i] or _int_array(op.operands[2]) != [i + 1]:
+            return None
+        if source is None:
+            source = op.operands[0]
+        elif op.operands[0] is not source:
+            return None
+    t = getattr(source, "op", None)
+    if t is None or t.name != "pd_op.transpose" or attr_value(t, "perm") != (2, 0, 3, 1, 4):
+        return None
+    packed = t.operands[0]
+    shape = getattr(packed.type, "shape", None)
+    if shape is None or len(shape) != 5 or shape[2] != 3:
+        return None
+    return packed
+
+
+def _int_array(value):
+    op = getattr(value, "op", None)
+    if op is None or op.name != "pd_op.full_int_array":
+        return None
+    return list(attr_value(op, "value"))
+
+
 def _layout(m) -> bool:
     k = _k(m)
     if k is None:
@@ -66,6 +107,9 @@ def _layout(m) -> bool:
     qs, ks, vs = m.shape("q"), tuple(k.type.shape), m.shape("v")
     if qs is None or vs is None or not len(qs) == len(ks) == len(vs) == 4:
         return False
+    m.captured["packed"] = _packed(m["q"], k, m["v"])
+    if m.captured["packed"] is not None:   # one tensor's slices: the same B and N, even dynamic
+        return qs[1] > 0
     return qs[:2] == ks[:2] == vs[:2] and all(d > 0 for d in qs[:2])
 
 
@@ -130,6 +174,19 @@ def _source(multiply: bool):
     return Op("pd_op.matmul", (probs, "v"), attrs=PLAIN)
 
 
+def _taken_by_bsnh(m) -> bool:
+    """The self_dp_attention site whose transpose back to [B, S, N, H] is the root's only
+    user: attention-self-dp-bsnh, rooted at that transpose, takes it (the greedy driver
+    reaches the matmul first)."""
+    if m.captured.get("packed") is None or "madd" in m.ops or _dtype(m.captured["packed"]) != "f32":
+        return False
+    uses = list(m.root.results[0].uses)
+    if len(uses) != 1:
+        return False
+    user = uses[0].operation
+    return user.name == "pd_op.transpose" and attr_value(user, "perm") == (0, 2, 1, 3)
+
+
 def _rule(multiply: bool) -> Rule:
     versions = {"pd_op.matmul": (1,), "pd_op.softmax": (1,), "pd_op.dropout": (1,),
                 "pd_op.scale": (1,), "pd_op.add": (1,)}
@@ -144,6 +201,8 @@ def _rule(multiply: bool) -> Rule:
         Constraint("q, k, v are float32 (the fused reference computes in float32)", _f32),
         Constraint("dropout is the inference identity (is_test, upscale_in_train or p = 0)",
                    _dropout_identity),
+        Constraint("not a self_dp_attention site with its transpose back (taken there)",
+                   lambda m: not _taken_by_bsnh(m)),
     )
     result = (
         New("pd_op.logical_not", {"x": lambda m: m.captured["keep"]},
@@ -172,13 +231,47 @@ def _type_fns():
 
 _TYPES = _type_fns()
 
-RULES = (_rule(False), _rule(True))
+def _self_dp_rule(back_to_bsnh: bool) -> Rule:
+    """self_dp_attention returns [B, S, N, H]: the attention's own transpose back to that
+    layout (the BERT block's next op) is swallowed, else one is added to give [B, N, S, H]."""
+    base = _rule(False)
+    packed = Constraint("q, k, v are slices 0, 1, 2 of transpose([B, S, 3, N, H], [2, 0, 3, 1, 4]) "
+                        "(self_dp_attention's packed input), no mask",
+                        lambda m: m.captured.get("packed") is not None and "madd" not in m.ops)
+    f32 = Constraint("the packed qkv is float32 (the kernel computes in float32)",
+                     lambda m: _dtype(m.captured["packed"]) == "f32")
+
+    def out_type(m):
+        b, s, _, n, h = m.captured["packed"].type.shape
+        return DenseTensorType.make(ELEMENT_TYPES["f32"], (b, s, n, h))
+
+    fused = New("pd_op.self_dp_attention", {"x": lambda m: m.captured["packed"]},
+                {"alpha": _scale, "head_number": lambda m: int(m.shape("q")[1])},
+                types=(out_type,), bind="sdp")
+    versions = dict(base.versions)
+    if back_to_bsnh:
+        versions["pd_op.transpose"] = (1,)
+        source = Op("pd_op.transpose", (base.source,), attrs={"perm": (0, 2, 1, 3)})
+        return Rule("attention-self-dp-bsnh", source=source, versions=versions,
+                    constraints=base.constraints + (packed, f32), result=(fused,))
+    result = (fused, New("pd_op.transpose", {"x": "sdp.0"}, {"perm": (0, 2, 1, 3)}, bind="bnsd"))
+    return Rule("attention-self-dp", source=base.source, versions=versions,
+                constraints=base.constraints + (packed, f32), result=result,
+                replace={"root": ("bnsd.0",)})
+
+
+def _dtype(value):
+    from ...ir.types import ELEMENT_TYPE_NAMES
+    return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
+
+
+RULES = (_self_dp_rule(True), _self_dp_rule(False), _rule(False), _rule(True))
 
 
 @register_pass
 @dataclass(frozen=True)
 class FuseAttention(DeclarativePass):
-    """Fuses scaled dot-product attention (optional 0/-inf bool mask) into npu.fusion_attention."""
+    """Fuses scaled dot-product attention into self_dp_attention (packed QKV) or npu.fusion_attention."""
 
     name = "fuse-attention"
     devices = ("npu",)
