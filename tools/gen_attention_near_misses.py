@@ -128,7 +128,7 @@ write(A, "packed_bnsd_float64", "pd_op.self_dp_attention", "float32", packed(dt=
       packed(back=False), tol="1e-5 1e-4")
 
 # ---- rotary ----------------------------------------------------------------------------
-def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shape=None):
+def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shape=None, split_axis=None):
     def build():
         p = P(); B, S, H, D = 2, 4, 2, 8
         x = p.data("x", [B, S, H, D], dt)
@@ -136,17 +136,33 @@ def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shap
         cos = p.data("cos", cs, dt); sin = p.data("sin", cs, dt)
         tx, tc = p.t([B, S, H, D], dt), p.t(cs, dt)
         xc = p.op("pd_op.multiply", [x, cos], [tx, tc], tx)
-        a0, a1 = p.ints([lo[0]]), p.ints([lo[1]])
-        w = lo[1] - lo[0]
-        x1 = p.op("pd_op.slice", [x, a0, a1], [tx, p.t((1,), "i64"), p.t((1,), "i64")], p.t([B, S, H, w], dt), axes="[3]", decrease_axis="[]", infer_flags="[1]")
-        b0, b1 = p.ints([hi[0]]), p.ints([hi[1]])
-        w2 = D - hi[0]
-        x2 = p.op("pd_op.slice", [x, b0, b1], [tx, p.t((1,), "i64"), p.t((1,), "i64")], p.t([B, S, H, w2], dt), axes="[3]", decrease_axis="[]", infer_flags="[1]")
+        if split_axis is not None:   # split_with_num(x, 2, axis) -> builtin.split: the halves
+            dims = [B, S, H, D]
+            dims[split_axis] //= 2
+            th = p.t(dims, dt)
+            w = w2 = dims[3]
+            ax = p.emit(f'"pd_op.full" () {{dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:{split_axis}}}', [], "tensor<1xi32>")
+            parts = p.op("pd_op.split_with_num", [x, ax], [tx, "tensor<1xi32>"], f"vec[{th},{th}]", num="2")
+            x1, x2 = f"%{p.n}", f"%{p.n + 1}"
+            p.lines.append(f'    ({x1}, {x2}) = "builtin.split" ({parts}) {{stop_gradient:[true,true]}} : (vec[{th},{th}]) -> {th}, {th}')
+            p.n += 2
+            dims_h = dims
+        else:
+            a0, a1 = p.ints([lo[0]]), p.ints([lo[1]])
+            w = lo[1] - lo[0]
+            x1 = p.op("pd_op.slice", [x, a0, a1], [tx, p.t((1,), "i64"), p.t((1,), "i64")], p.t([B, S, H, w], dt), axes="[3]", decrease_axis="[]", infer_flags="[1]")
+            b0, b1 = p.ints([hi[0]]), p.ints([hi[1]])
+            w2 = D - hi[0]
+            x2 = p.op("pd_op.slice", [x, b0, b1], [tx, p.t((1,), "i64"), p.t((1,), "i64")], p.t([B, S, H, w2], dt), axes="[3]", decrease_axis="[]", infer_flags="[1]")
+            dims_h = None
+        h2 = p.t(dims_h, dt) if dims_h else p.t([B, S, H, w2], dt)
+        h1 = p.t(dims_h, dt) if dims_h else p.t([B, S, H, w], dt)
         m1 = p.full(neg, dt)
-        n2 = p.op("pd_op.scale", [x2, m1], [p.t([B, S, H, w2], dt), p.t((1,), dt)], p.t([B, S, H, w2], dt), bias="0", bias_after_scale="true")
-        vec = f"vec[{p.t([B, S, H, w2], dt)},{p.t([B, S, H, w], dt)}]"
-        comb = p.op("builtin.combine", [n2, x1], [p.t([B, S, H, w2], dt), p.t([B, S, H, w], dt)], vec)
-        ax = p.full(-1, "i32") if False else p.emit('"pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:-1}', [], "tensor<1xi32>")
+        n2 = p.op("pd_op.scale", [x2, m1], [h2, p.t((1,), dt)], h2, bias="0", bias_after_scale="true")
+        vec = f"vec[{h2},{h1}]"
+        comb = p.op("builtin.combine", [n2, x1], [h2, h1], vec)
+        cat_axis = -1 if split_axis in (None, 3) else split_axis
+        ax = p.emit(f'"pd_op.full" () {{dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:{cat_axis}}}', [], "tensor<1xi32>")
         cat = p.op("pd_op.concat", [comb, ax], [vec, "tensor<1xi32>"], tx)
         rs = p.op("pd_op.multiply", [cat, sin], [tx, tc], tx)
         out = p.op("pd_op.add", [xc, rs], [tx, tx], tx)
@@ -159,6 +175,7 @@ write(R, "slice_bounds", F, "halves", rope(lo=(0, 3), hi=(3, 2147483647)), rope(
 write(R, "slices_swapped", F, "halves", rope(lo=(4, 8), hi=(0, 4)), rope())
 write(R, "cos_last_dim", F, "end in its last dim", rope(cos_last=1), rope())
 write(R, "float64", F, "float32", rope(dt="f64"), rope(), tol="1e-6 1e-6")
+write(R, "split_other_axis", F, "halves", rope(split_axis=1), rope(split_axis=3))
 write(R, "negation_by_two", F, "not -1.0", rope(neg=-2.0), rope())
 
 # ---- scaled softmax --------------------------------------------------------------------
