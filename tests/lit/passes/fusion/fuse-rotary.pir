@@ -67,3 +67,52 @@
     (%17) = "pd_op.fetch" (%16) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x4x2x8xf16>) -> tensor<2x4x2x8xf16>
 }
 
+
+// -----
+
+// The halves by split_with_num(x, 2, axis 3) -> builtin.split.
+// CHECK-LABEL: name:"x"
+// CHECK: "pd_op.fused_rotary_position_embedding" (%0, <<NULL VALUE>>, <<NULL VALUE>>, %2, %1, <<NULL VALUE>>)
+// CHECK-NOT: "pd_op.concat"
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,4,2,8],stop_gradient:[true]} : () -> tensor<2x4x2x8xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"cos",place:Place(undefined:0),shape:[1,4,1,8],stop_gradient:[true]} : () -> tensor<1x4x1x8xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"sin",place:Place(undefined:0),shape:[1,4,1,8],stop_gradient:[true]} : () -> tensor<1x4x1x8xf32>
+    (%3) = "pd_op.multiply" (%0, %1) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<2x4x2x8xf32>
+    (%4) = "pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:3} : () -> tensor<1xi32>
+    (%5) = "pd_op.split_with_num" (%0, %4) {num:2,stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<1xi32>) -> vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>]
+    (%6, %7) = "builtin.split" (%5) {stop_gradient:[true,true]} : (vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>]) -> tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>
+    (%8) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:-1.0} : () -> tensor<1xf32>
+    (%9) = "pd_op.scale" (%7, %8) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x4x2x4xf32>, tensor<1xf32>) -> tensor<2x4x2x4xf32>
+    (%10) = "builtin.combine" (%9, %6) {stop_gradient:[true]} : (tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>) -> vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>]
+    (%11) = "pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:-1} : () -> tensor<1xi32>
+    (%12) = "pd_op.concat" (%10, %11) {stop_gradient:[true]} : (vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>], tensor<1xi32>) -> tensor<2x4x2x8xf32>
+    (%13) = "pd_op.multiply" (%12, %2) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<2x4x2x8xf32>
+    (%14) = "pd_op.add" (%3, %13) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<2x4x2x8xf32>) -> tensor<2x4x2x8xf32>
+    (%15) = "pd_op.fetch" (%14) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x4x2x8xf32>
+}
+
+// -----
+
+// The halves by split(x, [-1, 4], axis 3) -> builtin.split.
+// CHECK-LABEL: name:"x"
+// CHECK: "pd_op.fused_rotary_position_embedding" (%0, <<NULL VALUE>>, <<NULL VALUE>>, %2, %1, <<NULL VALUE>>)
+// CHECK-NOT: "pd_op.concat"
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,4,2,8],stop_gradient:[true]} : () -> tensor<2x4x2x8xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"cos",place:Place(undefined:0),shape:[1,4,1,8],stop_gradient:[true]} : () -> tensor<1x4x1x8xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"sin",place:Place(undefined:0),shape:[1,4,1,8],stop_gradient:[true]} : () -> tensor<1x4x1x8xf32>
+    (%3) = "pd_op.multiply" (%0, %1) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<2x4x2x8xf32>
+    (%4) = "pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:3} : () -> tensor<1xi32>
+    (%100) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[-1,4]} : () -> tensor<2xi64>
+    (%5) = "pd_op.split" (%0, %100, %4) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<2xi64>, tensor<1xi32>) -> vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>]
+    (%6, %7) = "builtin.split" (%5) {stop_gradient:[true,true]} : (vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>]) -> tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>
+    (%8) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:-1.0} : () -> tensor<1xf32>
+    (%9) = "pd_op.scale" (%7, %8) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x4x2x4xf32>, tensor<1xf32>) -> tensor<2x4x2x4xf32>
+    (%10) = "builtin.combine" (%9, %6) {stop_gradient:[true]} : (tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>) -> vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>]
+    (%11) = "pd_op.full" () {dtype:int32,place:Place(cpu),shape:[1],stop_gradient:[true],value:-1} : () -> tensor<1xi32>
+    (%12) = "pd_op.concat" (%10, %11) {stop_gradient:[true]} : (vec[tensor<2x4x2x4xf32>,tensor<2x4x2x4xf32>], tensor<1xi32>) -> tensor<2x4x2x8xf32>
+    (%13) = "pd_op.multiply" (%12, %2) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<1x4x1x8xf32>) -> tensor<2x4x2x8xf32>
+    (%14) = "pd_op.add" (%3, %13) {stop_gradient:[true]} : (tensor<2x4x2x8xf32>, tensor<2x4x2x8xf32>) -> tensor<2x4x2x8xf32>
+    (%15) = "pd_op.fetch" (%14) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x4x2x8xf32>
+}
