@@ -63,9 +63,32 @@ def _last_axis(axis, rank):
     return rank is not None and axis in (-1, rank - 1)
 
 
+def _source_of(value):
+    """The tensor a half was cut from: a slice's input, or a split's through builtin.split."""
+    op = getattr(value, "op", None)
+    if op is not None and op.name == "pd_op.slice":
+        return op.operands[0]
+    if op is not None and op.name == "builtin.split":
+        split = getattr(op.operands[0], "op", None)
+        if split is not None and split.name in ("pd_op.split", "pd_op.split_with_num"):
+            return split.operands[0]
+    return None
+
+
 def _halves(m) -> bool:
-    """x1 and x2 are the first and second half of x's last axis (static, even)."""
-    x, x1, x2 = m["x"], m["x1"], m["x2"]
+    """x1 and x2 are the first and second half of x's last axis (static, even), x being
+    one factor of the other product (the other is cos): which one is read off the halves,
+    so the product may come in either order."""
+    x1, x2 = m["x1"], m["x2"]
+    x = _source_of(x2)
+    if x is None or x is not _source_of(x1):
+        return False
+    if x is m["xa"]:
+        m.captured["x"], m.captured["cos"] = m["xa"], m["xb"]
+    elif x is m["xb"]:
+        m.captured["x"], m.captured["cos"] = m["xb"], m["xa"]
+    else:
+        return False
     shape = m.shape("x")
     if shape is None or not shape or shape[-1] <= 0 or shape[-1] % 2:
         return False
@@ -169,13 +192,14 @@ def _source():
         Const(Capture("cat_axis"))), bind="cat")
     return Op("pd_op.add", (
         Op("pd_op.multiply", (rotated, "sin"), commutative=True, bind="rot_sin"),
-        Op("pd_op.multiply", ("x", "cos"), commutative=True, bind="x_cos")), commutative=True)
+        Op("pd_op.multiply", ("xa", "xb"), bind="x_cos")), commutative=True)
 
 
 VERSIONS = {"pd_op.add": (1,), "pd_op.multiply": (1,), "pd_op.concat": (1,),
             "builtin.combine": "*", "pd_op.scale": (1,)}
 COMMON = (
-    Constraint("x1 and x2 are the halves of x's static, even last axis", _halves),
+    Constraint("x1 and x2 are the halves of x's static, even last axis, x a factor of "
+               "the other product", _halves),
     Constraint("concat along the last axis",
                lambda m: _last_axis(int(m.captured["cat_axis"]), len(m.shape("x")))),
     Constraint("x is written in place nowhere (the alias model)", _x_unwritten),
