@@ -483,8 +483,8 @@ def _rewrite(rule: Rule, m: Match):
     new_ops = []
     for new in rule.result:
         if new.when is not None and not new.when(m):
-            if new.bind is not None:
-                made[new.bind] = None
+            if new.bind is not None:   # two alternatives may share a name: the built one wins
+                made.setdefault(new.bind, None)
             continue
         op = _build(new, m, made, version)
         anchor.parent.insert_op_before(op, anchor)
