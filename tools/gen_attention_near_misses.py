@@ -46,6 +46,11 @@ def attention(scale=0.35, bias=0, tx="false", axis=-1, kshape=(2, 2, 4, 8), mask
         mk = None
         if mask == "float":
             mk = p.data("m", [B, 1, S, S], dt)
+        elif mask in ("inverted", "inverted_one"):   # where(masked, -inf, 0 or 1)
+            b = p.data("masked", [B, 1, S, S], "b")
+            ninf = p.full("-inf", dt, (B, 1, S, S))
+            z = p.full(0.0 if mask == "inverted" else 1.0, dt, (B, 1, S, S))
+            mk = p.op("pd_op.where", [b, ninf, z], [p.t([B, 1, S, S], "b"), p.t([B, 1, S, S], dt), p.t([B, 1, S, S], dt)], p.t([B, 1, S, S], dt))
         elif mask in ("bool", "finfo", "1-cast"):
             b = p.data("keep", [B, 1, S, S], "b")
             if mask == "1-cast":
@@ -93,6 +98,8 @@ write(A, "head_broadcast", T, "static, equal B and N", attention(kshape=(2, 1, 4
 write(A, "float_mask", T, "mask is provably 0/-inf", attention(mask="float"), attention(mask="bool"))
 write(A, "finfo_min_mask", T, "mask is provably 0/-inf", attention(mask="finfo"), attention(mask="bool"))
 write(A, "one_minus_cast_mask", T, "mask is provably 0/-inf", attention(mask="1-cast"), attention(mask="bool"))
+write(A, "inverted_mask_not_zero", T, "mask is provably 0/-inf", attention(mask="inverted_one"),
+      attention(mask="inverted"))
 write(A, "probs_fetched", T, "one use", attention(fetch_probs=True), attention())
 write(A, "dropout_training", T, "dropout is the inference identity", attention(dropout="false"), attention(dropout="true"))
 write(A, "float16", T, "float32", attention(dt="f16"), attention(), tol="1e-5 1e-4")

@@ -18,9 +18,10 @@ dropped.  The rule fires only where that is provably the program's computation:
 * the scale is a one-element constant s applied with bias 0 after q k^T (`scale` or
   `multiply`), or to q before it: (s q) k^T = s (q k^T) up to one rounding of each product
   (exact when s is a power of two, as 1/sqrt(64) = 1/8);
-* a mask only when it is provably 0 or -inf: where(b, 0, -inf) of a bool b (fulls), added to
-  the scores without broadcasting them; torch_npu's boolean atten_mask (True = masked) is
-  then logical_not(b), and masking a score with -inf is adding -inf (a fully masked row is
+* a mask only when it is provably 0 or -inf: where(b, 0, -inf) or where(b, -inf, 0) of a bool
+  b (fulls), added to the scores without broadcasting them; torch_npu's boolean atten_mask
+  (True = masked) is then logical_not(b), or b (through an assign: a result op per rule
+  form), and masking a score with -inf is adding -inf (a fully masked row is
   NaN in both).  Any other additive mask ((1 - cast(b)) * -1e4, finfo.min, an ALiBi or T5
   bias) stays unfused;
 * dropout only in inference form, where it is the identity: is_test with upscale_in_train,
@@ -143,7 +144,12 @@ def _bool_mask(m) -> bool:
     from ...ir.types import ELEMENT_TYPE_NAMES
     if ELEMENT_TYPE_NAMES.get(getattr(b.type, "dtype", None)) != "b":
         return False
-    if _full_value(zero) != 0 or _full_value(ninf) != float("-inf"):
+    values = (_full_value(zero), _full_value(ninf))
+    if values == (0, float("-inf")):
+        m.captured["mask_is_keep"] = True     # b True = attend: atten_mask = not b
+    elif values == (float("-inf"), 0):
+        m.captured["mask_is_keep"] = False    # b True = masked out: atten_mask = b
+    else:
         return False
     scores, total = m.ops["qk"].results[0], m.ops["madd"].results[0]
     if tuple(total.type.shape) != tuple(scores.type.shape) or len(b.type.shape) != 4:
@@ -193,7 +199,8 @@ def _rule(multiply: bool) -> Rule:
     if multiply:
         versions["pd_op.multiply"] = (1,)
     constraints = (
-        Constraint("mask is provably 0/-inf: where(bool, 0, -inf) not broadcasting the scores",
+        Constraint("mask is provably 0/-inf: where(bool, 0, -inf) or where(bool, -inf, 0) not "
+                   "broadcasting the scores",
                    lambda m: "madd" not in m.ops or _bool_mask(m)),
         Constraint("one scale: on q or on the scores", _one_scale),
         Constraint("q, k, v are 4-D [B, N, S, D] with static, equal B and N; k^T by "
@@ -207,7 +214,10 @@ def _rule(multiply: bool) -> Rule:
     result = (
         New("pd_op.logical_not", {"x": lambda m: m.captured["keep"]},
             types=(lambda m: m.captured["keep"].type,), bind="masked",
-            when=lambda m: "madd" in m.ops),
+            when=lambda m: "madd" in m.ops and m.captured["mask_is_keep"]),
+        New("pd_op.assign", {"x": lambda m: m.captured["keep"]},
+            types=(lambda m: m.captured["keep"].type,), bind="masked",
+            when=lambda m: "madd" in m.ops and not m.captured["mask_is_keep"]),
         New("npu.fusion_attention",
             {"query": "q", "key": lambda m: m.captured["k"], "value": "v", "atten_mask": "masked.0"},
             {"head_num": lambda m: int(m.shape("q")[1]), "input_layout": "BNSD", "scale": _scale},
