@@ -160,20 +160,24 @@ def _bool_mask(m) -> bool:
 
 def _one_scale(m) -> bool:
     """At most one scale: on q, or on the scores (s1 (s2 q k^T) would round twice)."""
-    return not ("scq" in m.ops and "sc" in m.ops)
+    return sum(name in m.ops for name in ("scq", "sc", "mul")) <= 1
 
 
 def _scale(m) -> float:
-    return float(m.captured.get("s", m.captured.get("sq", 1.0)))
+    for name in ("s", "sq", "sm"):
+        if name in m.captured:
+            return float(m.captured[name])
+    return 1.0
 
 
-def _source(multiply: bool):
+def _source():
+    """The pattern; optional ops: the scale of q, the scale or multiply of the scores, the
+    mask's add and the dropout (each form is tried, larger first)."""
     q = Op("pd_op.scale", ("q", Const(Capture("sq"))), attrs={"bias": 0.0}, optional=True, bind="scq")
     qk = Op("pd_op.matmul", (q, "kt"), attrs={"transpose_x": NO_TRANSPOSE_X}, bind="qk")
-    if multiply:
-        scores = Op("pd_op.multiply", (qk, Const(Capture("s"))), commutative=True, bind="sc")
-    else:
-        scores = Op("pd_op.scale", (qk, Const(Capture("s"))), attrs={"bias": 0.0}, optional=True, bind="sc")
+    scaled = Op("pd_op.scale", (qk, Const(Capture("s"))), attrs={"bias": 0.0}, optional=True, bind="sc")
+    scores = Op("pd_op.multiply", (scaled, Const(Capture("sm"))), commutative=True, optional=True,
+                bind="mul")
     masked = Op("pd_op.add", (scores, "mask"), commutative=True, optional=True, bind="madd")
     soft = Op("pd_op.softmax", (masked,), attrs={"axis": LAST}, bind="soft")
     probs = Op("pd_op.dropout", (soft, "_", Const(Capture("p"))), optional=True, bind="drop")
@@ -193,11 +197,9 @@ def _taken_by_bsnh(m) -> bool:
     return user.name == "pd_op.transpose" and attr_value(user, "perm") == (0, 2, 1, 3)
 
 
-def _rule(multiply: bool) -> Rule:
+def _rule() -> Rule:
     versions = {"pd_op.matmul": (1,), "pd_op.softmax": (1,), "pd_op.dropout": (1,),
-                "pd_op.scale": (1,), "pd_op.add": (1,)}
-    if multiply:
-        versions["pd_op.multiply"] = (1,)
+                "pd_op.scale": (1,), "pd_op.add": (1,), "pd_op.multiply": (1,)}
     constraints = (
         Constraint("mask is provably 0/-inf: where(bool, 0, -inf) or where(bool, -inf, 0) not "
                    "broadcasting the scores",
@@ -223,7 +225,7 @@ def _rule(multiply: bool) -> Rule:
             {"head_num": lambda m: int(m.shape("q")[1]), "input_layout": "BNSD", "scale": _scale},
             types=_TYPES, bind="fa"),
     )
-    return Rule("attention-multiply" if multiply else "attention", source=_source(multiply),
+    return Rule("attention", source=_source(),
                 versions=versions, constraints=constraints, result=result,
                 replace={"root": ("fa.0",)})
 
@@ -244,7 +246,7 @@ _TYPES = _type_fns()
 def _self_dp_rule(back_to_bsnh: bool) -> Rule:
     """self_dp_attention returns [B, S, N, H]: the attention's own transpose back to that
     layout (the BERT block's next op) is swallowed, else one is added to give [B, N, S, H]."""
-    base = _rule(False)
+    base = _rule()
     packed = Constraint("q, k, v are slices 0, 1, 2 of transpose([B, S, 3, N, H], [2, 0, 3, 1, 4]) "
                         "(self_dp_attention's packed input), no mask",
                         lambda m: m.captured.get("packed") is not None and "madd" not in m.ops)
@@ -275,7 +277,7 @@ def _dtype(value):
     return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
 
 
-RULES = (_self_dp_rule(True), _self_dp_rule(False), _rule(False), _rule(True))
+RULES = (_self_dp_rule(True), _self_dp_rule(False), _rule())
 
 
 @register_pass
