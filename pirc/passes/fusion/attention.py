@@ -247,11 +247,20 @@ def _self_dp_rule(back_to_bsnh: bool) -> Rule:
     """self_dp_attention returns [B, S, N, H]: the attention's own transpose back to that
     layout (the BERT block's next op) is swallowed, else one is added to give [B, N, S, H]."""
     base = _rule()
-    packed = Constraint("q, k, v are slices 0, 1, 2 of transpose([B, S, 3, N, H], [2, 0, 3, 1, 4]) "
-                        "(self_dp_attention's packed input), no mask",
-                        lambda m: m.captured.get("packed") is not None and "madd" not in m.ops)
+    def is_packed(m):
+        k = _k(m)
+        return k is not None and _packed(m["q"], k, m["v"]) is not None
+
+    # its own checks first: a site that is no self_dp_attention site reports that, and the
+    # shared reasons once, under the `attention` rule
+    first = (
+        Constraint("q, k, v are slices 0, 1, 2 of transpose([B, S, 3, N, H], [2, 0, 3, 1, 4]) "
+                   "(self_dp_attention's packed input)", is_packed),
+        Constraint("no mask (self_dp_attention takes none)", lambda m: "madd" not in m.ops),
+    )
     f32 = Constraint("the packed qkv is float32 (the kernel computes in float32)",
                      lambda m: _dtype(m.captured["packed"]) == "f32")
+    constraints = first + base.constraints + (f32,)
 
     def out_type(m):
         b, s, _, n, h = m.captured["packed"].type.shape
@@ -265,10 +274,10 @@ def _self_dp_rule(back_to_bsnh: bool) -> Rule:
         versions["pd_op.transpose"] = (1,)
         source = Op("pd_op.transpose", (base.source,), attrs={"perm": (0, 2, 1, 3)})
         return Rule("attention-self-dp-bsnh", source=source, versions=versions,
-                    constraints=base.constraints + (packed, f32), result=(fused,))
+                    constraints=constraints, result=(fused,))
     result = (fused, New("pd_op.transpose", {"x": "sdp.0"}, {"perm": (0, 2, 1, 3)}, bind="bnsd"))
     return Rule("attention-self-dp", source=base.source, versions=versions,
-                constraints=base.constraints + (packed, f32), result=result,
+                constraints=constraints, result=result,
                 replace={"root": ("bnsd.0",)})
 
 
