@@ -23,7 +23,8 @@ rewriter.  A rule is data:
   value is written in place, exported or fetched, and no input is written between the first
   matched op and the root, where the fused op reads it.
 * **Versions.**  `versions` gives, per source op, the semantic versions
-  (pirc.runtime.op_versions) whose numerics the rule was written for; the pass's `rewrites`
+  (pirc.runtime.op_versions) whose numerics the rule was written for (`"*"` for an op with
+  no semantics of its own, builtin.combine and builtin.split); the pass's `rewrites`
   declaration is derived from its rules, and the gate refuses other versions.  The result
   op is checked against the program's PIR version too: its operands and attributes are named
   (`New("pd_op.fc", {"input": "x", "w": "w", "bias": "b"})`) and must be the op's at that
