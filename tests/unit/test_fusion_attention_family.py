@@ -113,3 +113,19 @@ def test_rope_kernel_position_ids_and_generated_tables():
 def test_rope_kernel_refuses_a_bad_layout():
     with pytest.raises(ValueError, match="1, seq, 1, head_dim"):
         rope(torch.zeros(2, 4, 2, 8), None, None, torch.zeros(2, 4, 1, 8), torch.zeros(2, 4, 1, 8))
+
+
+# The 3.0.0 files at their own PIR version 1, not upgraded: the same sites fuse.
+AT_VERSION_1 = {
+    ("fusion", "llama_block"): {"npu.fusion_attention": 1, "npu.rotary_mul": 2},
+    ("corpus", "transformer"): {"pd_op.self_dp_attention": 1},
+    ("zoo", "qwen"): {"pd_op.fused_rotary_position_embedding": 4},
+}
+
+
+@pytest.mark.parametrize("where,name", sorted(AT_VERSION_1))
+def test_pir_version_1_files_fuse(where, name):
+    program = pirc.load(str(FIXTURES / where / "3.0.0" / f"{name}.3.0.0.json"))
+    assert program.version == 1
+    run_pipeline(program, "npu", device="npu")
+    assert fused(program) == AT_VERSION_1[where, name]
