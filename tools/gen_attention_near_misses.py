@@ -38,7 +38,7 @@ def write(pass_, case, target, failed, miss, fuse, version=4, tol=None):
 
 # ---- attention -------------------------------------------------------------------------
 def attention(scale=0.35, bias=0, tx="false", axis=-1, kshape=(2, 2, 4, 8), mask=None, fetch_probs=False,
-              dropout=None, dt="f32", scale_on="scores", multiply=False):
+              dropout=None, dt="f32", scale_on="scores", multiply=False, written=False):
     def build():
         p = P(); B, N, S, D = 2, 2, 4, 8
         q = p.data("q", [B, N, D, S] if tx == "true" else [B, N, S, D], dt); k = p.data("k", list(kshape), dt); v = p.data("v", [B, N, S, D], dt)
@@ -63,6 +63,8 @@ def attention(scale=0.35, bias=0, tx="false", axis=-1, kshape=(2, 2, 4, 8), mask
                 z = p.full(0.0, dt, (B, 1, S, S))
                 ninf = p.full("-inf" if mask == "bool" else "-3.40282e+38", dt, (B, 1, S, S))
                 mk = p.op("pd_op.where", [b, z, ninf], [p.t([B, 1, S, S], "b"), p.t([B, 1, S, S], dt), p.t([B, 1, S, S], dt)], p.t([B, 1, S, S], dt))
+                if written:   # b flipped in place after the mask was made from it
+                    p.op("pd_op.logical_not_", [b], [p.t([B, 1, S, S], "b")], p.t([B, 1, S, S], "b"))
         s = p.full(scale, dt)
         if scale_on == "q":
             q = p.op("pd_op.scale", [q, s], [t4, p.t((1,), dt)], t4, bias=str(bias), bias_after_scale="true")
@@ -100,6 +102,8 @@ write(A, "finfo_min_mask", T, "mask is provably 0/-inf", attention(mask="finfo")
 write(A, "one_minus_cast_mask", T, "mask is provably 0/-inf", attention(mask="1-cast"), attention(mask="bool"))
 write(A, "inverted_mask_not_zero", T, "mask is provably 0/-inf", attention(mask="inverted_one"),
       attention(mask="inverted"))
+write(A, "mask_bool_written", T, "written in place nowhere", attention(mask="bool", written=True),
+      attention(mask="bool"))
 write(A, "probs_fetched", T, "one use", attention(fetch_probs=True), attention())
 write(A, "dropout_training", T, "dropout is the inference identity", attention(dropout="false"), attention(dropout="true"))
 write(A, "float16", T, "float32", attention(dt="f16"), attention(), tol="1e-5 1e-4")

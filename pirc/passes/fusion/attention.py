@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 from ...ir.types import ELEMENT_TYPES, NULL_TYPE, DenseTensorType
 from ..infra.declarative import Capture, Check, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value
+from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
 
 NO_TRANSPOSE_X = Check("matmul q k^T has transpose_x false", lambda v: v is False)
@@ -63,12 +64,13 @@ def _k(m):
     if m.attr("qk", "transpose_y", False):
         return m["kt"]
     op = getattr(m["kt"], "op", None)
-    if op is not None and op.name == "pd_op.transpose" and attr_value(op, "perm") == (0, 1, 3, 2):
+    if op is not None and op.name == "pd_op.transpose" and attr_value(op, "perm") == (0, 1, 3, 2) \
+            and unwritten(m.pc.aliases, op.operands[0]):   # the fused op reads k at the root
         return op.operands[0]
     return None
 
 
-def _packed(q, k, v):
+def _packed(q, k, v, aliases):
     """R when q, k, v are slices 0, 1, 2 (axis 0, dropped) of transpose(R, [2, 0, 3, 1, 4])
     with R a 5-D [B, S, 3, N, H]: a packed QKV projection split into heads."""
     source = None
@@ -77,7 +79,7 @@ def _packed(q, k, v):
         if op is None or op.name != "pd_op.slice" or attr_value(op, "axes") != (0,) \
                 or attr_value(op, "decrease_axis") != (0,):
             return None
-        if _int_array(op.operands[1]) != [i] or _int_array(op.operands[2]) != [i + 1]:
+        if _int_array(op.operands[1], aliases) != [i] or _int_array(op.operands[2], aliases) != [i + 1]:
             return None
         if source is None:
             source = op.operands[0]
@@ -88,14 +90,15 @@ def _packed(q, k, v):
         return None
     packed = t.operands[0]
     shape = getattr(packed.type, "shape", None)
-    if shape is None or len(shape) != 5 or shape[2] != 3:
+    if shape is None or len(shape) != 5 or shape[2] != 3 or not unwritten(aliases, packed):
         return None
     return packed
 
 
-def _int_array(value):
+def _int_array(value, aliases):
+    """The integers of a full_int_array nothing writes in place, else None."""
     op = getattr(value, "op", None)
-    if op is None or op.name != "pd_op.full_int_array":
+    if op is None or op.name != "pd_op.full_int_array" or not unwritten(aliases, value):
         return None
     return list(attr_value(op, "value"))
 
@@ -108,7 +111,7 @@ def _layout(m) -> bool:
     qs, ks, vs = m.shape("q"), tuple(k.type.shape), m.shape("v")
     if qs is None or vs is None or not len(qs) == len(ks) == len(vs) == 4:
         return False
-    m.captured["packed"] = _packed(m["q"], k, m["v"])
+    m.captured["packed"] = _packed(m["q"], k, m["v"], m.pc.aliases)
     if m.captured["packed"] is not None:   # one tensor's slices: the same B and N, even dynamic
         return qs[1] > 0
     return qs[:2] == ks[:2] == vs[:2] and all(d > 0 for d in qs[:2])
@@ -128,9 +131,10 @@ def _dropout_identity(m) -> bool:
     return bool(m.attr("drop", "is_test")) and (mode == "upscale_in_train" or m.captured.get("p") == 0)
 
 
-def _full_value(value):
+def _full_value(value, aliases):
+    """The value every element of a pd_op.full holds (any shape), nothing writing it."""
     op = getattr(value, "op", None)
-    if op is None or op.name != "pd_op.full":
+    if op is None or op.name != "pd_op.full" or not unwritten(aliases, value):
         return None
     return attr_value(op, "value")
 
@@ -144,7 +148,7 @@ def _bool_mask(m) -> bool:
     from ...ir.types import ELEMENT_TYPE_NAMES
     if ELEMENT_TYPE_NAMES.get(getattr(b.type, "dtype", None)) != "b":
         return False
-    values = (_full_value(zero), _full_value(ninf))
+    values = (_full_value(zero, m.pc.aliases), _full_value(ninf, m.pc.aliases))
     if values == (0, float("-inf")):
         m.captured["mask_is_keep"] = True     # b True = attend: atten_mask = not b
     elif values == (float("-inf"), 0):
@@ -204,6 +208,9 @@ def _rule() -> Rule:
         Constraint("mask is provably 0/-inf: where(bool, 0, -inf) or where(bool, -inf, 0) not "
                    "broadcasting the scores",
                    lambda m: "madd" not in m.ops or _bool_mask(m)),
+        Constraint("the mask's bool is written in place nowhere (the fused op reads it at "
+                   "the root; the alias model)",
+                   lambda m: "madd" not in m.ops or unwritten(m.pc.aliases, m.captured["keep"])),
         Constraint("one scale: on q or on the scores", _one_scale),
         Constraint("q, k, v are 4-D [B, N, S, D] with static, equal B and N; k^T by "
                    "transpose_y or transpose(k, [0, 1, 3, 2])", _layout),
@@ -249,7 +256,7 @@ def _self_dp_rule(back_to_bsnh: bool) -> Rule:
     base = _rule()
     def is_packed(m):
         k = _k(m)
-        return k is not None and _packed(m["q"], k, m["v"]) is not None
+        return k is not None and _packed(m["q"], k, m["v"], m.pc.aliases) is not None
 
     # its own checks first: a site that is no self_dp_attention site reports that, and the
     # shared reasons once, under the `attention` rule

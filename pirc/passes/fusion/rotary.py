@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from ...ir.types import NULL_TYPE
 from ..folding.constants import constant_value
-from ..infra.declarative import Capture, Check, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value
+from ..infra.declarative import Capture, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value
 from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
 
