@@ -139,7 +139,8 @@ write(A, "packed_bnsd_float64", "pd_op.self_dp_attention", "float32", packed(dt=
       packed(back=False), tol="1e-5 1e-4")
 
 # ---- rotary ----------------------------------------------------------------------------
-def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shape=None, split_axis=None):
+def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shape=None, split_axis=None,
+         written=False):
     def build():
         p = P(); B, S, H, D = 2, 4, 2, 8
         x = p.data("x", [B, S, H, D], dt)
@@ -147,6 +148,8 @@ def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shap
         cos = p.data("cos", cs, dt); sin = p.data("sin", cs, dt)
         tx, tc = p.t([B, S, H, D], dt), p.t(cs, dt)
         xc = p.op("pd_op.multiply", [x, cos], [tx, tc], tx)
+        if written:   # x changed in place between its two readers
+            p.op("pd_op.relu_", [x], [tx], tx)
         if split_axis is not None:   # split_with_num(x, 2, axis) -> builtin.split: the halves
             dims = [B, S, H, D]
             dims[split_axis] //= 2
@@ -187,6 +190,7 @@ write(R, "slices_swapped", F, "halves", rope(lo=(4, 8), hi=(0, 4)), rope())
 write(R, "cos_last_dim", F, "end in its last dim", rope(cos_last=1), rope())
 write(R, "float64", F, "float32", rope(dt="f64"), rope(), tol="1e-6 1e-6")
 write(R, "split_other_axis", F, "halves", rope(split_axis=1), rope(split_axis=3))
+write(R, "x_written_in_place", F, "aliasing: xa is written between", rope(written=True), rope())
 write(R, "negation_by_two", F, "not -1.0", rope(neg=-2.0), rope())
 
 # ---- scaled softmax --------------------------------------------------------------------
