@@ -138,6 +138,33 @@ write(A, "packed_float64", "pd_op.self_dp_attention", "float32", packed(dt="f64"
 write(A, "packed_bnsd_float64", "pd_op.self_dp_attention", "float32", packed(dt="f64", back=False),
       packed(back=False), tol="1e-5 1e-4")
 
+def bsnd(mask="bool", kperm="[0,2,3,1]"):
+    """LLaMA's layout: q, k, v [B, S, N, D], q scaled after its transpose to [B, N, S, D],
+    k^T by one transpose [0, 2, 3, 1], the output transposed back to [B, S, N, D]."""
+    def build():
+        p = P(); B, S, N, D = 2, 4, 2, 8
+        q, k, v = (p.data(n, [B, S, N, D]) for n in ("q", "k", "v"))
+        b4, n4, kt4, s4 = p.t([B, S, N, D]), p.t([B, N, S, D]), p.t([B, N, D, S]), p.t([B, N, S, S])
+        keep = p.data("keep", [B, 1, S, S], "b")
+        z = p.full(0.0, "f32", (B, 1, S, S))
+        ninf = p.full("-inf" if mask == "bool" else "-3.40282e+38", "f32", (B, 1, S, S))
+        mk = p.op("pd_op.where", [keep, z, ninf], [p.t([B, 1, S, S], "b"), p.t([B, 1, S, S]), p.t([B, 1, S, S])], p.t([B, 1, S, S]))
+        qt = p.op("pd_op.transpose", [q], [b4], n4, perm="[0,2,1,3]")
+        vt = p.op("pd_op.transpose", [v], [b4], n4, perm="[0,2,1,3]")
+        s = p.full(0.25)
+        qs = p.op("pd_op.scale", [qt, s], [n4, p.t((1,))], n4, bias="0", bias_after_scale="true")
+        kt = p.op("pd_op.transpose", [k], [b4], kt4, perm=kperm)
+        qk = p.op("pd_op.matmul", [qs, kt], [n4, kt4], s4, transpose_x="false", transpose_y="false")
+        x = p.op("pd_op.add", [qk, mk], [s4, p.t([B, 1, S, S])], s4)
+        sm = p.op("pd_op.softmax", [x], [s4], s4, axis="-1")
+        o = p.op("pd_op.matmul", [sm, vt], [s4, n4], n4, transpose_x="false", transpose_y="false")
+        back = p.op("pd_op.transpose", [o], [n4], b4, perm="[0,2,1,3]")
+        p.fetch(back, [B, S, N, D])
+        return p
+    return build
+
+write(A, "bsnd_finfo_min_mask", T, "mask is provably 0/-inf", bsnd(mask="finfo"), bsnd())
+
 # ---- rotary ----------------------------------------------------------------------------
 def rope(lo=(0, 4), hi=(4, 2147483647), cos_last=8, dt="f32", neg=-1.0, cos_shape=None, split_axis=None,
          written=False):

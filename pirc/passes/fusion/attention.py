@@ -11,7 +11,9 @@ Why it is sound.  Both compute softmax(s * q k^T [masked]) v per batch and head,
 dropped.  The rule fires only where that is provably the program's computation:
 
 * q, k, v are 4-D float32 [B, N, S, D] with equal B and N: static and equal, or the three
-  slices of one packed tensor (matmul would broadcast a batch or head dim of 1, the fused ops
+  slices of one packed tensor; or (attention-bsnd, rooted at the transpose back) [B, S, N, D]
+  tensors under transposes to [B, N, S, D] with k^T one transpose [0, 2, 3, 1], passed as
+  input_layout BSND (LLaMA's layout) (matmul would broadcast a batch or head dim of 1, the fused ops
   do not); k^T is the matmul's transpose_y or a transpose(k, [0, 1, 3, 2]); transpose_x is
   false; float32 only (both fused kernels compute in float32; a float16 composition rounds
   after each op, and self_dp_attention reads float64 as float32);
@@ -201,40 +203,100 @@ def _taken_by_bsnh(m) -> bool:
     return user.name == "pd_op.transpose" and attr_value(user, "perm") == (0, 2, 1, 3)
 
 
+VERSIONS = {"pd_op.matmul": (1,), "pd_op.softmax": (1,), "pd_op.dropout": (1,),
+            "pd_op.scale": (1,), "pd_op.add": (1,), "pd_op.multiply": (1,)}
+MASK = (
+    Constraint("mask is provably 0/-inf: where(bool, 0, -inf) or where(bool, -inf, 0) not "
+               "broadcasting the scores",
+               lambda m: "madd" not in m.ops or _bool_mask(m)),
+    Constraint("the mask's bool is written in place nowhere (the fused op reads it at "
+               "the root; the alias model)",
+               lambda m: "madd" not in m.ops or unwritten(m.pc.aliases, m.captured["keep"])),
+    Constraint("one scale: on q or on the scores", _one_scale),
+)
+REST = (
+    Constraint("q, k, v are float32 (the fused reference computes in float32)", _f32),
+    Constraint("dropout is the inference identity (is_test, upscale_in_train or p = 0)",
+               _dropout_identity),
+)
+ATTEN_MASK = (
+    New("pd_op.logical_not", {"x": lambda m: m.captured["keep"]},
+        types=(lambda m: m.captured["keep"].type,), bind="masked",
+        when=lambda m: "madd" in m.ops and m.captured["mask_is_keep"]),
+    New("pd_op.assign", {"x": lambda m: m.captured["keep"]},
+        types=(lambda m: m.captured["keep"].type,), bind="masked",
+        when=lambda m: "madd" in m.ops and not m.captured["mask_is_keep"]),
+)
+
+
 def _rule() -> Rule:
-    versions = {"pd_op.matmul": (1,), "pd_op.softmax": (1,), "pd_op.dropout": (1,),
-                "pd_op.scale": (1,), "pd_op.add": (1,), "pd_op.multiply": (1,)}
-    constraints = (
-        Constraint("mask is provably 0/-inf: where(bool, 0, -inf) or where(bool, -inf, 0) not "
-                   "broadcasting the scores",
-                   lambda m: "madd" not in m.ops or _bool_mask(m)),
-        Constraint("the mask's bool is written in place nowhere (the fused op reads it at "
-                   "the root; the alias model)",
-                   lambda m: "madd" not in m.ops or unwritten(m.pc.aliases, m.captured["keep"])),
-        Constraint("one scale: on q or on the scores", _one_scale),
+    constraints = MASK + (
         Constraint("q, k, v are 4-D [B, N, S, D] with static, equal B and N; k^T by "
                    "transpose_y or transpose(k, [0, 1, 3, 2])", _layout),
-        Constraint("q, k, v are float32 (the fused reference computes in float32)", _f32),
-        Constraint("dropout is the inference identity (is_test, upscale_in_train or p = 0)",
-                   _dropout_identity),
+    ) + REST + (
         Constraint("not a self_dp_attention site with its transpose back (taken there)",
                    lambda m: not _taken_by_bsnh(m)),
     )
-    result = (
-        New("pd_op.logical_not", {"x": lambda m: m.captured["keep"]},
-            types=(lambda m: m.captured["keep"].type,), bind="masked",
-            when=lambda m: "madd" in m.ops and m.captured["mask_is_keep"]),
-        New("pd_op.assign", {"x": lambda m: m.captured["keep"]},
-            types=(lambda m: m.captured["keep"].type,), bind="masked",
-            when=lambda m: "madd" in m.ops and not m.captured["mask_is_keep"]),
+    result = ATTEN_MASK + (
         New("npu.fusion_attention",
             {"query": "q", "key": lambda m: m.captured["k"], "value": "v", "atten_mask": "masked.0"},
             {"head_num": lambda m: int(m.shape("q")[1]), "input_layout": "BNSD", "scale": _scale},
             types=_TYPES, bind="fa"),
     )
-    return Rule("attention", source=_source(),
-                versions=versions, constraints=constraints, result=result,
-                replace={"root": ("fa.0",)})
+    return Rule("attention", source=_source(), versions=VERSIONS, constraints=constraints,
+                result=result, replace={"root": ("fa.0",)})
+
+
+def _under_transpose(value, perm, aliases):
+    """x when value = transpose(x, perm) and nothing writes x in place, else None."""
+    op = getattr(value, "op", None)
+    if op is None or op.name != "pd_op.transpose" or attr_value(op, "perm") != perm:
+        return None
+    return op.operands[0] if unwritten(aliases, op.operands[0]) else None
+
+
+def _bsnd_layout(m) -> bool:
+    """q, v = transpose([B, S, N, D], [0, 2, 1, 3]); k^T = transpose(K, [0, 2, 3, 1]) (or
+    transpose_y of transpose(K, [0, 2, 1, 3])): the fused op reads Q, K, V as BSND."""
+    aliases = m.pc.aliases
+    q = _under_transpose(m["q"], (0, 2, 1, 3), aliases)
+    v = _under_transpose(m["v"], (0, 2, 1, 3), aliases)
+    if m.attr("qk", "transpose_y", False):
+        k = _under_transpose(m["kt"], (0, 2, 1, 3), aliases)
+    else:
+        k = _under_transpose(m["kt"], (0, 2, 3, 1), aliases)
+    if q is None or k is None or v is None:
+        return False
+    shapes = [tuple(t.type.shape) for t in (q, k, v)]
+    if any(len(sh) != 4 for sh in shapes):
+        return False
+    (b, _, n, _), ks, vs = shapes
+    if not (b > 0 and n > 0 and ks[0] == vs[0] == b and ks[2] == vs[2] == n):
+        return False
+    m.captured.update(Q=q, K=k, V=v, k=k)
+    return True
+
+
+def _bsnd_rule() -> Rule:
+    """LLaMA's layout: the heads split as [B, S, N, D], transposed to [B, N, S, D] for the
+    two matmuls and back after them.  Rooted at the transpose back, which the greedy driver
+    reaches after the matmul: the `attention` rule declines there when its k^T is the
+    [0, 2, 3, 1] transpose (or takes a transpose_y site as BNSD, which is as good)."""
+    versions = dict(VERSIONS, **{"pd_op.transpose": (1,)})
+    source = Op("pd_op.transpose", (_source(),), attrs={"perm": (0, 2, 1, 3)})
+    constraints = MASK + (
+        Constraint("q, k, v are [B, S, N, D] tensors with static, equal B and N, under "
+                   "transposes to [B, N, S, D] (k^T by transpose [0, 2, 3, 1])", _bsnd_layout),
+    ) + REST
+    result = ATTEN_MASK + (
+        New("npu.fusion_attention",
+            {"query": lambda m: m.captured["Q"], "key": lambda m: m.captured["K"],
+             "value": lambda m: m.captured["V"], "atten_mask": "masked.0"},
+            {"head_num": lambda m: int(m.shape("q")[1]), "input_layout": "BSND", "scale": _scale},
+            types=_TYPES, bind="fa"),
+    )
+    return Rule("attention-bsnd", source=source, versions=versions, constraints=constraints,
+                result=result, replace={"root": ("fa.0",)})
 
 
 def _type_fns():
@@ -293,7 +355,7 @@ def _dtype(value):
     return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
 
 
-RULES = (_self_dp_rule(True), _self_dp_rule(False), _rule())
+RULES = (_self_dp_rule(True), _self_dp_rule(False), _rule(), _bsnd_rule())
 
 
 @register_pass

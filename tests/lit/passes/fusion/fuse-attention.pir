@@ -111,3 +111,31 @@
     (%15) = "pd_op.matmul" (%14, %10) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
     (%16) = "pd_op.fetch" (%15) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
 }
+
+// -----
+
+// LLaMA's layout: q, k, v [B, S, N, D] under transposes (k^T by [0, 2, 3, 1]) and the
+// output transposed back: the fused op reads them as BSND, the transposes go.
+// CHECK-LABEL: name:"q"
+// CHECK: "npu.fusion_attention" (%0, %1, %2, <<NULL VALUE>>, <<NULL VALUE>>, %{{[0-9]+}}, {{.*}}input_layout:"BSND"{{.*}}scale:0.25
+// CHECK-NOT: "pd_op.transpose"
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"q",place:Place(undefined:0),shape:[2,4,2,8],stop_gradient:[true]} : () -> tensor<2x4x2x8xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"k",place:Place(undefined:0),shape:[2,4,2,8],stop_gradient:[true]} : () -> tensor<2x4x2x8xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"v",place:Place(undefined:0),shape:[2,4,2,8],stop_gradient:[true]} : () -> tensor<2x4x2x8xf32>
+    (%3) = "pd_op.data" () {dtype:bool,name:"keep",place:Place(undefined:0),shape:[2,1,4,4],stop_gradient:[true]} : () -> tensor<2x1x4x4xb>
+    (%4) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[2,1,4,4],stop_gradient:[true],value:0.0} : () -> tensor<2x1x4x4xf32>
+    (%5) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[2,1,4,4],stop_gradient:[true],value:-inf} : () -> tensor<2x1x4x4xf32>
+    (%6) = "pd_op.where" (%3, %4, %5) {stop_gradient:[true]} : (tensor<2x1x4x4xb>, tensor<2x1x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<2x1x4x4xf32>
+    (%7) = "pd_op.transpose" (%0) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x2x4x8xf32>
+    (%8) = "pd_op.transpose" (%2) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x2x4x8xf32>
+    (%9) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0.25} : () -> tensor<1xf32>
+    (%10) = "pd_op.scale" (%7, %9) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<2x2x4x8xf32>, tensor<1xf32>) -> tensor<2x2x4x8xf32>
+    (%11) = "pd_op.transpose" (%1) {perm:[0,2,3,1],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x2x8x4xf32>
+    (%12) = "pd_op.matmul" (%10, %11) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<2x2x4x8xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x4x4xf32>
+    (%13) = "pd_op.add" (%12, %6) {stop_gradient:[true]} : (tensor<2x2x4x4xf32>, tensor<2x1x4x4xf32>) -> tensor<2x2x4x4xf32>
+    (%14) = "pd_op.softmax" (%13) {axis:-1,stop_gradient:[true]} : (tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+    (%15) = "pd_op.matmul" (%14, %8) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
+    (%16) = "pd_op.transpose" (%15) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<2x2x4x8xf32>) -> tensor<2x4x2x8xf32>
+    (%17) = "pd_op.fetch" (%16) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x4x2x8xf32>
+}
