@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "near_misses"
 CASES = sorted(ROOT.glob("*/*.pir"))
 MISSES = [c for c in CASES if c.name.endswith(".miss.pir")]
 NUMPY = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32,
-         "i64": np.int64, "bool": np.bool_}
+         "i64": np.int64, "bool": np.bool_, "b": np.bool_}
 
 
 def header(path: Path) -> dict:

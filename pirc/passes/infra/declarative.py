@@ -31,7 +31,8 @@ rewriter.  A rule is data:
   value is written in place, exported or fetched, and no input is written between the first
   matched op and the root, where the fused op reads it.
 * **Versions.**  `versions` gives, per source op, the semantic versions
-  (pirc.runtime.op_versions) whose numerics the rule was written for; the pass's `rewrites`
+  (pirc.runtime.op_versions) whose numerics the rule was written for (`"*"` for an op with
+  no semantics of its own, builtin.combine and builtin.split); the pass's `rewrites`
   declaration is derived from its rules, and the gate refuses other versions.  The result
   op is checked against the program's PIR version too: its operands and attributes are named
   (`New("pd_op.fc", {"input": "x", "w": "w", "bias": "b"})`) and must be the op's at that
@@ -40,7 +41,8 @@ rewriter.  A rule is data:
 * **Result pattern.**  `New` ops, in order: operands by spec name (a variable, `"op.i"` for
   result i of an earlier `New` bound as `op`, or None for an absent optional operand),
   attributes (a literal or a function of the match; unnamed ones take the spec's default),
-  result types (a variable whose type to copy, or a function).  `replace` maps each value
+  result types (a variable whose type to copy, or a function); `when` (a function of the
+  match) builds a `New` only where it holds, references to it then reading an absent value.  `replace` maps each value
   the rewrite replaces (`"root"`, or a bound op's name) to a new value (default: the root's
   results by the last `New`'s).
 
@@ -159,6 +161,8 @@ class New:
     types: tuple = ("root",)                          # per result: a variable or fn(m)
     bind: str | None = None
     semantic: tuple | None = None   # the target's semantic versions the rule builds for
+    when: Callable[["Match"], bool] | None = None   # built only where when(m) holds; else
+    #                                                  references to it read an absent value
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,8 @@ class Rule:
     doc: str = ""
 
     def __post_init__(self):
+        # versions: per source op, its semantic versions, or "*" for an op with no
+        # semantics of its own (builtin.combine and builtin.split pack and unpack values)
         missing = sorted({o.name for o in self.source.ops()} - set(self.versions))
         if missing:
             raise ValueError(f"rule {self.name}: no semantic versions declared for {', '.join(missing)}")
@@ -548,6 +554,10 @@ def _rewrite(rule: Rule, m: Match):
     made = {}
     new_ops = []
     for new in rule.result:
+        if new.when is not None and not new.when(m):
+            if new.bind is not None:   # two alternatives may share a name: the built one wins
+                made.setdefault(new.bind, None)
+            continue
         op = _build(new, m, made, version)
         anchor.parent.insert_op_before(op, anchor)
         new_ops.append(op)
@@ -650,7 +660,7 @@ def _ref(ref, m: Match, made: dict):
     if "." in ref:
         name, index = ref.rsplit(".", 1)
         if name in made:
-            return made[name].results[int(index)]
+            return null_value() if made[name] is None else made[name].results[int(index)]
     return m[ref]
 
 
@@ -662,6 +672,8 @@ def _build(new: New, m: Match, made: dict, version: int):
         value = new.attrs[a.name] if a.name in new.attrs else a.default
         if callable(value):
             value = value(m)
+        if value is None and a.optional:   # an optional attribute with no default: absent
+            continue
         if value is None:
             raise ValueError(f"{new.name}: attribute {a.name} has no default; the rule must give it")
         attributes[a.name] = make_attr(a.type, value)
