@@ -372,8 +372,12 @@ def record_near_misses(pc) -> None:
     for rule, entries in _pending(pc).items():
         misses = pc.near_misses.setdefault(rule, NearMisses())
         for op, reason in entries.values():
-            if op.parent is not None:
+            if op.parent is None:
+                continue
+            if len(misses.first) < NEAR_MISS_KEEP:
                 misses.add(op.name, op_location(pc.program, op), reason)
+            else:  # counted only: a JSON path costs a walk of the block, and is not listed
+                misses.count += 1
     pc._near_pending = {}
 
 
