@@ -670,7 +670,9 @@ def declared_rewrites(rules) -> dict:
 class DeclarativePass(PircPass):
     """A pass whose rewrites are `rules` (class variable): `rewrites` is derived from them.
 
-    Subclass with `@register_pass @dataclass(frozen=True)`, set `name` and `rules`."""
+    Subclass with `@register_pass @dataclass(frozen=True)`, set `name` and `rules`.  A
+    subclass that declares `max_iterations: int = N` as a field makes it a pass option
+    (`canonicalize{max-iterations=N}`)."""
 
     rules: ClassVar[tuple] = ()
     max_iterations: ClassVar[int] = 10
@@ -685,7 +687,7 @@ class DeclarativePass(PircPass):
         cls = type(self)
         if cls._patterns is None:
             cls._patterns = compile_rules(cls.rules)
-        try:
-            apply_patterns(pc, cls._patterns, cls.max_iterations)
+        try:  # the instance's: a subclass may make max-iterations a pass option (a field)
+            apply_patterns(pc, cls._patterns, self.max_iterations)
         finally:
             record_near_misses(pc)
