@@ -24,7 +24,8 @@ rewriter.  A rule is data:
   matched op and the root, where the fused op reads it.
 * **Versions.**  `versions` gives, per source op, the semantic versions
   (pirc.runtime.op_versions) whose numerics the rule was written for; the pass's `rewrites`
-  declaration is derived from its rules, and the gate refuses other versions.  The result
+  declaration is derived from its rules, and the gate refuses other versions (`ANY_OP`,
+  "*", for an op with no kernel entry that means its input: `pd_op.assign`).  The result
   op is checked against the program's PIR version too: its operands and attributes are named
   (`New("pd_op.fc", {"input": "x", "w": "w", "bias": "b"})`) and must be the op's at that
   version (`pd_op.rms_norm` is a different op at PIR 1-3 and at 4), and `semantic` may
@@ -62,7 +63,7 @@ from ..folding.constants import full_scalar
 from .forwarding import exported, fetched, unwritten
 from .greedy import Pattern, apply_patterns
 from .pass_base import PassContext, PircPass
-from .rewrites import OpUse
+from .rewrites import ANY_OP, OpUse
 
 ANY = "_"
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
@@ -657,14 +658,16 @@ def compile_rules(rules) -> list[Pattern]:
 
 def declared_rewrites(rules) -> dict:
     """The `rewrites` declaration of a pass made of `rules`: per source op, the union of the
-    semantic versions its rules were written for (a `full` read as a constant: any)."""
+    semantic versions its rules were written for (a `full` read as a constant: any).  A rule
+    may declare `ANY_OP` ("*") for an op that has no kernel entry and means its input by
+    definition (`pd_op.assign`): the gate then accepts it at every version."""
     out: dict[str, set] = {}
     for rule in rules:
         for name, semantic in rule.versions.items():
-            out.setdefault(name, set()).update(semantic)
+            out.setdefault(name, set()).update((ANY_OP,) if semantic == ANY_OP else semantic)
         if any(isinstance(o, Const) for p in rule.source.ops() for o in p.operands):
             out.setdefault("pd_op.full", set()).add(1)
-    return {name: OpUse(tuple(sorted(s))) for name, s in sorted(out.items())}
+    return {name: OpUse(ANY_OP if ANY_OP in s else tuple(sorted(s))) for name, s in sorted(out.items())}
 
 
 class DeclarativePass(PircPass):
