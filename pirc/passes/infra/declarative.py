@@ -15,7 +15,10 @@ rewriter.  A rule is data:
   `Const` (a one-element `pd_op.full` holding a number).  `attrs` constrain attribute values:
   a literal (equal), a `Check` (a predicate with a name) or a `Capture` (bind the value).
   `commutative` tries the first two operands in both orders; an `optional` op may be absent,
-  its first operand then standing for its result (an inference dropout between two ops).
+  its first operand then standing for its result (an inference dropout between two ops);
+  an optional op without operands stands for anything when absent (`Op("pd_op.full",
+  optional=True)`: a dropout's p, matched -- and erased with the rule's ops once unused --
+  when a `full` makes it, else any value).
 * **Constraints** (`Constraint(name, check)`, `check(m) -> bool`): static shape and dtype
   facts, attribute values, anything in Python.  Besides these every rule gets two it cannot
   opt out of: a matched op other than the root has no user outside the match (unless its
@@ -172,7 +175,8 @@ def _expand_operand(o) -> list:
     present = _expand(o)
     if not o.optional:
         return present
-    return present + _expand_operand(o.operands[0])
+    # absent: its first operand stands for it; an op without operands (a `full`) for anything
+    return present + (_expand_operand(o.operands[0]) if o.operands else [ANY])
 
 
 # -- matching -------------------------------------------------------------------------------
