@@ -40,8 +40,8 @@ rewriter.  A rule is data:
   the rewrite replaces (`"root"`, or a bound op's name) to a new value (default: the root's
   results by the last `New`'s).
 
-A **near miss** is a candidate that matched its root and at least one producer and then
-failed: the rule records which check failed (the deepest candidate's, when commutative or
+A **near miss** is a candidate that matched its root and at least one producer (an op or a
+`Const`'s `full`) and then failed (a rule whose pattern is its root alone has none): the rule records which check failed (the deepest candidate's, when commutative or
 optional forms were tried).  `--pass-report` lists them per rule (a count and the first 20
 `{op, location, failed}`) and `pirc-opt --explain=PASS` prints them.
 """
@@ -300,8 +300,8 @@ def _match_value(p, value, m: Match, where: str) -> None:
         number = full_scalar(value, m.pc.aliases)
         if number is None:
             raise _Fail(f"structure: {where} is not a one-element constant", depth)
-        m.consts.append(value.op)
-        _check_value(p.value, number, f"constant {where}", m, depth, p.rel_tol)
+        m.consts.append(value.op)   # a producer matched: its value failing is a near miss
+        _check_value(p.value, number, f"constant {where}", m, depth + 1, p.rel_tol)
         return
     owner = getattr(value, "op", None)
     if owner is None or owner.name != p.name:
@@ -417,7 +417,9 @@ class _RulePattern(Pattern):
 
 
 def _check_rule(rule: Rule, form: Op, m: Match) -> None:
-    depth = len(m.matched) + 1   # past the structure: deeper than any structural failure
+    # past the structure: deeper than any structural failure -- unless only the root
+    # matched (no producer, no constant), which is no near miss however it fails
+    depth = len(m.matched) + 1 if len(m.matched) + len(m.consts) > 1 else 1
     replaced = _replaced_ops(rule, m)
     inside = {id(o) for o in m.matched}
     aliases = m.pc.aliases
