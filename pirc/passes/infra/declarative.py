@@ -39,6 +39,14 @@ rewriter.  A rule is data:
   result types (a variable whose type to copy, or a function).  `replace` maps each value
   the rewrite replaces (`"root"`, or a bound op's name) to a new value (default: the root's
   results by the last `New`'s).
+* **Results that keep what they read.**  `Forward("x")` replaces the root by the value `x`
+  (an identity op: `assign(x)` is `x`); `Update({"x": "x"}, {"perm": fn})` edits the root in
+  place (a transpose of a transpose reads the first one's input, by the composed
+  permutation).  Such a rule swallows no producer -- the ops it matched besides the root
+  stay while used, so the one-use check does not apply, and the root may have any number of
+  users -- and the alias checks are `may_forward` / `may_reread`
+  (pirc.passes.infra.forwarding); a refusal is a skip with the aliasing reason, counted in
+  the report, as a matched rewrite the gate refused is.  Either is the rule's only result.
 
 A **near miss** is a candidate that matched its root and at least one producer (an op or a
 `Const`'s `full`) and then failed (a rule whose pattern is its root alone has none): the rule records which check failed (the deepest candidate's, when commutative or
@@ -63,8 +71,8 @@ from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
 from ...runtime.op_versions import semantic_version
 from ..folding.constants import full_scalar
-from .forwarding import exported, fetched, unwritten
-from .greedy import Pattern, apply_patterns
+from .forwarding import exported, fetched, may_forward, may_reread, unwritten
+from .greedy import Pattern, apply_patterns, replace_op
 from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
 
@@ -138,6 +146,36 @@ class New:
     semantic: tuple | None = None   # the target's semantic versions the rule builds for
 
 
+FORWARD_REFUSED = "aliasing: the value is written in place or a fetch would change what it reads"
+
+
+@dataclass(frozen=True)
+class Forward:
+    """A result that is an existing value: the root's first result is replaced by the value
+    bound to `value` (its other results must be unused), and the root is erased.  The root
+    may have any number of users; what is asked is `may_forward` (pirc.passes.infra.forwarding:
+    neither buffer written where the other is read, nothing exported, a fetch keeps its
+    meaning), and for each matched producer the forwarded value passes through, `may_reread`;
+    a refusal is a skip with `reason` (not a near miss: the rule matched)."""
+
+    value: str
+    reason: str = FORWARD_REFUSED
+
+
+@dataclass(frozen=True)
+class Update:
+    """A result that edits the root in place: `operands` (spec operand name -> reference)
+    and `attrs` (spec attribute name -> value | fn(m)) replace the root's.  The producers
+    the match went through are read, not swallowed (other users keep them; an unused one is
+    dce's); for each of them and each value the root now reads, `may_reread` must hold (the
+    producer's result unwritten, the value not written between it and the root), else a
+    skip with `reason`."""
+
+    operands: Mapping = field(default_factory=dict)
+    attrs: Mapping = field(default_factory=dict)
+    reason: str = FORWARD_REFUSED
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -154,6 +192,9 @@ class Rule:
             raise ValueError(f"rule {self.name}: no semantic versions declared for {', '.join(missing)}")
         if self.source.optional:
             raise ValueError(f"rule {self.name}: the root of a pattern cannot be optional")
+        if any(isinstance(r, (Forward, Update)) for r in self.result) and \
+                (len(self.result) != 1 or self.replace is not None):
+            raise ValueError(f"rule {self.name}: a Forward or Update is the rule's only result")
 
     def variants(self) -> list[Op]:
         """The source pattern with each optional op present or absent, larger forms first."""
@@ -420,6 +461,8 @@ def _check_rule(rule: Rule, form: Op, m: Match) -> None:
     # past the structure: deeper than any structural failure -- unless only the root
     # matched (no producer, no constant), which is no near miss however it fails
     depth = len(m.matched) + 1 if len(m.matched) + len(m.consts) > 1 else 1
+    if _keeps_inputs(rule):   # Forward / Update: may_forward / may_reread at the rewrite
+        return _check_constraints(rule, m, depth)
     replaced = _replaced_ops(rule, m)
     inside = {id(o) for o in m.matched}
     aliases = m.pc.aliases
@@ -439,6 +482,10 @@ def _check_rule(rule: Rule, form: Op, m: Match) -> None:
     for name, value in m.values.items():
         if _written_between(aliases, value, first, m.root):
             raise _Fail(f"aliasing: {name} is written between {first.name} and {m.root.name}", depth)
+    _check_constraints(rule, m, depth)
+
+
+def _check_constraints(rule: Rule, m: Match, depth: int) -> None:
     for c in rule.constraints:
         if not _safe(c.check, m):
             raise _Fail(c.name, depth)
@@ -471,6 +518,8 @@ def _replaced_ops(rule: Rule, m: Match) -> set:
 
 
 def _rewrite(rule: Rule, m: Match):
+    if _keeps_inputs(rule):
+        return _forward(rule, m) if isinstance(rule.result[0], Forward) else _update(rule, m)
     pc = m.pc
     pc.matched()
     version = pc.program.version
@@ -646,6 +695,84 @@ def _replacements(rule: Rule, m: Match, made: dict, last):
             if r is not None:
                 pairs.append((result, _ref(r, m, made)))
     return pairs
+
+
+# -- results that keep what they read: Forward and Update -----------------------------------
+
+
+def _keeps_inputs(rule: Rule) -> bool:
+    return isinstance(rule.result[0], (Forward, Update))
+
+
+def _gate_ops(m: Match) -> list:
+    """The ops a Forward or Update shows the gate: producers before the root (block order
+    for a chain), then the constants read."""
+    return list(reversed(m.matched)) + [c for c in m.consts if c not in m.matched]
+
+
+def _through(m: Match, value) -> list:
+    """The matched producers `value` reaches the root through (a chain's inner ops; not a
+    dropout's p)."""
+    reached, path = {id(value)}, []
+    for op in reversed(m.matched[1:]):   # producers first
+        if any(id(o) in reached for o in op.operands):
+            path.append(op)
+            reached.update(id(r) for r in op.results)
+    return path
+
+
+def _forward(rule: Rule, m: Match):
+    pc, root = m.pc, m.root
+    fwd = rule.result[0]
+    pc.matched()
+    if any(r.first_use is not None for r in root.results[1:]):
+        return None
+    value = m[fwd.value]
+    if not may_forward(root, root.results[0], value, pc.aliases) or \
+            not all(may_reread(pc.aliases, op, root, value) for op in _through(m, value)):
+        pc.skip(fwd.reason, root)
+        return None
+    ops = _gate_ops(m)
+    rewrite = pc.begin(ops)
+    if rewrite is None:
+        return None
+    users = replace_op(root, [value], [o for o in ops if o is not root])
+    rewrite.done()
+    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
+    return users
+
+
+def _update(rule: Rule, m: Match):
+    pc, root = m.pc, m.root
+    upd = rule.result[0]
+    pc.matched()
+    spec = get_spec(root.name, pc.program.version)
+    if spec is None:
+        pc.skip(f"version: {root.name} has no spec at PIR version {pc.program.version}", root)
+        return None
+    names = [o.name for o in spec.operands]
+    operands, read = list(root.operands), []
+    for name, ref in upd.operands.items():
+        index = names.index(name)
+        if index >= len(operands):   # a malformed op (read with --no-verify)
+            return None
+        operands[index] = _ref(ref, m, {})
+        read.append(operands[index])
+    if not all(may_reread(pc.aliases, op, root, v) for op in m.matched[1:] for v in read):
+        pc.skip(upd.reason, root)
+        return None
+    kinds = {a.name: a.type for a in spec.attributes}
+    attrs = {name: make_attr(kinds[name], value(m) if callable(value) else value)
+             for name, value in upd.attrs.items()}
+    rewrite = pc.begin(_gate_ops(m))
+    if rewrite is None:
+        return None
+    root.operands = operands
+    for name, attr in attrs.items():
+        root.attributes[name] = attr
+    rewrite.done([root])
+    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
+    return [root]
 
 
 # -- the pass -------------------------------------------------------------------------------
