@@ -451,7 +451,11 @@ class _RulePattern(Pattern):
                 if best is None or f.depth > best.depth:
                     best = f
                 continue
-            return _rewrite(self.rule, m)
+            touched = _rewrite(self.rule, m)
+            if touched is not None:   # a root another rule failed on and this one took (in place)
+                for table in _pending(pc).values():
+                    table.pop(id(op), None)
+            return touched
         if best is not None and best.depth >= 2:
             _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
         return None
