@@ -416,10 +416,10 @@ def record_near_misses(pc) -> None:
     """Turn the pass's failed candidates into `pc.near_misses` (rule -> NearMisses): a root
     that a later rewrite took (it is gone from the program) was no miss."""
     for rule, entries in _pending(pc).items():
-        misses = pc.near_misses.setdefault(rule, NearMisses())
         for op, reason in entries.values():
             if op.parent is None:
                 continue
+            misses = pc.near_misses.setdefault(rule, NearMisses())   # no empty entries
             if len(misses.first) < NEAR_MISS_KEEP:
                 misses.add(op.name, op_location(pc.program, op), reason)
             else:  # counted only: a JSON path costs a walk of the block, and is not listed
