@@ -676,6 +676,8 @@ def make_attr(kind: str, value) -> Attribute:
         return value
     if kind in A.SCALAR_KINDS:
         return A.make_scalar(kind, value)
+    if kind == "scalar":  # Paddle stores a Scalar attribute as a Double (a bool as a bool)
+        return A.bool_attr(value) if isinstance(value, bool) else A.float_attr(float(value), double=True)
     if kind == "str":
         return A.str_attr(value)
     if kind == "int_array":
