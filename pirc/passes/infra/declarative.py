@@ -310,6 +310,10 @@ def _match_op(p: Op, op, m: Match) -> None:
     orders = [list(range(len(p.operands)))]
     if p.commutative and len(p.operands) >= 2:
         orders.append([1, 0] + list(range(2, len(p.operands))))
+    if len(orders) == 1:   # nothing to undo on failure: the caller discards or restores m
+        for i, sub in zip(orders[0], p.operands):
+            _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
+        return
     best = None
     for order in orders:
         snap = m.snapshot()
@@ -435,6 +439,7 @@ class _RulePattern(Pattern):
         self.rule = rule
         self.forms = forms
         self.root = forms[0].name
+        self._quick = [_quick_check(f) for f in forms]
 
     @property
     def name(self) -> str:
@@ -442,7 +447,9 @@ class _RulePattern(Pattern):
 
     def match_and_rewrite(self, op, pc):
         best: _Fail | None = None
-        for form in self.forms:
+        for form, quick in zip(self.forms, self._quick):
+            if quick is not None and not quick(op):
+                continue   # fails at the root, before any producer: no near miss lost
             m = Match(op, pc)
             try:
                 _match_op(form, op, m)
@@ -459,6 +466,43 @@ class _RulePattern(Pattern):
         if best is not None and best.depth >= 2:
             _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
         return None
+
+
+def _quick_check(form: Op):
+    """A cheap test that `op` may match `form`, or None: False only where the full match
+    would fail at the root before any producer is matched (a literal root attribute, too
+    few operands, the first nested op or constant not made by the op it names), which is
+    never a near miss.  Most candidates of a pass fail so (canonicalize offers every
+    transpose to the rules for transpose pairs); the test spares them a `Match`."""
+    if form.commutative:
+        return None
+    literals = [(k, v) for k, v in form.attrs.items() if not isinstance(v, (Check, Capture))]
+    want, index = None, None
+    for i, o in enumerate(form.operands):
+        if isinstance(o, Op):
+            want, index = (o.name, o.result), i
+            break
+        if isinstance(o, Const):
+            want, index = ("pd_op.full", None), i
+            break
+    count = len(form.operands)
+    if not literals and want is None:
+        return None
+
+    def quick(op) -> bool:
+        operands = op.operands
+        if len(operands) < count:
+            return False
+        for name, value in literals:
+            if attr_value(op, name) != value:
+                return False
+        if want is not None:
+            value = operands[index]
+            owner = getattr(value, "op", None)
+            if owner is None or owner.name != want[0] or (want[1] is not None and value.index != want[1]):
+                return False
+        return True
+    return quick
 
 
 def _check_rule(rule: Rule, form: Op, m: Match) -> None:
