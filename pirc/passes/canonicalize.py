@@ -173,22 +173,31 @@ def _identity(perm) -> bool:
     return perm == sorted(perm)
 
 
+def _perm_of(m, name: str):
+    """The permutation of the root ("root") or of a bound op, read once per candidate."""
+    key = "perm:" + name
+    if key not in m.captured:
+        m.captured[key] = _perm(m.root if name == "root" else m[name])
+    return m.captured[key]
+
+
 def _composed(m):
     """transpose(transpose(x, p), q) is transpose(x, [p[q[i]]])."""
-    inner, outer = _perm(m["inner"]), _perm(m.root)
+    inner, outer = _perm_of(m, "inner"), _perm_of(m, "root")
     return [inner[i] for i in outer]
 
 
-_PERM = Constraint("perm is a permutation of the input's axes", lambda m: _perm(m.root) is not None)
-_NOT_IDENTITY = Constraint("perm is not the identity", lambda m: not _identity(_perm(m.root)))
-_INNER_PERM = Constraint("the inner perm is a permutation of x's axes", lambda m: _perm(m["inner"]) is not None)
+_PERM = Constraint("perm is a permutation of the input's axes", lambda m: _perm_of(m, "root") is not None)
+_NOT_IDENTITY = Constraint("perm is not the identity", lambda m: not _identity(_perm_of(m, "root")))
+_INNER_PERM = Constraint("the inner perm is a permutation of x's axes",
+                         lambda m: _perm_of(m, "inner") is not None)
 _PAIR = Op("pd_op.transpose", (Op("pd_op.transpose", ("x",), bind="inner"),))
 
 IDENTITY_TRANSPOSE = Rule(
     "identity-transpose",
     source=Op("pd_op.transpose", ("x",)),
     versions={"pd_op.transpose": (1,)},
-    constraints=(_PERM, Constraint("perm is the identity", lambda m: _identity(_perm(m.root)))),
+    constraints=(_PERM, Constraint("perm is the identity", lambda m: _identity(_perm_of(m, "root")))),
     result=(Forward("x"),),
 )
 

@@ -307,13 +307,12 @@ def _match_op(p: Op, op, m: Match) -> None:
     operands = list(op.operands)
     if len(operands) < len(p.operands):
         raise _Fail(f"structure: {op.name} has {len(operands)} operands, the pattern {len(p.operands)}", depth)
-    orders = [list(range(len(p.operands)))]
-    if p.commutative and len(p.operands) >= 2:
-        orders.append([1, 0] + list(range(2, len(p.operands))))
-    if len(orders) == 1:   # nothing to undo on failure: the caller discards or restores m
-        for i, sub in zip(orders[0], p.operands):
+    if not p.commutative or len(p.operands) < 2:
+        # one order: nothing to undo on failure (the caller discards or restores m)
+        for i, sub in enumerate(p.operands):
             _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
         return
+    orders = [list(range(len(p.operands))), [1, 0] + list(range(2, len(p.operands)))]
     best = None
     for order in orders:
         snap = m.snapshot()
@@ -440,6 +439,8 @@ class _RulePattern(Pattern):
         self.forms = forms
         self.root = forms[0].name
         self._quick = [_quick_check(f) for f in forms]
+        # root-only forms of a rule that keeps its inputs: bound and checked without a raise
+        self._bare = [_bind_bare(f) if _keeps_inputs(rule) else None for f in forms]
 
     @property
     def name(self) -> str:
@@ -447,9 +448,14 @@ class _RulePattern(Pattern):
 
     def match_and_rewrite(self, op, pc):
         best: _Fail | None = None
-        for form, quick in zip(self.forms, self._quick):
+        for form, quick, bare in zip(self.forms, self._quick, self._bare):
             if quick is not None and not quick(op):
                 continue   # fails at the root, before any producer: no near miss lost
+            if bare is not None:   # a root alone: whatever fails is no near miss
+                m = bare(op, pc)
+                if m is None or not all(_safe(c.check, m) for c in self.rule.constraints):
+                    continue
+                return self._took(op, pc, _rewrite(self.rule, m))
             m = Match(op, pc)
             try:
                 _match_op(form, op, m)
@@ -458,14 +464,49 @@ class _RulePattern(Pattern):
                 if best is None or f.depth > best.depth:
                     best = f
                 continue
-            touched = _rewrite(self.rule, m)
-            if touched is not None:   # a root another rule failed on and this one took (in place)
-                for table in _pending(pc).values():
-                    table.pop(id(op), None)
-            return touched
+            return self._took(op, pc, _rewrite(self.rule, m))
         if best is not None and best.depth >= 2:
             _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
         return None
+
+    @staticmethod
+    def _took(op, pc, touched):
+        if touched is not None:   # a root another rule failed on and this one took (in place)
+            for table in _pending(pc).values():
+                table.pop(id(op), None)
+        return touched
+
+
+def _bind_bare(form: Op):
+    """For a form that is its root alone (operands all variables, no attribute to check),
+    a function binding them: the Match, or None where the full match would fail (an absent
+    operand, a variable bound twice to different values, too few operands)."""
+    if form.attrs or form.commutative or not all(isinstance(o, str) for o in form.operands):
+        return None
+    names = form.operands
+    count = len(names)
+
+    def bind(op, pc):
+        operands = list(op.operands)
+        if len(operands) < count:
+            return None
+        m = Match(op, pc)
+        m.matched.append(op)
+        if form.bind is not None:
+            m.ops[form.bind] = op
+        values = m.values
+        for name, value in zip(names, operands):
+            if name == ANY:
+                continue
+            bound = values.get(name)
+            if bound is None:
+                if is_null_value(value):
+                    return None
+                values[name] = value
+            elif bound is not value:
+                return None
+        return m
+    return bind
 
 
 def _quick_check(form: Op):
