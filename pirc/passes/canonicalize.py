@@ -1,7 +1,7 @@
 """canonicalize: remove ops that compute their input, and fold chains of casts and transposes.
 
-Each rewrite is one pattern, run by the greedy driver (pirc.passes.infra.greedy) until none
-fires:
+Each rewrite is one declarative rule (pirc.passes.infra.declarative), run by the greedy
+driver until none fires:
 
 * `pd_op.assign(x)` is `x` (so a chain of assigns is its first input);
 * `pd_op.dropout` with `is_test` is `x` in `upscale_in_train` mode (the scaling happened in
@@ -19,13 +19,21 @@ fires:
 * `pd_op.transpose` by the identity is `x`; a transpose of a transpose is one transpose by
   the composed permutation, or `x` when that is the identity.
 
-Replacing a result by an input asks the alias model (pirc.ir.aliasing, through
-pirc.passes.infra.forwarding): no op may change the result's buffer, nor the input's after
-the identity op, and a fetch keeps reading a value computed in its block that no other fetch
-reads; composing two casts or transposes needs the inner result unwritten and the source
-unwritten between the two.  A rewrite those rules forbid is counted as a skip.  A
-`full` a rewrite matched (a scale's factor, a dropout's p) goes with it when nothing else
-uses it; other ops the rewrites leave unused (the first of two transposes) are dce's.
+The identities are `Forward` results: the root's result is replaced by its input, which
+the alias model must allow (`may_forward`, pirc.passes.infra.forwarding: no op changes the
+result's buffer, nor the input's after the identity op, and a fetch keeps reading a value
+computed in its block that no other fetch reads; through a matched transpose, `may_reread`
+too).  The compositions are `Update` results: the second cast or transpose reads the
+first one's input (`may_reread`: the first one's result unwritten, the source unwritten
+between the two); the first one stays for its other users, or for dce.  A rewrite those
+rules forbid is a skip with the aliasing reason.  A `full` a rule matched (a scale's
+factor, a dropout's p) goes with it when nothing else uses it.
+
+The facts each rule reads from its operands are named constraints, so a candidate that
+matched a producer and then failed is a near miss in `--explain=canonicalize` ("scale
+factor is 1", "bias is -0.0 or x is an integer", ...).  A program read without the
+verifier may hold malformed ops (a transpose without perm, a cast without operand): the
+patterns never index past what is there.
 """
 
 from __future__ import annotations
@@ -36,137 +44,122 @@ from dataclasses import dataclass
 from ..ir import attrs as A
 from ..ir.types import ELEMENT_TYPE_NAMES
 from .folding.constants import full_scalar
-from .infra.forwarding import may_forward, may_reread
-from .infra.greedy import DEFAULT_MAX_ITERATIONS, Pattern, apply_patterns, replace_op
-from .infra.pass_base import PassContext, PircPass
+from .infra.declarative import ANY, Check, Const, Constraint, DeclarativePass, Forward, Op, Rule, Update
+from .infra.greedy import DEFAULT_MAX_ITERATIONS
 from .infra.registry import register_pass
-from .infra.rewrites import ANY_OP, OpUse
-
-ALIASING = "aliasing: the value is written in place or a fetch would change what it reads"
-
-
-def _forward(pc, op, value, matched=None):
-    """Replace `op` (whose other results are unused) by `value`, through the gate."""
-    pc.matched()
-    result = op.results[0]
-    if any(r.first_use is not None for r in op.results[1:]):
-        return None
-    if not may_forward(op, result, value, pc.aliases):
-        pc.skip(ALIASING, op)
-        return None
-    matched = matched or [op]
-    rewrite = pc.begin(matched)
-    if rewrite is None:
-        return None
-    users = replace_op(op, [value], [m for m in matched if m is not op])
-    rewrite.done()
-    return users
-
-
-def _producer(value, name: str):
-    owner = getattr(value, "op", None)
-    return owner if owner is not None and owner.name == name else None
-
-
-class ForwardAssign(Pattern):
-    root = "pd_op.assign"
-    operands = 1
-
-    def match_and_rewrite(self, op, pc):
-        return _forward(pc, op, op.operands[0])
-
-
-class DropInferenceDropout(Pattern):
-    root = "pd_op.dropout"
-    operands = 3
-
-    def match_and_rewrite(self, op, pc):
-        attrs = op.attributes
-        is_test = attrs.get("is_test")
-        if is_test is None or not A.scalar_value(is_test):
-            return None
-        p = op.operands[2]
-        full = _producer(p, "pd_op.full")
-        if getattr(attrs.get("mode"), "data", "downgrade_in_infer") != "upscale_in_train" \
-                and full_scalar(p, pc.aliases) != 0:
-            return None
-        # p's full is matched (read, or left unused: erased with the dropout when so).
-        return _forward(pc, op, op.operands[0], [op] + ([full] if full is not None else []))
-
-
-class DropIdentityScale(Pattern):
-    root = "pd_op.scale"
-    operands = 2
-
-    def match_and_rewrite(self, op, pc):
-        bias = op.attributes.get("bias")
-        if bias is None or A.scalar_value(bias) != 0:
-            return None
-        # x * 1 + 0.0 (or (x + 0.0) * 1) turns a float -0.0 into +0.0; adding -0.0 changes
-        # no float, and an integer has no -0.
-        if _element(op.operands[0]) not in _INTS \
-                and math.copysign(1.0, float(A.scalar_value(bias))) > 0:
-            return None
-        scale = op.operands[1]
-        if full_scalar(scale, pc.aliases) != 1:
-            return None
-        return _forward(pc, op, op.operands[0], [op, scale.op])
-
-
-class DropSameTypeCast(Pattern):
-    root = "pd_op.cast"
-    operands = 1
-
-    def match_and_rewrite(self, op, pc):
-        x = op.operands[0]
-        if x.type is not op.results[0].type and x.type != op.results[0].type:
-            return None
-        return _forward(pc, op, x)
-
-
-# (from, to) element types a cast widens without loss: every value of `from` is one of `to`.
-_WIDENING = {("f16", "f32"), ("f16", "f64"), ("bf16", "f32"), ("bf16", "f64"), ("f32", "f64"),
-             ("i8", "i16"), ("i8", "i32"), ("i8", "i64"), ("i16", "i32"), ("i16", "i64"),
-             ("i32", "i64"), ("u8", "i16"), ("u8", "i32"), ("u8", "i64")}
-_FLOATS = {"f16", "bf16", "f32", "f64"}
-_INTS = {"i8", "i16", "i32", "i64", "u8"}
+from .infra.rewrites import ANY_OP
 
 
 def _element(value):
     return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
 
 
-class ComposeCasts(Pattern):
+def _same_type(a, b) -> bool:
+    return a.type is b.type or a.type == b.type
+
+
+# -- identities -----------------------------------------------------------------------------
+
+FORWARD_ASSIGN = Rule(
+    "forward-assign",
+    source=Op("pd_op.assign", ("x",)),
+    versions={"pd_op.assign": ANY_OP},   # no kernel entry: it is its input by definition
+    result=(Forward("x"),),
+)
+
+
+def _dropout_is_identity(m) -> bool:
+    root = m.root
+    if getattr(root.attributes.get("mode"), "data", "downgrade_in_infer") == "upscale_in_train":
+        return True
+    return full_scalar(root.operands[2], m.pc.aliases) == 0
+
+
+INFERENCE_DROPOUT = Rule(
+    "inference-dropout",
+    # p's `full`, when a full makes it, is matched: erased with the dropout once unused.
+    source=Op("pd_op.dropout", ("x", ANY, Op("pd_op.full", optional=True)), attrs={"is_test": True}),
+    versions={"pd_op.dropout": (1,), "pd_op.full": (1,)},
+    constraints=(Constraint("mode is upscale_in_train, or p is 0 (downgrade_in_infer scales by 1 - p)",
+                            _dropout_is_identity),),
+    result=(Forward("x"),),
+)
+
+_INTS = {"i8", "i16", "i32", "i64", "u8"}
+
+
+def _bias_keeps_bits(m) -> bool:
+    # x * 1 + 0.0 (or (x + 0.0) * 1) turns a float -0.0 into +0.0; adding -0.0 changes no
+    # float, and an integer has no -0.
+    bias = float(A.scalar_value(m.root.attributes["bias"]))
+    return _element(m["x"]) in _INTS or math.copysign(1.0, bias) < 0
+
+
+IDENTITY_SCALE = Rule(
+    "identity-scale",
+    source=Op("pd_op.scale", ("x", Const(Check("scale factor is 1", lambda v: v == 1))),
+              attrs={"bias": Check("bias is 0", lambda v: v == 0)}),
+    versions={"pd_op.scale": (1,)},
+    constraints=(Constraint("bias is -0.0 or x is an integer", _bias_keeps_bits),),
+    result=(Forward("x"),),
+)
+
+SAME_TYPE_CAST = Rule(
+    "same-type-cast",
+    source=Op("pd_op.cast", ("x",)),
+    versions={"pd_op.cast": (3,)},   # see the module docstring
+    constraints=(Constraint("x has the cast's type", lambda m: _same_type(m["x"], m.root.results[0])),),
+    result=(Forward("x"),),
+)
+
+SAME_SHAPE_RESHAPE = Rule(
+    "same-shape-reshape",
+    source=Op("pd_op.reshape", ("x", ANY)),
+    versions={"pd_op.reshape": (1,)},
+    constraints=(Constraint("the result has x's static shape and type",
+                            lambda m: _static(m.root.results[0]) and _same_type(m["x"], m.root.results[0])),),
+    result=(Forward("x"),),
+)
+
+
+def _static(value) -> bool:
+    shape = getattr(value.type, "shape", None)
+    return shape is not None and all(d >= 0 for d in shape)
+
+
+# -- compositions ---------------------------------------------------------------------------
+
+# (from, to) element types a cast widens without loss: every value of `from` is one of `to`.
+_WIDENING = {("f16", "f32"), ("f16", "f64"), ("bf16", "f32"), ("bf16", "f64"), ("f32", "f64"),
+             ("i8", "i16"), ("i8", "i32"), ("i8", "i64"), ("i16", "i32"), ("i16", "i64"),
+             ("i32", "i64"), ("u8", "i16"), ("u8", "i32"), ("u8", "i64")}
+_FLOATS = {"f16", "bf16", "f32", "f64"}
+
+
+def _casts_compose(m) -> bool:
     """cast(cast(x, T -> U), U -> V) with T -> U lossless is cast(x, T -> V): the value
-    reaching the second cast is x's exactly, so one rounding to V happens either way.  V must
-    be a float, or all three integers (integer narrowing wraps modulo 2**n either way)."""
+    reaching the second cast is x's exactly, so one rounding to V happens either way.  V
+    must be a float, or all three integers (integer narrowing wraps modulo 2**n either way)."""
+    t, u, v = _element(m["x"]), _element(m["inner"].results[0]), _element(m.root.results[0])
+    return (t, u) in _WIDENING and (v in _FLOATS or {t, u, v} <= _INTS)
 
-    root = "pd_op.cast"
-    operands = 1
 
-    def match_and_rewrite(self, op, pc):
-        inner = _producer(op.operands[0], "pd_op.cast")
-        if inner is None or len(inner.operands) != 1:
-            return None
-        x = inner.operands[0]
-        t, u, v = _element(x), _element(inner.results[0]), _element(op.results[0])
-        if (t, u) not in _WIDENING or not (v in _FLOATS or {t, u, v} <= _INTS):
-            return None
-        pc.matched()
-        if not may_reread(pc.aliases, inner, op, x):
-            pc.skip(ALIASING, op)
-            return None
-        rewrite = pc.begin([inner, op])
-        if rewrite is None:
-            return None
-        op.operands = [x]
-        rewrite.done([op])
-        return [op]
+COMPOSE_CASTS = Rule(
+    "compose-casts",
+    source=Op("pd_op.cast", (Op("pd_op.cast", ("x",), bind="inner"),)),
+    versions={"pd_op.cast": (3,)},
+    constraints=(Constraint("the inner cast has one operand", lambda m: len(m["inner"].operands) == 1),
+                 Constraint("the first cast widens without loss, and the second goes to a float "
+                            "or all three types are integers", _casts_compose)),
+    result=(Update({"x": "x"}),),
+)
 
 
 def _perm(op):
+    """The op's permutation, each axis in [0, rank); None for a malformed transpose (a
+    program read without the verifier)."""
     perm = op.attributes.get("perm")
-    if perm is None or len(op.operands) != 1:  # a program read without the verifier
+    if perm is None or len(op.operands) != 1:
         return None
     rank = len(getattr(op.operands[0].type, "shape", ()))
     perm = [A.scalar_value(p) for p in perm.data]
@@ -176,59 +169,66 @@ def _perm(op):
     return perm if sorted(perm) == list(range(rank)) else None
 
 
-class ComposeTransposes(Pattern):
-    """transpose(transpose(x, p), q) is transpose(x, [p[q[i]]]); the identity is x."""
-
-    root = "pd_op.transpose"
-    operands = 1
-
-    def match_and_rewrite(self, op, pc):
-        outer = _perm(op)
-        if outer is None:
-            return None
-        if outer == sorted(outer):
-            return _forward(pc, op, op.operands[0])
-        inner_op = _producer(op.operands[0], "pd_op.transpose")
-        inner = None if inner_op is None else _perm(inner_op)
-        if inner is None:
-            return None
-        x = inner_op.operands[0]
-        composed = [inner[i] for i in outer]
-        if composed == sorted(composed):
-            return _forward(pc, op, x, [inner_op, op])
-        pc.matched()
-        if not may_reread(pc.aliases, inner_op, op, x):
-            pc.skip(ALIASING, op)
-            return None
-        rewrite = pc.begin([inner_op, op])
-        if rewrite is None:
-            return None
-        op.operands = [x]
-        op.attributes["perm"] = A.array_attr([A.int32_attr(p) for p in composed])
-        rewrite.done([op])
-        return [op]
+def _identity(perm) -> bool:
+    return perm == sorted(perm)
 
 
-class DropSameShapeReshape(Pattern):
-    root = "pd_op.reshape"
-    operands = 2
-
-    def match_and_rewrite(self, op, pc):
-        x = op.operands[0]
-        out = op.results[0].type
-        shape = getattr(out, "shape", None)
-        if shape is None or any(d < 0 for d in shape) or (x.type is not out and x.type != out):
-            return None
-        return _forward(pc, op, x)
+def _perm_of(m, name: str):
+    """The permutation of the root ("root") or of a bound op, read once per candidate."""
+    key = "perm:" + name
+    if key not in m.captured:
+        m.captured[key] = _perm(m.root if name == "root" else m[name])
+    return m.captured[key]
 
 
-PATTERNS = (ForwardAssign(), DropInferenceDropout(), DropIdentityScale(), DropSameTypeCast(),
-            ComposeCasts(), ComposeTransposes(), DropSameShapeReshape())
+def _composed(m):
+    """transpose(transpose(x, p), q) is transpose(x, [p[q[i]]])."""
+    inner, outer = _perm_of(m, "inner"), _perm_of(m, "root")
+    return [inner[i] for i in outer]
+
+
+_PERM = Constraint("perm is a permutation of the input's axes", lambda m: _perm_of(m, "root") is not None)
+_NOT_IDENTITY = Constraint("perm is not the identity", lambda m: not _identity(_perm_of(m, "root")))
+_INNER_PERM = Constraint("the inner perm is a permutation of x's axes",
+                         lambda m: _perm_of(m, "inner") is not None)
+_PAIR = Op("pd_op.transpose", (Op("pd_op.transpose", ("x",), bind="inner"),))
+
+IDENTITY_TRANSPOSE = Rule(
+    "identity-transpose",
+    source=Op("pd_op.transpose", ("x",)),
+    versions={"pd_op.transpose": (1,)},
+    constraints=(_PERM, Constraint("perm is the identity", lambda m: _identity(_perm_of(m, "root")))),
+    result=(Forward("x"),),
+)
+
+TRANSPOSE_PAIR_IDENTITY = Rule(
+    "transpose-pair-identity",
+    source=_PAIR,
+    versions={"pd_op.transpose": (1,)},
+    constraints=(_PERM, _NOT_IDENTITY, _INNER_PERM,
+                 Constraint("the composed perm is the identity", lambda m: _identity(_composed(m)))),
+    result=(Forward("x"),),
+)
+
+COMPOSE_TRANSPOSES = Rule(
+    "compose-transposes",
+    source=_PAIR,
+    versions={"pd_op.transpose": (1,)},
+    constraints=(_PERM, _NOT_IDENTITY, _INNER_PERM,
+                 Constraint("the composed perm is not the identity", lambda m: not _identity(_composed(m)))),
+    result=(Update({"x": "x"}, {"perm": _composed}),),
+)
+
+# Per root, the driver tries the rules in this order until one rewrites.  The transpose
+# rules exclude each other (a refused one is not retried in another form); a same-type cast
+# the gate or the alias model refuses may still compose with the cast before it.
+RULES = (FORWARD_ASSIGN, INFERENCE_DROPOUT, IDENTITY_SCALE, SAME_TYPE_CAST, COMPOSE_CASTS,
+         IDENTITY_TRANSPOSE, TRANSPOSE_PAIR_IDENTITY, COMPOSE_TRANSPOSES, SAME_SHAPE_RESHAPE)
 
 
 @register_pass
 @dataclass(frozen=True)
-class Canonicalize(PircPass):
+class Canonicalize(DeclarativePass):
     """Removes identity ops (assign, inference dropout, scale by 1, ...), composes casts and transposes.
 
     The identities: assign, dropout with is_test, scale by 1 with bias 0 (integer x, or
@@ -240,16 +240,5 @@ class Canonicalize(PircPass):
     invariants = ("verified",)
     # It reads the `full` ops const-fold writes (a scale's factor, a dropout's p).
     may_rewrite_after = ("const-fold",)
-    rewrites = {
-        "pd_op.assign": OpUse(ANY_OP),      # no kernel entry: it is its input by definition
-        "pd_op.dropout": OpUse((1,)),
-        "pd_op.scale": OpUse((1,)),
-        "pd_op.full": OpUse((1,)),          # read: the scale's factor, the dropout's p
-        "pd_op.cast": OpUse((3,)),          # see the module docstring
-        "pd_op.reshape": OpUse((1,)),
-        "pd_op.transpose": OpUse((1,)),
-    }
+    rules = RULES
     max_iterations: int = DEFAULT_MAX_ITERATIONS
-
-    def run(self, pc: PassContext) -> None:
-        apply_patterns(pc, PATTERNS, self.max_iterations)

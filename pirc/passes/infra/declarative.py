@@ -23,7 +23,9 @@ rewriter.  A rule is data:
   `Op(..., value="x")` also binds the op's result to the variable `x` (or
   requires it to be `x`), so a value can be both a pattern op and a variable used elsewhere;
   a variable spelled `"name?"` is an optional operand (absent, or bound to `name`; a result
-  refers to it as `"name?"`, giving an absent operand when it was).
+  refers to it as `"name?"`, giving an absent operand when it was); an optional op without operands stands for anything when absent
+  (`Op("pd_op.full", optional=True)`: a dropout's p, matched -- and erased with the rule's
+  ops once unused -- when a `full` makes it, else any value).
 * **Constraints** (`Constraint(name, check)`, `check(m) -> bool`): static shape and dtype
   facts, attribute values, anything in Python.  Besides these every rule gets two it cannot
   opt out of: a matched op other than the root has no user outside the match (unless its
@@ -31,8 +33,9 @@ rewriter.  A rule is data:
   value is written in place, exported or fetched, and no input is written between the first
   matched op and the root, where the fused op reads it.
 * **Versions.**  `versions` gives, per source op, the semantic versions
-  (pirc.runtime.op_versions) whose numerics the rule was written for (`"*"` for an op with
-  no semantics of its own, builtin.combine and builtin.split); the pass's `rewrites`
+  (pirc.runtime.op_versions) whose numerics the rule was written for (`"*"`, `ANY_OP`, for an
+  op with no semantics of its own: builtin.combine and builtin.split, or `pd_op.assign`,
+  which means its input); the pass's `rewrites`
   declaration is derived from its rules, and the gate refuses other versions.  The result
   op is checked against the program's PIR version too: its operands and attributes are named
   (`New("pd_op.fc", {"input": "x", "w": "w", "bias": "b"})`) and must be the op's at that
@@ -45,9 +48,17 @@ rewriter.  A rule is data:
   match) builds a `New` only where it holds, references to it then reading an absent value.  `replace` maps each value
   the rewrite replaces (`"root"`, or a bound op's name) to a new value (default: the root's
   results by the last `New`'s).
+* **Results that keep what they read.**  `Forward("x")` replaces the root by the value `x`
+  (an identity op: `assign(x)` is `x`); `Update({"x": "x"}, {"perm": fn})` edits the root in
+  place (a transpose of a transpose reads the first one's input, by the composed
+  permutation).  Such a rule swallows no producer -- the ops it matched besides the root
+  stay while used, so the one-use check does not apply, and the root may have any number of
+  users -- and the alias checks are `may_forward` / `may_reread`
+  (pirc.passes.infra.forwarding); a refusal is a skip with the aliasing reason, counted in
+  the report, as a matched rewrite the gate refused is.  Either is the rule's only result.
 
-A **near miss** is a candidate that matched its root and at least one producer and then
-failed: the rule records which check failed (the deepest candidate's, when commutative or
+A **near miss** is a candidate that matched its root and at least one producer (an op or a
+`Const`'s `full`) and then failed (a rule whose pattern is its root alone has none): the rule records which check failed (the deepest candidate's, when commutative or
 optional forms were tried).  `--pass-report` lists them per rule (a count and the first 20
 `{op, location, failed}`) and `pirc-opt --explain=PASS` prints them.
 """
@@ -69,10 +80,10 @@ from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
 from ...runtime.op_versions import semantic_version
 from ..folding.constants import full_scalar
-from .forwarding import exported, fetched, unwritten
-from .greedy import Pattern, apply_patterns
+from .forwarding import exported, fetched, may_forward, may_reread, unwritten
+from .greedy import Pattern, apply_patterns, replace_op
 from .pass_base import PassContext, PircPass
-from .rewrites import OpUse
+from .rewrites import ANY_OP, OpUse
 
 ANY = "_"
 ANY_OP_VERSIONS = "*"   # `versions` value of an op with no semantic versions (builtin.split)
@@ -165,6 +176,36 @@ class New:
     #                                                  references to it read an absent value
 
 
+FORWARD_REFUSED = "aliasing: the value is written in place or a fetch would change what it reads"
+
+
+@dataclass(frozen=True)
+class Forward:
+    """A result that is an existing value: the root's first result is replaced by the value
+    bound to `value` (its other results must be unused), and the root is erased.  The root
+    may have any number of users; what is asked is `may_forward` (pirc.passes.infra.forwarding:
+    neither buffer written where the other is read, nothing exported, a fetch keeps its
+    meaning), and for each matched producer the forwarded value passes through, `may_reread`;
+    a refusal is a skip with `reason` (not a near miss: the rule matched)."""
+
+    value: str
+    reason: str = FORWARD_REFUSED
+
+
+@dataclass(frozen=True)
+class Update:
+    """A result that edits the root in place: `operands` (spec operand name -> reference)
+    and `attrs` (spec attribute name -> value | fn(m)) replace the root's.  The producers
+    the match went through are read, not swallowed (other users keep them; an unused one is
+    dce's); for each of them and each value the root now reads, `may_reread` must hold (the
+    producer's result unwritten, the value not written between it and the root), else a
+    skip with `reason`."""
+
+    operands: Mapping = field(default_factory=dict)
+    attrs: Mapping = field(default_factory=dict)
+    reason: str = FORWARD_REFUSED
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -184,6 +225,9 @@ class Rule:
         for root in self.roots():
             if not isinstance(root, Op) or root.optional:
                 raise ValueError(f"rule {self.name}: the root of a pattern must be an op, not optional")
+        if any(isinstance(r, (Forward, Update)) for r in self.result) and \
+                (len(self.result) != 1 or self.replace is not None):
+            raise ValueError(f"rule {self.name}: a Forward or Update is the rule's only result")
 
     def roots(self) -> tuple:
         """The source's root ops: the source, or each option of a source `Either`."""
@@ -224,7 +268,8 @@ def _expand_operand(o) -> list:
         return present
     if o.value is not None:   # absent: the variable it binds stands for it
         return present + [o.value]
-    return present + _expand_operand(o.operands[0])
+    # absent: its first operand stands for it; an op without operands (a `full`) for anything
+    return present + (_expand_operand(o.operands[0]) if o.operands else [ANY])
 
 
 # -- matching -------------------------------------------------------------------------------
@@ -314,9 +359,12 @@ def _match_op(p: Op, op, m: Match) -> None:
     operands = list(op.operands)
     if len(operands) < len(p.operands):
         raise _Fail(f"structure: {op.name} has {len(operands)} operands, the pattern {len(p.operands)}", depth)
-    orders = [list(range(len(p.operands)))]
-    if p.commutative and len(p.operands) >= 2:
-        orders.append([1, 0] + list(range(2, len(p.operands))))
+    if not p.commutative or len(p.operands) < 2:
+        # one order: nothing to undo on failure (the caller discards or restores m)
+        for i, sub in enumerate(p.operands):
+            _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
+        return
+    orders = [list(range(len(p.operands))), [1, 0] + list(range(2, len(p.operands)))]
     best = None
     for order in orders:
         snap = m.snapshot()
@@ -364,8 +412,8 @@ def _match_value(p, value, m: Match, where: str) -> None:
         number = full_scalar(value, m.pc.aliases)
         if number is None:
             raise _Fail(f"structure: {where} is not a one-element constant", depth)
-        m.consts.append(value.op)
-        _check_value(p.value, number, f"constant {where}", m, depth, p.rel_tol)
+        m.consts.append(value.op)   # a producer matched: its value failing is a near miss
+        _check_value(p.value, number, f"constant {where}", m, depth + 1, p.rel_tol)
         return
     owner = getattr(value, "op", None)
     if owner is None or owner.name != p.name:
@@ -445,10 +493,14 @@ def record_near_misses(pc) -> None:
     """Turn the pass's failed candidates into `pc.near_misses` (rule -> NearMisses): a root
     that a later rewrite took (it is gone from the program) was no miss."""
     for rule, entries in _pending(pc).items():
-        misses = pc.near_misses.setdefault(rule, NearMisses())
         for op, reason in entries.values():
-            if op.parent is not None:
+            if op.parent is None:
+                continue
+            misses = pc.near_misses.setdefault(rule, NearMisses())   # no empty entries
+            if len(misses.first) < NEAR_MISS_KEEP:
                 misses.add(op.name, op_location(pc.program, op), reason)
+            else:  # counted only: a JSON path costs a walk of the block, and is not listed
+                misses.count += 1
     pc._near_pending = {}
 
 
@@ -460,6 +512,9 @@ class _RulePattern(Pattern):
         self.rule = rule
         self.forms = forms
         self.root = forms[0].name
+        self._quick = [_quick_check(f) for f in forms]
+        # root-only forms of a rule that keeps its inputs: bound and checked without a raise
+        self._bare = [_bind_bare(f) if _keeps_inputs(rule) else None for f in forms]
 
     @property
     def name(self) -> str:
@@ -467,7 +522,14 @@ class _RulePattern(Pattern):
 
     def match_and_rewrite(self, op, pc):
         best: _Fail | None = None
-        for form in self.forms:
+        for form, quick, bare in zip(self.forms, self._quick, self._bare):
+            if quick is not None and not quick(op):
+                continue   # fails at the root, before any producer: no near miss lost
+            if bare is not None:   # a root alone: whatever fails is no near miss
+                m = bare(op, pc)
+                if m is None or not all(_safe(c.check, m) for c in self.rule.constraints):
+                    continue
+                return self._took(op, pc, _rewrite(self.rule, m))
             m = Match(op, pc)
             try:
                 _match_op(form, op, m)
@@ -476,16 +538,96 @@ class _RulePattern(Pattern):
                 if best is None or f.depth > best.depth:
                     best = f
                 continue
-            return _rewrite(self.rule, m)
+            return self._took(op, pc, _rewrite(self.rule, m))
         # a rule whose target is not the op it builds at this PIR version (rms_norm at 4)
         # would only be skipped had it matched: its failed candidates are no near misses
         if best is not None and best.depth >= 2 and _target_reason(self.rule, pc.program.version) is None:
             _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
         return None
 
+    @staticmethod
+    def _took(op, pc, touched):
+        if touched is not None:   # a root another rule failed on and this one took (in place)
+            for table in _pending(pc).values():
+                table.pop(id(op), None)
+        return touched
+
+
+def _bind_bare(form: Op):
+    """For a form that is its root alone (operands all variables, no attribute to check),
+    a function binding them: the Match, or None where the full match would fail (an absent
+    operand, a variable bound twice to different values, too few operands)."""
+    if form.attrs or form.commutative or not all(isinstance(o, str) for o in form.operands):
+        return None
+    names = form.operands
+    count = len(names)
+
+    def bind(op, pc):
+        operands = list(op.operands)
+        if len(operands) < count:
+            return None
+        m = Match(op, pc)
+        m.matched.append(op)
+        if form.bind is not None:
+            m.ops[form.bind] = op
+        values = m.values
+        for name, value in zip(names, operands):
+            if name == ANY:
+                continue
+            bound = values.get(name)
+            if bound is None:
+                if is_null_value(value):
+                    return None
+                values[name] = value
+            elif bound is not value:
+                return None
+        return m
+    return bind
+
+
+def _quick_check(form: Op):
+    """A cheap test that `op` may match `form`, or None: False only where the full match
+    would fail at the root before any producer is matched (a literal root attribute, too
+    few operands, the first nested op or constant not made by the op it names), which is
+    never a near miss.  Most candidates of a pass fail so (canonicalize offers every
+    transpose to the rules for transpose pairs); the test spares them a `Match`."""
+    if form.commutative:
+        return None
+    literals = [(k, v) for k, v in form.attrs.items() if not isinstance(v, (Check, Capture))]
+    want, index = None, None
+    for i, o in enumerate(form.operands):
+        if isinstance(o, Op):
+            want, index = (o.name, o.result), i
+            break
+        if isinstance(o, Const):
+            want, index = ("pd_op.full", None), i
+            break
+    count = len(form.operands)
+    if not literals and want is None:
+        return None
+
+    def quick(op) -> bool:
+        operands = op.operands
+        if len(operands) < count:
+            return False
+        for name, value in literals:
+            if attr_value(op, name) != value:
+                return False
+        if want is not None:
+            value = operands[index]
+            owner = getattr(value, "op", None)
+            if owner is None or owner.name != want[0] or (want[1] is not None and value.index != want[1]):
+                return False
+        return True
+    return quick
+
 
 def _check_rule(rule: Rule, form: Op, m: Match) -> None:
-    depth = len(m.matched) + 1   # past the structure: deeper than any structural failure
+    # past the structure: deeper than any structural failure -- unless only the root
+    # matched (no producer, no constant), which is no near miss however it fails
+    depth = len(m.matched) + 1 if len(m.matched) + len(m.consts) > 1 else 1
+    if _keeps_inputs(rule):   # Forward / Update: may_forward / may_reread at the rewrite
+        return _check_constraints(rule, m, depth)
     replaced = _replaced_ops(rule, m)
     inside = {id(o) for o in m.matched}
     aliases = m.pc.aliases
@@ -505,6 +647,10 @@ def _check_rule(rule: Rule, form: Op, m: Match) -> None:
     for name, value in m.values.items():
         if _written_between(aliases, value, first, m.root):
             raise _Fail(f"aliasing: {name} is written between {first.name} and {m.root.name}", depth)
+    _check_constraints(rule, m, depth)
+
+
+def _check_constraints(rule: Rule, m: Match, depth: int) -> None:
     for c in rule.constraints:
         if not _safe(c.check, m):
             raise _Fail(c.name, depth)
@@ -537,6 +683,8 @@ def _replaced_ops(rule: Rule, m: Match) -> set:
 
 
 def _rewrite(rule: Rule, m: Match):
+    if _keeps_inputs(rule):
+        return _forward(rule, m) if isinstance(rule.result[0], Forward) else _update(rule, m)
     pc = m.pc
     pc.matched()
     version = pc.program.version
@@ -591,6 +739,8 @@ def _erase_unused(matched, consts) -> None:
 
 def _target_reason(rule: Rule, version: int) -> str | None:
     for new in rule.result:
+        if not isinstance(new, New):   # a Forward or Update builds no op
+            continue
         spec = get_spec(new.name, version)
         if spec is None:
             return f"version: target {new.name} does not exist at PIR version {version}"
@@ -727,6 +877,84 @@ def _replacements(rule: Rule, m: Match, made: dict, last):
     return pairs
 
 
+# -- results that keep what they read: Forward and Update -----------------------------------
+
+
+def _keeps_inputs(rule: Rule) -> bool:
+    return isinstance(rule.result[0], (Forward, Update))
+
+
+def _gate_ops(m: Match) -> list:
+    """The ops a Forward or Update shows the gate: producers before the root (block order
+    for a chain), then the constants read."""
+    return list(reversed(m.matched)) + [c for c in m.consts if c not in m.matched]
+
+
+def _through(m: Match, value) -> list:
+    """The matched producers `value` reaches the root through (a chain's inner ops; not a
+    dropout's p)."""
+    reached, path = {id(value)}, []
+    for op in reversed(m.matched[1:]):   # producers first
+        if any(id(o) in reached for o in op.operands):
+            path.append(op)
+            reached.update(id(r) for r in op.results)
+    return path
+
+
+def _forward(rule: Rule, m: Match):
+    pc, root = m.pc, m.root
+    fwd = rule.result[0]
+    pc.matched()
+    if any(r.first_use is not None for r in root.results[1:]):
+        return None
+    value = m[fwd.value]
+    if not may_forward(root, root.results[0], value, pc.aliases) or \
+            not all(may_reread(pc.aliases, op, root, value) for op in _through(m, value)):
+        pc.skip(fwd.reason, root)
+        return None
+    ops = _gate_ops(m)
+    rewrite = pc.begin(ops)
+    if rewrite is None:
+        return None
+    users = replace_op(root, [value], [o for o in ops if o is not root])
+    rewrite.done()
+    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
+    return users
+
+
+def _update(rule: Rule, m: Match):
+    pc, root = m.pc, m.root
+    upd = rule.result[0]
+    pc.matched()
+    spec = get_spec(root.name, pc.program.version)
+    if spec is None:
+        pc.skip(f"version: {root.name} has no spec at PIR version {pc.program.version}", root)
+        return None
+    names = [o.name for o in spec.operands]
+    operands, read = list(root.operands), []
+    for name, ref in upd.operands.items():
+        index = names.index(name)
+        if index >= len(operands):   # a malformed op (read with --no-verify)
+            return None
+        operands[index] = _ref(ref, m, {})
+        read.append(operands[index])
+    if not all(may_reread(pc.aliases, op, root, v) for op in m.matched[1:] for v in read):
+        pc.skip(upd.reason, root)
+        return None
+    kinds = {a.name: a.type for a in spec.attributes}
+    attrs = {name: make_attr(kinds[name], value(m) if callable(value) else value)
+             for name, value in upd.attrs.items()}
+    rewrite = pc.begin(_gate_ops(m))
+    if rewrite is None:
+        return None
+    root.operands = operands
+    for name, attr in attrs.items():
+        root.attributes[name] = attr
+    rewrite.done([root])
+    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
+    return [root]
+
+
 # -- the pass -------------------------------------------------------------------------------
 
 
@@ -743,7 +971,9 @@ def compile_rules(rules) -> list[Pattern]:
 
 def declared_rewrites(rules) -> dict:
     """The `rewrites` declaration of a pass made of `rules`: per source op, the union of the
-    semantic versions its rules were written for (a `full` read as a constant: any)."""
+    semantic versions its rules were written for (a `full` read as a constant: any).  A rule
+    may declare `ANY_OP` ("*") for an op that has no kernel entry and means its input by
+    definition (`pd_op.assign`): the gate then accepts it at every version."""
     out: dict[str, set] = {}
     for rule in rules:
         for name, semantic in rule.versions.items():
@@ -763,7 +993,9 @@ def _has_const(operand) -> bool:
 class DeclarativePass(PircPass):
     """A pass whose rewrites are `rules` (class variable): `rewrites` is derived from them.
 
-    Subclass with `@register_pass @dataclass(frozen=True)`, set `name` and `rules`."""
+    Subclass with `@register_pass @dataclass(frozen=True)`, set `name` and `rules`.  A
+    subclass that declares `max_iterations: int = N` as a field makes it a pass option
+    (`canonicalize{max-iterations=N}`)."""
 
     rules: ClassVar[tuple] = ()
     max_iterations: ClassVar[int] = 10
@@ -778,7 +1010,7 @@ class DeclarativePass(PircPass):
         cls = type(self)
         if cls._patterns is None:
             cls._patterns = compile_rules(cls.rules)
-        try:
-            apply_patterns(pc, cls._patterns, cls.max_iterations)
+        try:  # the instance's: a subclass may make max-iterations a pass option (a field)
+            apply_patterns(pc, cls._patterns, self.max_iterations)
         finally:
             record_near_misses(pc)

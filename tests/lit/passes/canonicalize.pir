@@ -31,6 +31,19 @@
 // MALFORMED-NEXT: "pd_op.add"
 // MALFORMED-NEXT: "pd_op.dropout" (%{{[0-9]+}}) {is_test:true
 
+// Near misses: a candidate that matched a producer (the scale's factor, the dropout's p,
+// the first of two casts) and then failed names the check in --explain (a reshape to
+// another shape matched no producer: no near miss).
+// RUN: pirc-opt %S/Inputs/canonicalize_near_misses.pir --from-version=4 -p canonicalize --explain=canonicalize -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEAR
+// NEAR:      canonicalize: 0 rewrites, 4 near misses
+// NEAR-NEXT: rule compose-casts: 0 rewrites, 1 near misses
+// NEAR-NEXT: pd_op.cast at {{.*}}canonicalize_near_misses.pir:16:5: the first cast widens without loss, and the second goes to a float or all three types are integers
+// NEAR-NEXT: rule identity-scale: 0 rewrites, 2 near misses
+// NEAR-NEXT: pd_op.scale at {{.*}}canonicalize_near_misses.pir:8:5: scale factor is 1: constant operand 1 of pd_op.scale is 2.0
+// NEAR-NEXT: pd_op.scale at {{.*}}canonicalize_near_misses.pir:10:5: bias is -0.0 or x is an integer
+// NEAR-NEXT: rule inference-dropout: 0 rewrites, 1 near misses
+// NEAR-NEXT: pd_op.dropout at {{.*}}canonicalize_near_misses.pir:6:5: mode is upscale_in_train, or p is 0 (downgrade_in_infer scales by 1 - p)
+
 // An assign chain, a float scale by 1 with bias -0.0 (x * 1 + -0.0 is x bit for bit, -0.0
 // included), an inference dropout (upscale_in_train) and a transpose pair that composes to the identity: the fetch reads the relu again, and the
 // ops those rewrites matched and left unused (the fulls, the first transpose) go too.
@@ -126,4 +139,33 @@
     (%3) = "pd_op.assign" (%0) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     (%4) = "pd_op.fetch" (%3) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
     (%5) = "pd_op.fetch" (%2) {col:1,name:"out2",persistable:[true],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+}
+
+// -----
+
+// A transpose pair that composes to the identity is its input only if what the second
+// transpose reads is what the first computed from the input it would forward: the first
+// one's result written in place (exp_) between the two, or the input written between the
+// two, keeps both (skips; before the declarative layer these two were forwarded and the
+// fetch read the wrong value).
+// CHECK-LABEL: "pd_op.data"
+// CHECK:       (%[[T:[0-9]+]]) = "pd_op.transpose" (%[[X:[0-9]+]]) {perm:[1,0]
+// CHECK-NEXT:  "pd_op.exp_" (%[[T]])
+// CHECK-NEXT:  (%[[Y:[0-9]+]]) = "pd_op.transpose" (%[[T]]) {perm:[1,0]
+// CHECK:       (%[[U:[0-9]+]]) = "pd_op.transpose" (%[[X]]) {perm:[1,0]
+// CHECK-NEXT:  "pd_op.exp_" (%[[X]])
+// CHECK-NEXT:  (%[[Z:[0-9]+]]) = "pd_op.transpose" (%[[U]]) {perm:[1,0]
+// CHECK-NEXT:  "pd_op.fetch" (%[[Y]])
+// CHECK-NEXT:  "pd_op.fetch" (%[[Z]])
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],stop_gradient:[true]} : () -> tensor<2x3xf32>
+    (%1) = "pd_op.relu" (%0) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%2) = "pd_op.transpose" (%1) {perm:[1,0],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    (%3) = "pd_op.exp_" (%2) {stop_gradient:[true]} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+    (%4) = "pd_op.transpose" (%2) {perm:[1,0],stop_gradient:[true]} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+    (%5) = "pd_op.transpose" (%1) {perm:[1,0],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    (%6) = "pd_op.exp_" (%1) {stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%7) = "pd_op.transpose" (%5) {perm:[1,0],stop_gradient:[true]} : (tensor<3x2xf32>) -> tensor<2x3xf32>
+    (%8) = "pd_op.fetch" (%4) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    (%9) = "pd_op.fetch" (%7) {col:1,name:"out2",persistable:[true],stop_gradient:[true]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
 }
