@@ -110,7 +110,12 @@ def within(pass_name: str, dtype: str, before: np.ndarray, after: np.ndarray,
     """Is `after` (the fused program's output) within the pass's tolerance of `before`?
 
     A boundary label the tolerance lists as differing by design is accepted with its reason."""
-    tol = tolerance(pass_name, dtype)
+    return check(tolerance(pass_name, dtype), before, after, label)
+
+
+def check(tol: Tolerance, before: np.ndarray, after: np.ndarray, label: str | None = None) -> Verdict:
+    """`within` for a Tolerance object (one read from the table, or several combined)."""
+    dtype = tol.dtype
     before, after = np.asarray(before), np.asarray(after)
     if before.dtype != after.dtype or before.shape != after.shape:
         return Verdict(False, f"dtype/shape {before.dtype}{list(before.shape)} -> "

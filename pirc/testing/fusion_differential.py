@@ -1,0 +1,129 @@
+"""Fusions proven on numbers: a program run before and after a fusion pipeline (or one fusion
+pass), outputs compared within the tolerance of the fusions that fired
+(pirc/passes/fusion/tolerances.yaml, docs/PARITY.md "Fusion tolerances").
+
+    from pirc.testing.fusion_programs import fusion_program
+    from pirc.testing.fusion_differential import check_fusion
+
+    outcome = check_fusion(fusion_program(7), "npu")          # or "fuse", or "fuse-rms-norm"
+    assert outcome.ok, outcome
+
+What counts:
+* no fusion fired: the outputs must be the same bits (`default`'s contract);
+* fusions fired: every output within the bound of the fired passes for its dtype (their ulps
+  added, or the widest atol / rtol plus those ulps), NaN and infinities where they were; a
+  boundary label a pass lists as differing by design is accepted with its reason;
+* `refused`: pirc's own error from a pass on a valid, runnable program; `broken`: the fused
+  program no longer runs.  Anything else a pass raises propagates (the fuzzer's crash class).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import PircError
+from . import fusion_tolerance as ft
+from .pass_differential import compare_outputs
+
+__all__ = ["FusionOutcome", "check_fusion", "fused_passes", "output_dtype"]
+
+_EPS = {"f32": 2.0 ** -23, "f64": 2.0 ** -52, "f16": 2.0 ** -10, "bf16": 2.0 ** -7}
+
+
+@dataclass
+class FusionOutcome:
+    target: str
+    status: str                     # "same" | "within" | "unchanged" | "miscompile" | "refused" | "broken"
+    fired: list[str] = field(default_factory=list)   # fusion passes that rewrote something
+    detail: str = ""
+    rewritten: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("same", "within", "unchanged")
+
+    def __str__(self) -> str:
+        fired = f" (fired: {', '.join(self.fired)})" if self.fired else ""
+        return f"{self.target}: {self.status}{fired}" + (f"\n{self.detail}" if self.detail else "")
+
+
+def output_dtype(array: np.ndarray, program_dtype: str) -> str | None:
+    """The tolerance table's dtype for an output array (bf16 outputs are uint16 bits)."""
+    if array.dtype == np.uint16 and program_dtype == "bf16":
+        return "bf16"
+    return {np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+            np.dtype(np.float16): "f16"}.get(array.dtype)
+
+
+def fused_passes(result) -> list[str]:
+    """The fusion passes (those with a tolerance entry) that rewrote something, in order."""
+    known = set(ft.passes())
+    out: list[str] = []
+    for record in result.passes:
+        if record.rewrites and record.name in known and record.name not in out:
+            out.append(record.name)
+    return out
+
+
+def _fresh(params):
+    return {k: np.array(v, copy=True) for k, v in params.items()} if params else None
+
+
+def _combined(fired: list[str], dtype: str) -> ft.Tolerance:
+    """One bound for several fusions in one program: their ulps add up; a reduction's atol /
+    rtol (the widest) gets those ulps as relative error on top."""
+    tols = [ft.tolerance(p, dtype) for p in fired]
+    tols = [t for t in tols if t.fused] or tols
+    ulp = sum(t.ulp or 0 for t in tols)
+    reductions = [t for t in tols if t.ulp is None and t.fused]
+    boundary = {k: v for t in tols for k, v in t.boundary.items()}
+    name = "+".join(fired)
+    if not reductions:
+        return ft.Tolerance(name, dtype, ulp=ulp, boundary=boundary)
+    return ft.Tolerance(name, dtype, atol=max(t.atol for t in reductions),
+                        rtol=max(t.rtol for t in reductions) + ulp * _EPS[dtype], boundary=boundary)
+
+
+def check_fusion(fp, target: str, label: str | None = None, salt: str = "") -> FusionOutcome:
+    """Run `target` on fusion program `fp` (pirc.testing.fusion_programs.FusionProgram) and
+    compare the outputs with the unfused run's, on seeded inputs or boundary label `label`."""
+    import pirc
+
+    program = pirc.parse(fp.text, from_version=4)
+    inputs, params = fp.arrays(label, salt)
+    before = list(pirc.run(program, inputs, params=_fresh(params)).values())
+    work = program.clone()
+    try:
+        result = pirc.run_pipeline(work, target, params=_fresh(params), report=False)
+    except PircError as e:
+        return FusionOutcome(target, "refused", detail=e.render())
+    fired = fused_passes(result)
+    text = pirc.to_text(work)
+    new_params = result.params if result.params is not None else params
+    try:
+        after = list(pirc.run(work, inputs, params=_fresh(new_params)).values())
+    except PircError as e:
+        return FusionOutcome(target, "broken", fired, e.render(), text)
+    if not fired:
+        problem = compare_outputs(before, after)
+        status = "miscompile" if problem else ("unchanged" if text == pirc.to_text(program) else "same")
+        return FusionOutcome(target, status, fired, problem, text if problem else "")
+    if len(before) != len(after):
+        return FusionOutcome(target, "miscompile", fired, f"{len(before)} outputs before, {len(after)} after", text)
+    problems = []
+    for i, (a, b) in enumerate(zip(before, after)):
+        a, b = np.asarray(a), np.asarray(b)
+        dtype = output_dtype(a, fp.dtype)
+        if dtype is None:
+            problem = compare_outputs([a], [b])
+            if problem:
+                problems.append(f"output {i}: {problem}")
+            continue
+        verdict = ft.check(_combined(fired, dtype), a, b, label)
+        if not verdict.ok:
+            problems.append(f"output {i} ({dtype}, bound {_combined(fired, dtype).text()}): {verdict.detail}")
+    if problems:
+        return FusionOutcome(target, "miscompile", fired, "\n".join(problems), text)
+    return FusionOutcome(target, "within", fired)
