@@ -36,16 +36,21 @@ def test_ulp_bound(dtype, np_dtype):
     before = np.array([1.0, -2.0, 0.0, 1e-3], dtype=np_dtype)
     one = np.nextafter(before, np_dtype(np.inf))
     two = np.nextafter(one, np_dtype(np.inf))
-    three = np.nextafter(two, np_dtype(np.inf))
-    assert ft.within("fuse-silu", dtype, before, two).ok
-    assert not ft.within("fuse-silu", dtype, before, three).ok
+    bound = ft.tolerance("fuse-silu", dtype).ulp
+    at = before
+    for _ in range(bound):
+        at = np.nextafter(at, np_dtype(np.inf))
+    past = np.nextafter(at, np_dtype(np.inf))
+    assert ft.within("fuse-silu", dtype, before, at).ok
+    assert not ft.within("fuse-silu", dtype, before, past).ok
+    assert ft.within("fuse-rotary", dtype, before, one).ok and not ft.within("fuse-rotary", dtype, before, two).ok
     assert not ft.within("fuse-swiglu", dtype, before, one).ok
     assert ft.within("fuse-swiglu", dtype, before, before.copy()).ok
 
 
 def test_ulp_bound_bf16_bits_and_signed_zero():
     before = _bf16_bits(np.float32([1.0, -3.0, 0.0]))
-    after = before + np.uint16(2)
+    after = before + np.uint16(3)
     assert ft.within("fuse-silu", "bf16", before, after).ok
     assert not ft.within("fuse-silu", "bf16", before, after + np.uint16(1)).ok
     minus_zero = _bf16_bits(np.float32([1.0, -3.0, -0.0]))
