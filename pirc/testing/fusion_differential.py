@@ -11,8 +11,8 @@ pass), outputs compared within the tolerance of the fusions that fired
 What counts:
 * no fusion fired: the outputs must be the same bits (`default`'s contract);
 * fusions fired: every output within the bound of the fired passes for its dtype (their ulps
-  added, or the widest atol / rtol plus those ulps), NaN and infinities where they were; a
-  boundary label a pass lists as differing by design is accepted with its reason;
+  added, or the widest atol / rtol plus those ulps), NaN and infinities where they were; the
+  elements a pass's `boundary` rules accept by design (fusion_tolerance.BOUNDARY_RULES) aside;
 * `refused`: pirc's own error from a pass on a valid, runnable program; `broken`: the fused
   program no longer runs.  Anything else a pass raises propagates (the fuzzer's crash class).
 """
@@ -95,8 +95,11 @@ def check_fusion(fp, target: str, label: str | None = None, salt: str = "") -> F
     inputs, params = fp.arrays(label, salt)
     before = list(pirc.run(program, inputs, params=_fresh(params)).values())
     work = program.clone()
+    # `fuse` is the portable pipeline (the CPU); the device fusions run only for --device npu,
+    # which `npu` implies and a single pass is given here (their CPU references run after)
+    device = "cpu" if target == "fuse" else "npu"
     try:
-        result = pirc.run_pipeline(work, target, params=_fresh(params), report=False)
+        result = pirc.run_pipeline(work, target, params=_fresh(params), device=device, report=False)
     except PircError as e:
         return FusionOutcome(target, "refused", detail=e.render())
     fired = fused_passes(result)
@@ -121,7 +124,7 @@ def check_fusion(fp, target: str, label: str | None = None, salt: str = "") -> F
             if problem:
                 problems.append(f"output {i}: {problem}")
             continue
-        verdict = ft.check(_combined(fired, dtype), a, b, label)
+        verdict = ft.check(_combined(fired, dtype), a, b)
         if not verdict.ok:
             problems.append(f"output {i} ({dtype}, bound {_combined(fired, dtype).text()}): {verdict.detail}")
     if problems:
