@@ -43,7 +43,10 @@ def test_ulp_bound(dtype, np_dtype):
     past = np.nextafter(at, np_dtype(np.inf))
     assert ft.within("fuse-silu", dtype, before, at).ok
     assert not ft.within("fuse-silu", dtype, before, past).ok
-    assert ft.within("fuse-rotary", dtype, before, one).ok and not ft.within("fuse-rotary", dtype, before, two).ok
+    if ft.tolerance("fuse-rotary", dtype).fused:
+        assert ft.within("fuse-rotary", dtype, before, one).ok and not ft.within("fuse-rotary", dtype, before, two).ok
+    else:  # not fused: the program is unchanged, so any difference is one
+        assert not ft.within("fuse-rotary", dtype, before, one).ok
     assert not ft.within("fuse-swiglu", dtype, before, one).ok   # bit-exact, or not fused
     assert ft.within("fuse-swiglu", dtype, before, before.copy()).ok
 
