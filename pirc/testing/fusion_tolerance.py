@@ -166,7 +166,8 @@ def check(tol: Tolerance, before: np.ndarray, after: np.ndarray) -> Verdict:
         i = int(np.argmax(d))
         return Verdict(worst <= (tol.ulp or 0), accepted + (f"{worst:g} ulp at flat index {i}: {fb.flat[i]!r} -> "
                                                      f"{fa.flat[i]!r}" if worst else ""), worst)
-    err = np.where(finite, np.abs(fa - fb), 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):   # inf - inf where not finite: masked
+        err = np.where(finite, np.abs(fa - fb), 0.0)
     bound = tol.atol + tol.rtol * np.abs(fb)   # numpy's allclose, element by element
     excess = np.where(finite, err - bound, -math.inf)
     i = int(np.argmax(excess))

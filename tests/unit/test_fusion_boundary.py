@@ -5,13 +5,16 @@ tolerances.yaml, docs/PARITY.md "Fusion tolerances"), alone and inside `npu`."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from pirc.passes.infra.registry import get_pass
 from pirc.testing import fusion_tolerance as ft
 from pirc.testing.boundary import FLOAT_LABELS
 from pirc.testing.fusion_differential import check_fusion
-from pirc.testing.fusion_programs import PATTERNS, fusion_program
+from pirc.testing.fusion_programs import PATTERNS, fusion_program, program_of
 
 DTYPES = ("f32", "f16", "bf16", "f64")
 SEEDS = (0, 1)  # two draws of each pattern: other shapes, operand orders and spellings
@@ -65,3 +68,17 @@ def test_near_misses_keep_the_numbers(name):
                 if not outcome.ok:
                     failures.append(f"{variant} {dtype} {label}: {outcome}")
     assert not failures, "\n".join(failures[:10])
+
+
+FUZZ = Path(__file__).resolve().parents[1] / "fixtures" / "fusion_fuzz"
+
+
+@pytest.mark.parametrize("path", sorted(FUZZ.glob("*.pir")), ids=lambda p: p.stem)
+def test_fuzz_reproducers(path):
+    meta = json.loads(path.with_suffix(".json").read_text())
+    fp = program_of(path.read_text(), meta["pass"], meta["variant"], meta["dtype"], meta["program_seed"])
+    for target in meta["targets"]:
+        if target.startswith("fuse-") and not _registered(target):
+            continue
+        outcome = check_fusion(fp, target, meta["label"])
+        assert outcome.ok, outcome
