@@ -130,3 +130,81 @@ def check_fusion(fp, target: str, label: str | None = None, salt: str = "") -> F
     if problems:
         return FusionOutcome(target, "miscompile", fired, "\n".join(problems), text)
     return FusionOutcome(target, "within", fired)
+
+
+# -- measuring the bounds ------------------------------------------------------------------------
+
+@dataclass
+class Measured:
+    pass_name: str
+    dtype: str
+    drawn: int = 0
+    fired: int = 0
+    worst_ulp: float = 0.0
+    worst_abs: float = 0.0
+
+
+def measure(pass_names=None, seeds: int = 8, labels=None) -> list[Measured]:
+    """For each pass and dtype: how many of `seeds` programs drawn around its pattern the
+    `npu` pipeline fused, and the worst distance (ulp and absolute, finite elements) between
+    the outputs before and after over the boundary labels and a seeded draw: the evidence
+    behind tolerances.yaml's bounds."""
+    import pirc
+    from .boundary import FLOAT_LABELS, as_float
+    from .fusion_programs import PATTERNS, fusion_program
+
+    labels = (None,) + FLOAT_LABELS if labels is None else labels
+    out = []
+    for name in pass_names or sorted(PATTERNS):
+        for dtype in ft.DTYPES:
+            row = Measured(name, dtype)
+            for seed in range(seeds):
+                fp = fusion_program(seed, name, "match", dtype)
+                program = pirc.parse(fp.text, from_version=4)
+                work = program.clone()
+                result = pirc.run_pipeline(work, "npu", device="npu", report=False)
+                row.drawn += 1
+                if name not in fused_passes(result):
+                    continue
+                row.fired += 1
+                for label in labels:
+                    inputs, params = fp.arrays(label)
+                    before = pirc.run(program, inputs, params=_fresh(params))
+                    after = pirc.run(work, inputs, params=_fresh(result.params or params))
+                    for a, b in zip(before.values(), after.values()):
+                        odt = output_dtype(a, dtype)
+                        if odt is None or a.shape != b.shape:
+                            continue
+                        fa, fb = as_float(a, odt), as_float(b, odt)
+                        finite = np.isfinite(fa) & np.isfinite(fb)
+                        if finite.any():
+                            row.worst_ulp = max(row.worst_ulp, float(ft.ulp_distance(a, b, odt)[finite].max()))
+                            row.worst_abs = max(row.worst_abs, float(np.abs(fa[finite] - fb[finite]).max()))
+            out.append(row)
+    return out
+
+
+def measure_table(rows: list[Measured]) -> str:
+    lines = ["| pass | dtype | fused / drawn | worst ulp | worst abs | bound |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        bound = ft.tolerance(r.pass_name, r.dtype).text()
+        lines.append(f"| `{r.pass_name}` | {r.dtype} | {r.fired} / {r.drawn} | {r.worst_ulp:g} | "
+                     f"{r.worst_abs:.3g} | {bound} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m pirc.testing.fusion_differential",
+                                     description="measure each fusion pass before vs after "
+                                                 "(the evidence behind tolerances.yaml)")
+    parser.add_argument("--seeds", type=int, default=8, help="programs drawn per pass and dtype")
+    parser.add_argument("--pass", dest="passes", action="append", help="one pass (repeatable)")
+    args = parser.parse_args(argv)
+    print(measure_table(measure(args.passes, args.seeds)), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    sys.exit(main())
