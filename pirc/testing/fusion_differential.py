@@ -142,6 +142,7 @@ class Measured:
     fired: int = 0
     worst_ulp: float = 0.0
     worst_abs: float = 0.0
+    also: set = field(default_factory=set)   # other fusions that fired in the same programs
 
 
 def measure(pass_names=None, seeds: int = 8, labels=None) -> list[Measured]:
@@ -164,9 +165,11 @@ def measure(pass_names=None, seeds: int = 8, labels=None) -> list[Measured]:
                 work = program.clone()
                 result = pirc.run_pipeline(work, "npu", device="npu", report=False)
                 row.drawn += 1
-                if name not in fused_passes(result):
+                fired = fused_passes(result)
+                if name not in fired:
                     continue
                 row.fired += 1
+                row.also.update(p for p in fired if p != name)
                 for label in labels:
                     inputs, params = fp.arrays(label)
                     before = pirc.run(program, inputs, params=_fresh(params))
@@ -185,10 +188,14 @@ def measure(pass_names=None, seeds: int = 8, labels=None) -> list[Measured]:
 
 
 def measure_table(rows: list[Measured]) -> str:
-    lines = ["| pass | dtype | fused / drawn | worst ulp | worst abs | bound |", "|---|---|---|---|---|---|"]
+    lines = ["| pass | dtype | fused / drawn | also fired | worst ulp | worst abs | bound |",
+             "|---|---|---|---|---|---|---|"]
     for r in rows:
         bound = ft.tolerance(r.pass_name, r.dtype).text()
-        lines.append(f"| `{r.pass_name}` | {r.dtype} | {r.fired} / {r.drawn} | {r.worst_ulp:g} | "
+        if r.also:  # the programs' bound: the fired passes' together
+            bound = _combined([r.pass_name, *sorted(r.also)], r.dtype).text() + " (together)"
+        also = ", ".join(sorted(r.also)) or "-"
+        lines.append(f"| `{r.pass_name}` | {r.dtype} | {r.fired} / {r.drawn} | {also} | {r.worst_ulp:g} | "
                      f"{r.worst_abs:.3g} | {bound} |")
     return "\n".join(lines) + "\n"
 
