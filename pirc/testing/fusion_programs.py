@@ -185,6 +185,8 @@ def _ints(values) -> str:
 
 
 def _num(v: float) -> str:
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
     if float(v).is_integer() and abs(v) < 1e15:
         return str(int(v))
     return f"{v:.9g}"
@@ -388,8 +390,12 @@ def _attention(b: _Builder, variant: str) -> None:
                   [([bsz, heads, s, s], None)])[0]
     scale = 0.3 if variant == "scale-other" else 1 / math.sqrt(d)
     scaled = b.scale(scores, scale)
-    if variant == "float-mask" or (variant == "match" and rng.random() < 0.3):
-        mask = b.data("mask", [bsz, 1, s, s])
+    if variant == "float-mask":  # any float mask: not provably 0 / -inf
+        scaled = b.binary("pd_op.add", scaled, b.data("mask", [bsz, 1, s, s]))
+    elif variant == "match" and rng.random() < 0.3:  # where(bool, 0, -inf): a boolean mask
+        keep = b.data("mask", [bsz, 1, s, s], "b")
+        mask = b.one("pd_op.where", [keep, b.full(0.0, shape=(bsz, 1, s, s)),
+                                     b.full(-math.inf, shape=(bsz, 1, s, s))], dt=b.dt)
         scaled = b.binary("pd_op.add", scaled, mask)
     probs = b.one("pd_op.softmax", [scaled], {"axis": "-2" if variant == "softmax-axis" else "-1"})
     if variant == "fetch-probs":
