@@ -124,7 +124,7 @@ def check_fusion(fp, target: str, label: str | None = None, salt: str = "") -> F
             if problem:
                 problems.append(f"output {i}: {problem}")
             continue
-        verdict = ft.check(_combined(fired, dtype), a, b)
+        verdict = ft.check(_combined(fired, dtype), a, b, label)
         if not verdict.ok:
             problems.append(f"output {i} ({dtype}, bound {_combined(fired, dtype).text()}): {verdict.detail}")
     if problems:

@@ -81,3 +81,12 @@ def test_reduction_bound_scales_with_the_output():
     assert ft.within("fuse-rms-norm", "f32", before, before + np.float32([1e-3, 5e-7])).ok
     assert not ft.within("fuse-rms-norm", "f32", before, before + np.float32([0.0, 1e-5])).ok
     assert not ft.within("fuse-rms-norm", "f32", before, before + np.float32([0.1, 0.0])).ok
+
+
+def test_a_whole_boundary_input_accepted_by_design():
+    # fuse-attention: q holding +-max overflows the scores; the boolean mask's fill and the
+    # composition's add part ways (a NaN row before, a finite one after; 0 after a relu)
+    before, after = np.float32([0.0, 0.0]), np.float32([0.5, 1.5])
+    assert ft.within("fuse-attention", "f32", before, after, label="mixed").ok
+    assert not ft.within("fuse-attention", "f32", before, after, label="nan").ok
+    assert not ft.within("fuse-attention", "f32", before, after).ok
