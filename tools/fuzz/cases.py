@@ -21,10 +21,12 @@ FRONTS = ("text", "json", "yaml")
 # The pass layer's fronts (differential.py, surfaces.py): `passes` is the differential mode.
 SURFACES = ("spec", "rollout", "repro", "tags-text", "tags-json", "inputs", "params")
 PASS_FRONTS = ("passes",) + SURFACES
-ALL_FRONTS = FRONTS + PASS_FRONTS
+# Differential fuzzing of the fusion passes (fusion.py): not in `pass-layer`, named alone.
+FUSION_FRONTS = ("fusion",)
+ALL_FRONTS = FRONTS + PASS_FRONTS + FUSION_FRONTS
 EXTENSIONS = {"text": ".pir", "json": ".json", "yaml": ".yaml", "passes": ".pir", "spec": ".spec",
               "rollout": ".rollout.yaml", "repro": ".repro.pir", "tags-text": ".pir",
-              "tags-json": ".json", "inputs": ".npz", "params": ".pdiparams"}
+              "tags-json": ".json", "inputs": ".npz", "params": ".pdiparams", "fusion": ".pir"}
 BINARY = ("inputs", "params")  # data holds bytes, one latin-1 character each
 
 GENERATED_SHARE = 0.06      # inputs drawn from pirc.testing.strategies (then maybe mutated)
@@ -74,6 +76,9 @@ def make_case(front: str, seed: int, index: int) -> Case:
     if front == "passes":
         from .differential import make_passes_case
         return make_passes_case(rng, origin)
+    if front == "fusion":
+        from .fusion import make_fusion_case
+        return make_fusion_case(rng, origin)
     if front in SURFACES:
         from .surfaces import make_surface_case
         return make_surface_case(front, rng, origin)

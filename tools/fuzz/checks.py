@@ -57,6 +57,9 @@ def check_case(case: Case) -> Outcome:
     if case.front == "passes":
         from .differential import check_passes_case
         return check_passes_case(case)
+    if case.front == "fusion":
+        from .fusion import check_fusion_case
+        return check_fusion_case(case)
     from .cases import SURFACES
     if case.front in SURFACES:
         from .surfaces import check_surface_case

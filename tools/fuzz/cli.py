@@ -1,7 +1,7 @@
 """Command line of the fuzzer.
 
     python -m tools.fuzz run [--front text|json|yaml|all|passes|spec|rollout|repro|tags-text|tags-json|
-                              inputs|params|pass-layer]... [--seed S] [--count N] [--jobs J]
+                              inputs|params|pass-layer|fusion]... [--seed S] [--count N] [--jobs J]
                              [--time-budget SECONDS] [--hang-seconds 10] [--memory-mb 2048]
                              [--out fuzz-out] [--minimize-seconds 20] [--stats-json FILE]
     python -m tools.fuzz replay FILE [--front F] [--from-version N] [--patch-version N] [--program P]
@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from .cases import ALL_FRONTS, BINARY, FRONTS, PASS_FRONTS, make_case
+from .cases import ALL_FRONTS, BINARY, FRONTS, FUSION_FRONTS, PASS_FRONTS, make_case
 
 
 def main(argv=None) -> int:
@@ -96,7 +96,7 @@ def _run(args) -> int:
     fronts = list(dict.fromkeys(fronts))
     out = Path(args.out)
     text_seeds(), json_seeds(), yaml_seeds()  # read once, before the workers fork
-    if set(fronts) & set(PASS_FRONTS):
+    if set(fronts) & set(PASS_FRONTS + FUSION_FRONTS):
         _warm_pass_layer()
     import pirc.text.parser, pirc.paddle_json.reader, pirc.versioning.schema  # noqa: F401,E401
     all_stats = []
@@ -189,8 +189,8 @@ def _replay(args) -> int:
              "yaml": f"as {case.patch_version}.yaml, upgrading {case.program}"}.get(case.front, "")
     print(f"replaying {args.file} ({case.front}{', ' + where if where else ''}; {len(case.data)} characters)")
     result = run_one(case, args.hang_seconds)
-    if result.sig is None and case.front in PASS_FRONTS:
-        if case.front == "passes":
+    if result.sig is None and case.front in PASS_FRONTS + FUSION_FRONTS:
+        if case.front in ("passes", "fusion"):
             print("ok: " + (result.note or "every target keeps the outputs: "
                             + ", ".join(case.targets or ())))
         else:

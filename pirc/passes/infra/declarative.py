@@ -776,15 +776,18 @@ def _anchor(rule: Rule, m: Match):
                     return None
                 if id(user) not in matched:
                     users.add(id(user))
-    anchor, between = m.root, set()
+    anchor, cut, visited = m.root, 0, []
     op = m.root._prev_op
     first = _earliest(m.matched)
     while op is not None and op is not first:
-        between.add(id(op))
+        visited.append(op)
         if id(op) in users:
-            anchor, between = op, set()
+            anchor, cut = op, len(visited)
         op = op._prev_op
-    # `between` now holds the ops after the anchor and before the root
+    # the ops from the anchor up to the root (walked backwards: the first `cut` visited): an
+    # input they define is not ready at the anchor.  Ops between the first matched op and the
+    # anchor define inputs that are (a weight fed after the residual add, say).
+    between = {id(o) for o in visited[:cut]}
     for value in m.values.values():
         owner = getattr(value, "op", None)
         if owner is not None and id(owner) in between:
