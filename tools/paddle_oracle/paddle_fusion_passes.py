@@ -38,8 +38,12 @@ runs a pass again on every op with regions (`pd_op.if`, `pd_op.while`): the coun
 of a pass are added. Each count is checked against the op histogram: `produced` / `removed` are
 the op names whose count went up / down (all blocks, nested regions included).
 
-Output, sorted keys: `{"paddle": VER, "pir_version", "machine", "registry": [...],
-"programs": {name: {"ops": {op: n}, "routes": {route: {...}}}}}`; errors are verbatim (first
+Output, sorted keys: `{"paddle": VER, "pir_version", "machine", "registry": [...], "not_fusions",
+"onednn_pass_list", "cpu_pass_list", "programs": {name: {"ops": {op: n}, "routes": {...}}}}`.
+Per program, `routes.pass_manager` / `routes.inference` hold `{pass: {match_count, produced,
+removed, error, all_count, runs}}` only for the passes that matched, changed the program or
+raised (a registry pass absent there ran and declined); `routes.onednn` / `routes.cpu` hold
+`matches` ({pass: summed count}), `produced`, `removed` and `error`. Errors are verbatim (first
 2000 characters, this run's temporary paths replaced by `<tmp>`).
 """
 
@@ -64,6 +68,7 @@ RESULTS = ROOT / "tools" / "paddle_oracle" / "results"
 DETECTED = re.compile(r"--- detected \[(\d+)(?:\s*[/,]\s*(\d+))?\] subgraphs!")
 RUNNING = re.compile(r"--- Running PIR pass \[([A-Za-z0-9_]+)\]")
 SAVED = "Optimized model saved to"
+NO_PARAMS_TO_SAVE = "The number of variables to be saved is 0"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 DIALECT_BY_ID = {"0": "builtin", "1": "pd_op", "2": "cf", "3": "custom_op", "4": "dist"}
 
@@ -249,18 +254,29 @@ def child(args) -> None:
                 cfg.disable_gpu()
                 cfg.enable_new_ir(True)
                 cfg.set_cpu_math_library_num_threads(1)
+                # 3.3.1 renamed enable_mkldnn / disable_mkldnn to *_onednn (3.0.0 has only those)
+                on = getattr(cfg, "enable_onednn", None) or cfg.enable_mkldnn
+                off = getattr(cfg, "disable_onednn", None) or cfg.disable_mkldnn
                 if route == "onednn":
-                    cfg.enable_onednn()
+                    on()
                 elif route == "cpu":
-                    cfg.disable_onednn()
+                    off()
                 else:
-                    cfg.disable_onednn()
+                    off()
                     cfg.enable_custom_passes([name], True)
                 cfg.enable_save_optim_model(True)
                 opt = os.path.join(tmp, f"opt{i}")
                 cfg.set_optim_cache_dir(opt)
-                with captured(log):
-                    pi.create_predictor(cfg)
+                try:
+                    with captured(log):
+                        pi.create_predictor(cfg)
+                except Exception as e:  # noqa: BLE001 -- the passes may have run before it
+                    rec["error"] = clean_error(f"{type(e).__name__}: {e}", tmp)
+                    if not params and NO_PARAMS_TO_SAVE in rec["error"]:
+                        # The predictor cannot save a program without parameters; its passes
+                        # ran (the log has their counts): the main record says so once.
+                        del rec["error"]
+                        rec["unsaved"] = True
                 text = log.read_text()
                 head = text.split(SAVED)[0]  # the passes before the optimised model was saved
                 stats = statistics(head)
@@ -271,7 +287,7 @@ def child(args) -> None:
                     rec["sequence"] = stats["sequence"]
                 if saved.exists():
                     rec["produced"], rec["removed"] = diff(before, json_histogram(saved))
-                else:
+                elif "error" not in rec and not rec.get("unsaved"):
                     rec["error"] = "no _optimized.json was saved"
         except Exception as e:  # noqa: BLE001 -- every failure is a verdict
             rec["error"] = clean_error(f"{type(e).__name__}: {e}", tmp)
@@ -281,6 +297,32 @@ def child(args) -> None:
 
 
 # -- the driver ----------------------------------------------------------------------------------
+
+def compact_pass_route(by_pass: dict) -> dict:
+    """Only the passes that matched, changed the program or raised; a registry pass absent
+    here ran and declined (no match, no change, no error). `runs` is kept only where a pass
+    ran more than once (the pass adaptor's nested regions)."""
+    out: dict = {}
+    for name, r in sorted(by_pass.items()):
+        r = {k: v for k, v in r.items() if k != "unsaved"}
+        if not r.get("match_count") and not r.get("produced") and not r.get("removed") \
+                and "error" not in r:
+            continue
+        out[name] = {k: v for k, v in r.items() if not (k == "runs" and v == 1)
+                     and not (k in ("produced", "removed") and not v)}
+    return out
+
+
+def compact_list_route(r: dict) -> dict:
+    """A whole pass list: its order (`passes`, names as the log listed them) and the match
+    count of each pass that matched (`matches`, summed over repeated runs)."""
+    seq = r.pop("sequence", [])
+    matches: dict = {}
+    for run in seq:
+        if run["match_count"]:
+            matches[run["pass"]] = matches.get(run["pass"], 0) + run["match_count"]
+    return {**r, "passes": [run["pass"] for run in seq], "matches": dict(sorted(matches.items()))}
+
 
 def run_case(case: dict, jobs: list, work: Path) -> list[dict]:
     """Run `jobs` for one program in child processes; a child that dies marks its current job
@@ -370,15 +412,29 @@ def main() -> None:
             r = {k: v for k, v in r.items() if k not in ("secs",)}
             route, name = r.pop("route"), r.pop("pass")
             if route in ("onednn", "cpu"):
-                entry["routes"][route] = r
+                entry["routes"][route] = compact_list_route(r)
             else:
                 entry["routes"][route][name] = r
+        if any(r.get("unsaved") for r in results):
+            entry["unsaved"] = ("paddle.inference cannot save a program without parameters ('"
+                                + NO_PARAMS_TO_SAVE + "'): the counts of its routes come from "
+                                "the log, no op histogram after them")
+        for route in ("onednn", "cpu"):
+            entry["routes"][route].pop("unsaved", None)
+            listed = entry["routes"][route].get("passes")
+            # the list the predictor ran, once per release; a program whose log differs
+            # (regions run the list again) keeps its own
+            doc.setdefault(f"{route}_pass_list", listed)
+            if listed == doc[f"{route}_pass_list"]:
+                entry["routes"][route].pop("passes", None)
+        for route in ("pass_manager", "inference"):
+            entry["routes"][route] = compact_pass_route(entry["routes"][route])
         for route in ("onednn", "cpu"):
             if route not in entry["routes"] and route in old:
                 entry["routes"][route] = old[route]
         doc["programs"][case["name"]] = entry
         fired = sorted(p for p, r in entry["routes"]["inference"].items()
-                       if r.get("match_count") and p not in NOT_FUSIONS)
+                       if p != "declined" and r.get("match_count") and p not in NOT_FUSIONS)
         print(f"[{n}/{len(cases)}] {case['name']}: {time.time() - t0:.1f}s; fusions that fired "
               f"(inference route): {', '.join(fired) or 'none'}", flush=True)
     doc["programs"] = dict(sorted(doc["programs"].items()))
