@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The tables docs/FUSION.md quotes, from the committed oracle results (no Paddle needed):
 
-    python tools/paddle_oracle/fusion_report.py            # markdown on stdout
+    python tools/paddle_oracle/fusion_report.py                            # markdown on stdout
+    python tools/paddle_oracle/fusion_report.py --update docs/FUSION.md    # its marked tables
 
 - per Paddle fusion pass that fired anywhere: per release, the programs it fired on, its
   summed match count and the ops it produced, for the PassManager and inference routes, and
@@ -32,41 +33,58 @@ def load(kind: str) -> dict:
     return out
 
 
+FUSED = ("pd_op.silu", "pd_op.rms_norm", "pd_op.self_dp_attention", "pd_op.multihead_matmul",
+         "pd_op.add_group_norm_silu")
+
+
+def _fused(op: str) -> bool:
+    return "fused" in op or "fusion" in op or op == "pd_op.fc" or op in FUSED \
+        or op.startswith("onednn_op.fused") or op == "onednn_op.fc"
+
+
 def passes_table() -> list[str]:
+    """One row per Paddle fusion pass: per release, the programs it fired on (PassManager
+    route), its summed match count, the fused ops it produced, where the inference route
+    (scope and place given) differs, the first error; and the pirc pass it maps to."""
     docs = load("fusion_passes")
     mapping = yaml.safe_load((ORACLE / "fusion_pass_map.yaml").read_text())
-    stats: dict = collections.defaultdict(lambda: collections.defaultdict(dict))
-    for release, doc in docs.items():
-        fusions = set(doc["registry"]) - set(doc["not_fusions"])
-        for name, prog in doc["programs"].items():
-            for route in ("pass_manager", "inference"):
-                for p, r in prog["routes"][route].items():
-                    if p not in fusions:
-                        continue
-                    s = stats[p][(release, route)]
-                    if r.get("match_count") or r.get("produced"):
-                        s.setdefault("programs", 0)
-                        s["programs"] += 1
-                        s["matches"] = s.get("matches", 0) + r.get("match_count", 0)
-                        for op, n in r.get("produced", {}).items():
-                            if "fused" in op or "fc" in op or op.startswith("onednn_op") or op in (
-                                    "pd_op.silu", "pd_op.rms_norm", "pd_op.self_dp_attention",
-                                    "pd_op.multihead_matmul", "pd_op.add_group_norm_silu",
-                                    "pd_op.fusion_transpose_flatten_concat"):
-                                s.setdefault("produced", collections.Counter())[op] += n
-                    if "error" in r:
-                        s.setdefault("errors", collections.Counter())[r["error"].splitlines()[0][:90]] += 1
-    lines = ["| Paddle pass | release | route | programs fired | matches | fused ops produced | errors | pirc |",
-             "|---|---|---|---|---|---|---|---|"]
-    for p in sorted(stats):
-        target = "; ".join(e.get("pirc") or "none: " + e["none"][:60] for e in mapping.get(p, [])) or "UNMAPPED"
-        for (release, route), s in sorted(stats[p].items()):
-            if not s:
+    fusions = set()
+    for doc in docs.values():
+        fusions |= set(doc["registry"]) - set(doc["not_fusions"])
+    lines = ["| Paddle pass | " + " | ".join(f"{r}: programs, matches, fused ops" for r in RELEASES)
+             + " | pirc |", "|---|" + "---|" * len(RELEASES) + "---|"]
+    for p in sorted(fusions):
+        cells = []
+        for release in RELEASES:
+            doc = docs.get(release)
+            if doc is None or p not in doc["registry"]:
+                cells.append("not in the registry")
                 continue
-            prod = ", ".join(f"{op} {n}" for op, n in sorted(s.get("produced", {}).items()))
-            errs = "; ".join(f"{n}x {e}" for e, n in sorted(s.get("errors", {}).items()))
-            lines.append(f"| `{p}` | {release} | {route} | {s.get('programs', 0)} | {s.get('matches', 0)} "
-                         f"| {prod} | {errs} | {target} |")
+            per = {}
+            errors = collections.Counter()
+            for route in ("pass_manager", "inference"):
+                progs, matches, produced = 0, 0, collections.Counter()
+                for prog in doc["programs"].values():
+                    r = prog["routes"][route].get(p, {})
+                    if r.get("match_count") or r.get("produced"):
+                        progs += 1
+                        matches += r.get("match_count", 0)
+                        produced.update({k: v for k, v in r.get("produced", {}).items() if _fused(k)})
+                    if "error" in r:
+                        errors[(route, r["error"].splitlines()[0][:110])] += 1
+                per[route] = (progs, matches, dict(sorted(produced.items())))
+            pm = per["pass_manager"]
+            cell = f"{pm[0]}, {pm[1]}" + (", " + ", ".join(f"`{k}` {v}" for k, v in pm[2].items())
+                                          if pm[2] else "")
+            if per["inference"] != pm:
+                inf = per["inference"]
+                cell += f" (inference route: {inf[0]}, {inf[1]})"
+            for (route, e), n in sorted(errors.items())[:2]:
+                cell += f"; {route} error on {n}: {e.replace('|', '/')}"
+            cells.append(cell)
+        target = "; ".join(f"`{e['pirc']}`" if "pirc" in e else "none: " + e["none"]
+                           for e in mapping.get(p, [])) or "UNMAPPED"
+        lines.append(f"| `{p}` | " + " | ".join(cells) + f" | {target} |")
     return lines
 
 
@@ -121,13 +139,60 @@ def kernels_table() -> list[str]:
     return lines
 
 
+def misses_table() -> list[str]:
+    """Per variant of a fusion site: what each release's passes did with it."""
+    docs = load("fusion_misses")
+    variants = sorted({v for d in docs.values() for v in d["variants"]})
+    lines = ["| variant | " + " | ".join(RELEASES) + " |", "|---|" + "---|" * len(RELEASES)]
+    for v in variants:
+        cells = []
+        for release in RELEASES:
+            rec = docs.get(release, {}).get("variants", {}).get(v)
+            if rec is None:
+                cells.append("-")
+                continue
+            if "crash" in rec:
+                cells.append("crash: " + rec["crash"][:80])
+                continue
+            parts = []
+            for p, r in sorted(rec.get("passes", {}).items()):
+                if "error" in r:
+                    parts.append(f"`{p}` **throws**: {r['error'].splitlines()[0][:120]}")
+                else:
+                    made = ", ".join(f"`{k}`" for k in r.get("produced", {}) if _fused(k))
+                    parts.append(f"`{p}` {r.get('match_count', 0)}" + (f" -> {made}" if made else ""))
+            cells.append("; ".join(parts) or "nothing fires")
+        lines.append(f"| `{v}` | " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+    return lines
+
+
+TABLES = {"passes": passes_table, "onednn": onednn_table, "kernels": kernels_table,
+          "misses": misses_table}
+
+
+def update(doc: Path) -> None:
+    """Replace each `<!-- fusion_report:NAME -->` ... `<!-- /fusion_report:NAME -->` block."""
+    text = doc.read_text()
+    for name, fn in TABLES.items():
+        begin, end = f"<!-- fusion_report:{name} -->", f"<!-- /fusion_report:{name} -->"
+        if begin in text:
+            head, rest = text.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            text = head + begin + "\n" + "\n".join(fn()) + "\n" + end + tail
+    doc.write_text(text)
+
+
 def main() -> None:
-    print("## Paddle's fusion passes\n")
-    print("\n".join(passes_table()))
-    print("\n## oneDNN inference route\n")
-    print("\n".join(onednn_table()))
-    print("\n## Fused kernels\n")
-    print("\n".join(kernels_table()))
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--update", type=Path, help="rewrite the marked tables of this file (docs/FUSION.md)")
+    args = ap.parse_args()
+    if args.update:
+        return update(args.update)
+    for name, fn in TABLES.items():
+        print(f"## {name}\n")
+        print("\n".join(fn()) + "\n")
 
 
 if __name__ == "__main__":
