@@ -313,6 +313,21 @@ def compact_pass_route(by_pass: dict) -> dict:
     return out
 
 
+def collapse_unloadable(entry: dict) -> None:
+    """Where the predictor could not load the program at all (Paddle 3.0.0 with a program
+    without parameters: it opens the empty parameter path), every inference job failed with
+    the same error before any pass ran: say so once (`predictor_error`) instead of per pass."""
+    inf = entry["routes"]["inference"]
+    errors = {r.get("error") for r in inf.values()} | {entry["routes"][r].get("error")
+                                                       for r in ("onednn", "cpu")}
+    ran = any(r.get("match_count") or r.get("runs") for r in inf.values())
+    if len(errors) == 1 and None not in errors and not ran and inf:
+        entry["predictor_error"] = errors.pop()
+        entry["routes"]["inference"] = {}
+        entry["routes"]["onednn"] = {}
+        entry["routes"]["cpu"] = {}
+
+
 def compact_list_route(r: dict) -> dict:
     """A whole pass list: its order (`passes`, names as the log listed them) and the match
     count of each pass that matched (`matches`, summed over repeated runs)."""
@@ -429,6 +444,7 @@ def main() -> None:
                 entry["routes"][route].pop("passes", None)
         for route in ("pass_manager", "inference"):
             entry["routes"][route] = compact_pass_route(entry["routes"][route])
+        collapse_unloadable(entry)
         for route in ("onednn", "cpu"):
             if route not in entry["routes"] and route in old:
                 entry["routes"][route] = old[route]

@@ -264,6 +264,7 @@ def main() -> None:
     ap.add_argument("--case", help=argparse.SUPPRESS)
     ap.add_argument("--valgrind", action="store_true")
     ap.add_argument("--only", help="targets, comma-separated")
+    ap.add_argument("--valgrind-dtypes", default="float32,bfloat16")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
     if args.case:
@@ -287,7 +288,7 @@ def main() -> None:
         specs = [f"{target}:{dtype}:{width}" for dtype in DTYPES for width in WIDTHS]
         if args.valgrind:  # only what runs natively; float32 and bfloat16 (valgrind is ~50 s a case)
             native = doc.get("native", {})
-            specs = [f"{target}:{d}:20" for d in ("float32", "bfloat16")
+            specs = [f"{target}:{d}:20" for d in args.valgrind_dtypes.split(",")
                      if native.get(f"{target}:{d}:20", {}).get("ran")]
         got = {}
         if args.valgrind:

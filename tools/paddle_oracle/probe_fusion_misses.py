@@ -57,7 +57,10 @@ def build(variant: str):
 
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):
-        x, w = data("x", [2, 4, H]), data("w", [H])
+        if not variant.startswith("fc/"):
+            x, w = data("x", [2, 4, H]), data("w", [H])
+        if variant == "rms/near_pow3":  # positive inputs: the unfused mean of x^3 is then > 0
+            feeds["x"] = np.abs(feeds["x"]) + 0.1
         ms = lambda t: paddle.mean(paddle.pow(t, 2.0), axis=-1, keepdim=True)  # noqa: E731
         if variant == "rms/rsqrt_x_w":           # rsqrt(mean(x^2) + eps) * x * w, eps by scale
             out = paddle.rsqrt(paddle.scale(ms(x), 1.0, EPS)) * x * w
@@ -174,8 +177,54 @@ def child(variant: str) -> None:
         if produced or removed:
             r["produced"], r["removed"] = dict(sorted(produced.items())), dict(sorted(removed.items()))
         if r.get("match_count") or "produced" in r:
+            if any(k != "builtin.combine" for k in r.get("produced", {})):
+                r.update(numeric(paddle, main, startup, feeds, outs, name, tmp))
             rec["passes"][name] = r
     print("@@REC " + json.dumps(rec, sort_keys=True), flush=True)
+
+
+def numeric(paddle, main, startup, feeds, outs, name: str, tmp: str) -> dict:
+    """The variant saved as an inference model and run by two predictors, one with only
+    `name` (custom_pass_only) and one with no pass: the largest difference of their outputs,
+    or the error of the fused one (a fused op without a CPU kernel)."""
+    import numpy as np
+    import paddle.inference as pi
+
+    prefix = str(Path(tmp) / f"model_{name}")
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    with paddle.static.scope_guard(scope):
+        exe.run(startup)
+        feed_vars = [v for v in main.global_block().ops if v.name() == "pd_op.data"]
+        feed_vars = [op.result(0) for op in feed_vars]
+        paddle.static.save_inference_model(prefix, feed_vars, outs, exe, program=main)
+
+    def run(passes):
+        cfg = pi.Config(prefix + ".json", prefix + ".pdiparams" if Path(prefix + ".pdiparams").exists() else "")
+        cfg.disable_gpu()
+        cfg.enable_new_ir(True)
+        cfg.enable_custom_passes(passes, True)
+        cfg.set_cpu_math_library_num_threads(1)
+        with captured(Path(tmp) / "pred.log"):
+            pred = pi.create_predictor(cfg)
+        for n in pred.get_input_names():
+            pred.get_input_handle(n).copy_from_cpu(feeds[n])
+        pred.run()
+        return [pred.get_output_handle(n).copy_to_cpu() for n in pred.get_output_names()]
+
+    try:
+        ref = run([])
+    except Exception as e:  # noqa: BLE001
+        return {"numeric": "the unfused program did not run: " + clean_error(f"{type(e).__name__}: {e}", tmp)[:300]}
+    try:
+        got = run([name])
+    except Exception as e:  # noqa: BLE001
+        return {"numeric": "the fused program did not run: " + clean_error(f"{type(e).__name__}: {e}", tmp)[:300]}
+    diff = max(float(np.max(np.abs(g.astype("float64") - r.astype("float64")))) for g, r in zip(got, ref))
+    scale = max(float(np.max(np.abs(r))) for r in ref)
+    if not (np.isfinite(diff) and np.isfinite(scale)):
+        return {"numeric": f"non-finite outputs: max |diff| {diff}, max |unfused| {scale}"}
+    return {"max_abs_diff_vs_unfused": float(f"{diff:.3g}"), "max_abs_unfused": float(f"{scale:.3g}")}
 
 
 def main() -> None:
