@@ -33,7 +33,7 @@ def load(kind: str) -> dict:
     return out
 
 
-FUSED = ("pd_op.silu", "pd_op.rms_norm", "pd_op.self_dp_attention", "pd_op.multihead_matmul",
+FUSED = ("pd_op.silu", "pd_op.swish", "pd_op.rms_norm", "pd_op.self_dp_attention", "pd_op.multihead_matmul",
          "pd_op.add_group_norm_silu")
 
 
@@ -116,6 +116,8 @@ def kernels_table() -> list[str]:
                 if recs and all(r.get("ran") for r in recs):
                     err = max(r.get("max_rel_err", 0) for r in recs)
                     cells.append(f"runs (rel err {err:.1e})")
+                elif any("has no rms_norm" in r.get("error", "") for r in recs):
+                    cells.append("no such API")
                 elif any(r.get("built") for r in recs):
                     cells.append("builds, fails to run")
                 else:
@@ -160,7 +162,11 @@ def misses_table() -> list[str]:
                     parts.append(f"`{p}` **throws**: {r['error'].splitlines()[0][:120]}")
                 else:
                     made = ", ".join(f"`{k}`" for k in r.get("produced", {}) if _fused(k))
-                    parts.append(f"`{p}` {r.get('match_count', 0)}" + (f" -> {made}" if made else ""))
+                    cell = f"`{p}` {r.get('match_count', 0)}" + (f" -> {made}" if made else "")
+                    if "max_abs_diff_vs_unfused" in r:
+                        cell += (f" (outputs differ by {r['max_abs_diff_vs_unfused']:g}, "
+                                 f"largest {r['max_abs_unfused']:g})")
+                    parts.append(cell)
             cells.append("; ".join(parts) or "nothing fires")
         lines.append(f"| `{v}` | " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return lines

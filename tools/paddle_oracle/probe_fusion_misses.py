@@ -42,8 +42,10 @@ EPS = 1e-6
 H = 16
 
 
-def build(variant: str):
-    """The variant's program: (main program, feeds {name: array}, fetch list)."""
+def build(variant: str, fetch: bool = False):
+    """The variant's program: (main program, startup, feeds {name: array}, fetch list). With
+    `fetch`, the outputs get `pd_op.fetch` ops, as a saved program has: the greedy driver of a
+    pass erases ops whose results nothing uses, which would empty a program without them."""
     import numpy as np
     import paddle
     import paddle.nn.functional as F
@@ -96,6 +98,13 @@ def build(variant: str):
             r, b = data("r", [2, 4, H]), data("b", [H])
             s = x + r
             out = [F.layer_norm(s, [H], w, b, 1e-5), s]
+        elif variant == "layer_norm/residual_norm_only":  # the sum used by the norm alone
+            r, b = data("r", [2, 4, H]), data("b", [H])
+            out = F.layer_norm(x + r, [H], w, b, 1e-5)
+        elif variant == "rms/residual_norm_only":
+            r = data("r", [2, 4, H])
+            s = x + r
+            out = paddle.rsqrt(paddle.scale(ms(s), 1.0, EPS)) * s * w
         elif variant == "layer_norm/residual_r_first":
             r, b = data("r", [2, 4, H]), data("b", [H])
             s = r + x
@@ -120,14 +129,18 @@ def build(variant: str):
             out = F.relu(y) if "relu" in variant else F.gelu(y) if "gelu" in variant else y
         else:
             raise SystemExit(f"unknown variant {variant}")
-    outs = out if isinstance(out, list) else [out]
+        outs = out if isinstance(out, list) else [out]
+        if fetch:
+            for i, o in enumerate(outs):
+                paddle._pir_ops.fetch(o, f"out{i}", i)
     return main, startup, feeds, outs
 
 
 VARIANTS = ("rms/rsqrt_x_w", "rms/x_rsqrt_w", "rms/w_x_rsqrt", "rms/eps_by_add",
             "rms/eps_by_add_x_first", "rms/square_by_multiply", "rms/residual",
-            "rms/residual_x_first", "rms/near_pow3", "rms/near_mean_axis1", "rms/near_eps_outside",
-            "rms/near_no_keepdim", "layer_norm/residual", "layer_norm/residual_r_first",
+            "rms/residual_x_first", "rms/residual_norm_only", "rms/near_pow3", "rms/near_mean_axis1", "rms/near_eps_outside",
+            "rms/near_no_keepdim", "layer_norm/residual", "layer_norm/residual_norm_only",
+            "layer_norm/residual_r_first",
             "silu/x_sigmoid", "silu/sigmoid_x", "swiglu/silu_a_b", "gelu/erf", "gelu/tanh",
             "fc/bias1d", "fc/bias_first", "fc/bias1d_relu", "fc/bias1d_gelu", "fc/bias2d")
 
@@ -152,7 +165,7 @@ def child(variant: str) -> None:
     import paddle
 
     paddle.enable_static()
-    main, startup, feeds, outs = build(variant)
+    main, _, _, _ = build(variant, fetch=True)
     before = histogram(main)
     rec = {"ops": dict(sorted(before.items())), "passes": {}}
     tmp = tempfile.mkdtemp(prefix="pirc-fm-")
@@ -177,8 +190,8 @@ def child(variant: str) -> None:
         if produced or removed:
             r["produced"], r["removed"] = dict(sorted(produced.items())), dict(sorted(removed.items()))
         if r.get("match_count") or "produced" in r:
-            if any(k != "builtin.combine" for k in r.get("produced", {})):
-                r.update(numeric(paddle, main, startup, feeds, outs, name, tmp))
+            if r.get("produced"):
+                r.update(numeric(paddle, *build(variant), name, tmp))
             rec["passes"][name] = r
     print("@@REC " + json.dumps(rec, sort_keys=True), flush=True)
 
@@ -196,7 +209,7 @@ def numeric(paddle, main, startup, feeds, outs, name: str, tmp: str) -> dict:
     with paddle.static.scope_guard(scope):
         exe.run(startup)
         feed_vars = [v for v in main.global_block().ops if v.name() == "pd_op.data"]
-        feed_vars = [op.result(0) for op in feed_vars]
+        feed_vars = [op.result(0) for op in feed_vars if not op.result(0).use_empty()]
         paddle.static.save_inference_model(prefix, feed_vars, outs, exe, program=main)
 
     def run(passes):
@@ -251,6 +264,8 @@ def main() -> None:
             rec = {"crash": f"exit {proc.returncode}: " + " | ".join(tail)[:600]}
         doc["variants"][variant] = rec
         fired = {p: r.get("match_count", r.get("error", "")[:60]) for p, r in rec.get("passes", {}).items()}
+        if "crash" in rec:
+            fired = rec["crash"][-300:]
         print(f"{variant}: {fired}", flush=True)
     out = RESULTS / f"fusion_misses.{paddle.__version__}.json"
     out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
