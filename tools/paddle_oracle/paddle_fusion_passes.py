@@ -357,7 +357,8 @@ def run_case(case: dict, jobs: list, work: Path) -> list[dict]:
         results += got
         if proc.returncode == 0:
             break
-        started = [ln.split()[1:3] for ln in proc.stdout.splitlines() if ln.startswith("@@START")]
+        started = [(ln.split(" ") + [""])[1:3] for ln in proc.stdout.splitlines()
+                   if ln.startswith("@@START")]
         last = tuple(started[-1]) if started else None
         if last is None or tuple(last) in done:
             raise SystemExit(f"{case['name']}: child failed before a job: {proc.stderr[-2000:]}")
