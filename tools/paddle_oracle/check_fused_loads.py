@@ -3,7 +3,8 @@
 unfused outputs within each fusion's tolerance.
 
 Run by hand from the repo root with pirc's python (Paddle runs in child processes of the
-scratch venv):
+scratch venv); `pirc-opt` is the one beside that python, so another checkout's venv checks that
+checkout's passes (the log names its commit and branch):
 
     .venv/bin/python tools/paddle_oracle/check_fused_loads.py --pd331 /tmp/pd331/bin/python
         [--work /tmp/pirc-fused-loads] [--only SUBSTR] [--log tools/paddle_oracle/check_fused_loads.log]
@@ -19,7 +20,8 @@ tools/zoo_weights.py and checked against the sha256 Paddle's file had). Per prog
    tolerance of the fusions that fired (`TOLERANCES`, docs/PARITY.md "Fusion tolerances"),
    and within the zoo's float32-network bound (tests/fixtures/zoo/parity.yaml) where
    conv-bn-fold / param-fold reassociated. docs/PARITY.md's table, where it has a row for a
-   fusion pass, overrides `TOLERANCES`.
+   fusion pass, overrides `TOLERANCES`; pirc/passes/fusion/tolerances.yaml's real-Paddle
+   bounds (float32 `paddle:`) override both where the pirc that runs has that file.
 The log states the date, the machine and each program's verdict, the fusions that fired and
 the largest difference; the exit status is 1 when any program fails.
 """
@@ -56,6 +58,27 @@ TOLERANCES = {
     "param-fold": (2e-5, 1e-4),
 }
 EXACT = (0.0, 0.0)
+
+
+def yaml_tolerances(pirc_dir: Path) -> dict[str, tuple[float, float]]:
+    """The real-Paddle bounds of pirc/passes/fusion/tolerances.yaml (per pass, float32:
+    `paddle: {atol, rtol}`, else its `atol` / `rtol`, else `ulp: 0` = bit-exact), where the
+    pirc that wrote the programs has that file."""
+    import yaml
+
+    path = pirc_dir / "passes" / "fusion" / "tolerances.yaml"
+    if not path.exists():
+        return {}
+    out = {}
+    for name, per in (yaml.safe_load(path.read_text()).get("passes") or {}).items():
+        f32 = (per or {}).get("f32") or {}
+        bound = f32.get("paddle") or ({"atol": f32["atol"], "rtol": f32.get("rtol", 0.0)}
+                                      if "atol" in f32 else None)
+        if bound:
+            out[name] = (float(bound.get("atol", 0.0)), float(bound.get("rtol", 0.0)))
+        elif f32.get("ulp") == 0:
+            out[name] = EXACT
+    return out
 
 
 def parity_tolerances() -> dict[str, tuple[float, float]]:
@@ -140,8 +163,13 @@ def main() -> int:
              if not args.only or args.only in c["name"]]
     pd_version = subprocess.run([args.pd331, "-c", "import paddle; print(paddle.__version__)"],
                                 capture_output=True, text=True).stdout.strip().splitlines()[-1]
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                          cwd=ROOT).stdout.strip()
+    # the pirc that pirc-opt runs (this python's), which may be another checkout than ROOT
+    pirc_dir = Path(subprocess.run([sys.executable, "-c", "import pirc, os; print(os.path.dirname("
+                                    "pirc.__file__))"], capture_output=True, text=True,
+                                   cwd="/").stdout.strip())
+    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True,  # noqa: E731
+                                    cwd=pirc_dir).stdout.strip()
+    head = f"{git('rev-parse', '--short', 'HEAD')} ({git('rev-parse', '--abbrev-ref', 'HEAD')})"
     cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor())
     lines = [f"# check_fused_loads.py, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
@@ -150,7 +178,7 @@ def main() -> int:
              "# per program: verdict, the passes that rewrote (pirc pass: rewrites), the largest "
              "difference between Paddle's outputs of the original and of the fused program, "
              "and the tolerance (the largest of the fusions that fired; 0 = bit-exact)"]
-    tolerances = parity_tolerances()
+    tolerances = {**parity_tolerances(), **yaml_tolerances(pirc_dir)}
     counts = {"PASS": 0, "FAIL": 0}
     fired_total: dict[str, int] = {}
     for case in cases:
