@@ -51,7 +51,7 @@ def verify(program: Program, *, strict: bool = False) -> None:
 
 
 def run_pipeline(program: Program, pipeline: str = "default", params: dict | None = None,
-                 device: str = "cpu", verify_each: bool | str = True, report: bool = True, *,
+                 device: str | None = None, verify_each: bool | str = True, report: bool = True, *,
                  program_name: str | None = None, rollout: str | None = None,
                  bisect_limit: int | None = None):
     """Run a pass pipeline (a name such as "default", or a list: "cse,dce") on `program` in
@@ -59,7 +59,8 @@ def run_pipeline(program: Program, pipeline: str = "default", params: dict | Non
     `result.params`: the parameters after the pipeline, new ones included, unused ones
     gone).  `params`: name -> numpy array (`read_params(path, program)`), for passes that
     read or fold weights (conv-bn-fold, param-fold); the dict given is not changed.
-    `report=False` leaves the program's graph tags and manifest as they were.
+    `device`: what device-gated passes optimise for (default: the pipeline's own, `npu` for
+    the `npu` pipeline, else cpu).  `report=False` leaves the program's graph tags and manifest as they were.
     `program_name` (for rollout allowlists) and `rollout` (a rollout file, else
     PIRC_ROLLOUT) decide which passes run; `bisect_limit=N` applies only the first N
     rewrites.  `verify_each`: True (the default level: "incremental", or PIRC_VERIFY_EACH),

@@ -5,7 +5,7 @@
              [--verify|--no-verify] [--strict]
              [--pipeline=SPEC|-p SPEC|--pass-pipeline='builtin.module(SPEC)'] [--list-passes]
              [--verify-each=incremental|full|--no-verify-each] [--device cpu|npu]
-             [--pass-stats] [--pass-report=FILE] [--rollout=FILE] [--bisect-limit=N]
+             [--pass-stats] [--pass-report=FILE] [--explain=PASSES] [--rollout=FILE] [--bisect-limit=N]
              [--params FILE.pdiparams [--params-out OUT.pdiparams]]
              [--split-input-file] [--verify-diagnostics] [--debug] [--version]
 """
@@ -84,13 +84,18 @@ def build_arg_parser() -> argparse.ArgumentParser:
                         "the IR only through the rewrite gate (incremental, the default; "
                         "PIRC_VERIFY_EACH sets it), or verify the whole program and check the "
                         "gate by fingerprints and attributes before and after (full)")
-    p.add_argument("--device", choices=("cpu", "npu"), default="cpu",
-                   help="the device the program is optimised for: selects device-gated passes")
+    p.add_argument("--device", choices=("cpu", "npu"), default=None,
+                   help="the device the program is optimised for: selects device-gated passes "
+                        "(default: the pipeline's, `npu` for -p npu, else cpu)")
     p.add_argument("--pass-stats", action="store_true",
                    help="print each pass's statistics on stderr after the pipeline")
     p.add_argument("--pass-report", metavar="FILE",
                    help="write the pipeline's report as JSON (written atomically)")
     p.add_argument("--pass-timing", action="store_true", help="print each pass's time on stderr")
+    p.add_argument("--explain", metavar="PASSES",
+                   help="print on stderr, for these passes (comma-separated), each rule's rewrites "
+                        "and near misses: candidates that matched a root and a producer, the "
+                        "check that failed and where")
     p.add_argument("--print-ir-before", metavar="PASSES", help="print the IR before these passes (comma-separated) on stderr")
     p.add_argument("--print-ir-after", metavar="PASSES", help="print the IR after these passes on stderr")
     p.add_argument("--print-ir-after-all", action="store_true", help="print the IR after every pass")
@@ -148,7 +153,8 @@ def read_program(text: str, fmt: str, args, filename: str, line_offset: int = 0)
 def uses_pass_manager(args) -> bool:
     """A pipeline, or a flag that reports on one: then --upgrade runs as the manager's first
     pass, so the report, the graph tags and the timing cover it."""
-    return args.pipeline is not None or bool(args.pass_report or args.pass_stats or args.pass_timing)
+    return args.pipeline is not None or bool(args.pass_report or args.pass_stats or args.pass_timing
+                                             or args.explain)
 
 
 def process_text(text: str, args, filename: str, line_offset: int = 0) -> str:
@@ -208,7 +214,7 @@ def cli_pipeline(args):
     upgrade = Upgrade(target_version=-1 if args.target_version is None else args.target_version,
                       patch_dir=args.patch_dir or "", allow_downgrade=not args.upgrade)
     spec = ",".join(s for s in ("upgrade", pipeline.spec) if s)
-    return Pipeline(spec, (upgrade,) + pipeline.passes, pipeline.name, pipeline.version)
+    return Pipeline(spec, (upgrade,) + pipeline.passes, pipeline.name, pipeline.version, pipeline.device)
 
 
 def run_passes(program, args, filename: str, reload, params=None) -> dict | None:
@@ -216,11 +222,12 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
     after it.  A failing pass stops the run with its error and a crash reproducer
     (--crash-reproducer)."""
     from ..passes import PassFailure, PipelineError, run_pipeline
-    from .pass_instruments import PrintIR, print_pass_timing
-    from .pass_report import print_pass_stats, write_pass_report
+    from .pass_instruments import PrintIR, pass_names, print_pass_timing
+    from .pass_report import print_explain, print_pass_stats, write_pass_report
 
     pipeline = cli_pipeline(args)
     instruments = [PrintIR(args)]  # checks the pass names it prints around
+    explain = pass_names("--explain", args.explain)
     try:
         result = run_pipeline(program, pipeline, device=args.device, verify_each=args.verify_each,
                               instruments=instruments, program_name=program_name(filename),
@@ -237,6 +244,8 @@ def run_passes(program, args, filename: str, reload, params=None) -> dict | None
         print_pass_timing(result)
     if args.pass_stats:
         print_pass_stats(result, sys.stderr)
+    if explain:
+        print_explain(result, explain, filename, sys.stderr)
     if args.pass_report:
         write_pass_report(result, program, filename, args.pass_report)
     return result.params

@@ -7,9 +7,9 @@ import sys
 from ..passes.infra.manager import Instrument
 
 
-def _names(flag: str, value: str | None) -> set[str]:
-    """The pass names a --print-ir-before/after value lists; a name no pass has is the
-    pipeline's unknown-pass error, with the flag."""
+def pass_names(flag: str, value: str | None) -> set[str]:
+    """The pass names a --print-ir-before/after or --explain value lists; a name no pass has
+    is the pipeline's unknown-pass error, with the flag."""
     from ..passes.infra.pipeline import PipelineError, unknown_pass
     from ..passes.infra.registry import all_passes
 
@@ -26,8 +26,8 @@ class PrintIR(Instrument):
     --mlir-print-ir-* flags do, each dump headed `// -----// IR Dump After NAME (#N) //----- //`."""
 
     def __init__(self, args, out=None):
-        self.before_names = _names("--print-ir-before", args.print_ir_before)
-        self.after_names = _names("--print-ir-after", args.print_ir_after)
+        self.before_names = pass_names("--print-ir-before", args.print_ir_before)
+        self.after_names = pass_names("--print-ir-after", args.print_ir_after)
         self.after_all = args.print_ir_after_all
         self.after_change = args.print_ir_after_change
         self.after_failure = args.print_ir_after_failure

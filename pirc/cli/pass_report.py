@@ -40,3 +40,30 @@ def print_pass_stats(result, out) -> None:
             counts[skip.reason] = counts.get(skip.reason, 0) + 1
         for reason, n in counts.items():
             print(f"  {r.name}: {n} skipped: {reason}", file=out)
+
+
+def print_explain(result, names: set, filename: str, out) -> None:
+    """`--explain=PASS`: per rule of each named pass, its rewrites and near misses (the op,
+    where it is in the input, and the check that failed), then the pass's skips."""
+    for r in result.passes:
+        if r.name not in names:
+            continue
+        if not r.ran:
+            print(f"{r.name}: did not run ({r.skipped_reason})", file=out)
+            continue
+        misses = sum(n.count for n in r.near_misses.values())
+        print(f"{r.name}: {r.rewrites} rewrite{'s' * (r.rewrites != 1)}, "
+              f"{misses} near miss{'es' * (misses != 1)}", file=out)
+        for rule in sorted(set(r.rule_rewrites) | set(r.near_misses)):
+            n = r.near_misses.get(rule)
+            count = n.count if n is not None else 0
+            print(f"  rule {rule}: {r.rule_rewrites.get(rule, 0)} rewrites, {count} near misses", file=out)
+            for miss in (n.first if n is not None else ()):
+                print(f"    {miss['op']} at {filename}:{miss['location']}: {miss['failed']}", file=out)
+            if n is not None and n.count > len(n.first):
+                print(f"    ... {n.count - len(n.first)} more", file=out)
+        counts: dict = {}
+        for skip in r.skips:
+            counts[skip.reason] = counts.get(skip.reason, 0) + 1
+        for reason, k in counts.items():
+            print(f"  skipped {k}: {reason}", file=out)

@@ -450,7 +450,7 @@ def _grows(op, k: int) -> bool:
 
 def _where(op) -> str:
     """`pd_op.while at program.regions[0].blocks[0].ops[8]`: the op, for a refusal at trace time."""
-    from .failures import json_path_of
+    from ..ir.locations import json_path_of
 
     return f"{op.name} at {json_path_of(op)}"
 

@@ -17,6 +17,7 @@ import torch
 import torch.fx as fx
 
 from ..errors import LoweringError, PircError, excerpt
+from ..ir.locations import json_path_of
 
 OP_META = "pir_op"
 
@@ -79,32 +80,6 @@ def find_failure(gm: fx.GraphModule, feeds: dict, error: BaseException) -> BaseE
     except Exception:  # noqa: BLE001 - no op to name: report the first failure as it was
         return error
     return error
-
-
-def json_path_of(op) -> str:
-    """The op's path in Paddle JSON: `program.regions[0].blocks[0].ops[12]`, nested ops
-    through their op's `regions[i].blocks[j]`."""
-    parts = []
-    while True:
-        block = op.parent_block()
-        if block is None:
-            break
-        region = block.parent
-        owner = region.parent if region is not None else None
-        parts.append(f"ops[{_index_of(op, block.ops)}]")
-        if region is None or owner is None:
-            break
-        parts.append(f"blocks[{_index_of(block, region.blocks)}]")
-        parts.append(f"regions[{_index_of(region, owner.regions)}]")
-        if owner.parent_block() is None:  # the module: JSON's `program`
-            parts.append("program")
-            break
-        op = owner
-    return ".".join(reversed(parts))
-
-
-def _index_of(item, items) -> int:
-    return next(i for i, x in enumerate(items) if x is item)
 
 
 def locate(error: PircError, op, program, filename: str, text: str | None = None) -> PircError:

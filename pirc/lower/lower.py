@@ -225,7 +225,9 @@ def optimised_copy(program, params, pipeline: str, device: str):
     params = _read_params_file(program, params)
     copy = Program(program.module.clone(), program.version, list(program.graph_tags),
                    program.trainable, program.manifest, dict(program.extra))
-    pass_device = "npu" if device == "npu" else "cpu"  # passes know cpu and npu; cuda runs cpu's
+    # passes know cpu and npu; a module for the CPU (or cuda) takes the pipeline's own
+    # device: `npu`'s fused ops then run their CPU references
+    pass_device = "npu" if device == "npu" else None
     result = run_pipeline(copy, pipeline, device=pass_device, params=params)
     return copy, result.params
 

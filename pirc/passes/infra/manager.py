@@ -31,7 +31,7 @@ from .ir_watch import IRWatch
 from ...ir.program import GraphTag
 from .manifest import conservative_reason, make_manifest
 from .pass_base import PassContext
-from .pipeline import Pipeline, build_pipeline
+from .pipeline import Pipeline, build_pipeline, resolve_device
 from .rewrites import Bisect, RunState
 from .rollout import Rollout
 
@@ -62,6 +62,8 @@ class PassRecord:
     rewrites_detail: list = field(default_factory=list)
     fingerprint_after: str | None = None   # the program's, when the pass changed it
     outside_gate: int = 0   # edits outside the rewrite gate (a correctness pass's own steps)
+    near_misses: dict = field(default_factory=dict)   # rule -> NearMisses (declarative rules)
+    rule_rewrites: dict = field(default_factory=dict)  # rule -> rewrites (declarative rules)
 
     @property
     def changed(self) -> bool:
@@ -74,7 +76,9 @@ class PassRecord:
                 "skips": [{"reason": s.reason, "op": s.op, "fingerprint": s.fingerprint} for s in self.skips],
                 "ops_before": self.ops_before, "ops_after": self.ops_after,
                 "seconds": round(self.seconds, 6), "rewrites_detail": self.rewrites_detail,
-                "outside_gate": self.outside_gate}
+                "outside_gate": self.outside_gate,
+                "rule_rewrites": dict(sorted(self.rule_rewrites.items())),
+                "near_misses": {rule: n.as_json() for rule, n in sorted(self.near_misses.items())}}
 
 
 @dataclass
@@ -122,7 +126,7 @@ def verify_level(verify_each) -> str | None:
     return verify_each
 
 
-def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
+def run_pipeline(program, pipeline: Pipeline | str, *, device: str | None = None,
                  verify_each: bool | str = True, instruments=(), stop_after: int | None = None,
                  params: dict | None = None, program_name: str | None = None,
                  rollout: str | None = None, bisect_limit: int | None = None,
@@ -134,13 +138,15 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str = "cpu",
     (a rollout file; else PIRC_ROLLOUT) decide each pass's rollout state.  `bisect_limit=N`
     applies only the first N rewrites (each logged in the result, and on `bisect_echo`).
     `verify_each`: True (the default level), "incremental", "full" or False (module
-    docstring).  `instruments` are called around each pass; `stop_after=N` runs only the
+    docstring).  `device`: the device passes optimise for (default: the named pipeline's
+    `device`, else cpu).  `instruments` are called around each pass; `stop_after=N` runs only the
     first N passes (what a crash reproducer replays up to).  With `tags`, each pass that
     changed the program appends a graph tag (before the instruments see the program after
     it) and the program gets a manifest."""
     level = verify_level(verify_each)
     if isinstance(pipeline, str):
         pipeline = build_pipeline(pipeline)
+    device = resolve_device(pipeline, device)
     # The run's own dict: passes add and remove parameters, the caller's dict stays as it was.
     params = dict(params) if params is not None else None
     state = RunState(program, conservative=conservative_reason(program),
@@ -228,6 +234,7 @@ class _Run:
         record.seconds = time.perf_counter() - start
         record.ran = True
         record.matches, record.rewrites, record.skips = pc.matches, pc.rewrites, pc.skips
+        record.near_misses, record.rule_rewrites = pc.near_misses, pc.rule_rewrites
         record.rewrites_detail = pc.rewrites_detail
         outside = _outside_gate(p, index, record, watch)
         fingerprint_after = None

@@ -57,6 +57,11 @@ class PassContext:
     rewrites: int = 0
     skips: list[Skip] = field(default_factory=list)
     rewrites_detail: list[dict] = field(default_factory=list)
+    # rule name -> NearMisses (pirc.passes.infra.declarative): candidates that matched their
+    # root and a producer, then failed a check
+    near_misses: dict = field(default_factory=dict)
+    rule_rewrites: dict = field(default_factory=dict)   # rule name -> rewrites it made
+    _near_pending: dict = field(default_factory=dict, repr=False)
     _aliases: object = field(default=None, repr=False)
 
     def __post_init__(self):

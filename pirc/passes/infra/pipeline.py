@@ -35,6 +35,7 @@ class Pipeline:
     passes: tuple             # PircPass instances, in order
     name: str | None = None   # the named pipeline's name
     version: int | None = None
+    device: str | None = None  # the device a named pipeline is for (`npu`), None: any
 
     def text(self) -> str:
         """The explicit form, every option spelled: what a reproducer replays."""
@@ -57,7 +58,7 @@ def build_pipeline(spec: str) -> Pipeline:
         entries, version = read_named(named[spec])
         passes = tuple(p for entry in entries for p in _parse_list(entry, named, {spec}))
         _check_requires(passes)
-        return Pipeline(spec, passes, spec, version)
+        return Pipeline(spec, passes, spec, version, pipeline_device(named[spec]))
     passes = tuple(_parse_list(spec, named, set()))
     _check_requires(passes)
     return Pipeline(spec, passes)
@@ -71,6 +72,25 @@ def read_named(path: Path) -> tuple[list[str], int]:
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
         raise PipelineError("`passes` is a list of pass specs (`- dce`, `- const-fold{...}`)").in_file(str(path))
     return entries, int(data.get("version", 1))
+
+
+def pipeline_device(path: Path) -> str | None:
+    """A named pipeline's `device:` (the pipeline implies `--device`), None if it has none."""
+    import yaml
+
+    device = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("device")
+    if device is not None and device not in ("cpu", "npu"):
+        raise PipelineError(f"`device` is cpu or npu, got {device!r}").in_file(str(path))
+    return device
+
+
+def resolve_device(pipeline: Pipeline, device: str | None) -> str:
+    """The device a run optimises for: the one asked for, else the pipeline's, else cpu; a
+    device that contradicts the pipeline's is an error."""
+    if device is not None and pipeline.device is not None and device != pipeline.device:
+        raise PipelineError(f"pipeline {pipeline.name!r} is for device {pipeline.device}; "
+                            f"device {device} contradicts it (drop --device or pick another pipeline)")
+    return device or pipeline.device or "cpu"
 
 
 def _parse_list(spec: str, named: dict, expanding: set):

@@ -49,6 +49,7 @@ def _scan() -> None:
     _scanned = True  # before importing: a pass module that looks a pass up must not rescan
     try:
         import_modules("pirc.passes")
+        import_modules("pirc.passes.fusion")  # one fusion pass per module
         _load_plugins()
     except BaseException:
         _scanned = False  # the next lookup reports the broken plugin again

@@ -1,0 +1,43 @@
+"""Where an op is in the input the user gave: `LINE:COL` for text, a JSON path for JSON.
+
+Errors, near-miss reports and lowered graphs name ops this way, so a user can find the op
+in the file they read (`program.locations` is what the text parser recorded).
+"""
+
+from __future__ import annotations
+
+
+def json_path_of(op) -> str:
+    """The op's path in Paddle JSON: `program.regions[0].blocks[0].ops[12]`, nested ops
+    through their op's `regions[i].blocks[j]`."""
+    parts = []
+    while True:
+        block = op.parent_block()
+        if block is None:
+            break
+        region = block.parent
+        owner = region.parent if region is not None else None
+        parts.append(f"ops[{_index_of(op, block.ops)}]")
+        if region is None or owner is None:
+            break
+        parts.append(f"blocks[{_index_of(block, region.blocks)}]")
+        parts.append(f"regions[{_index_of(region, owner.regions)}]")
+        if owner.parent_block() is None:  # the module: JSON's `program`
+            parts.append("program")
+            break
+        op = owner
+    return ".".join(reversed(parts))
+
+
+def _index_of(item, items) -> int:
+    return next(i for i, x in enumerate(items) if x is item)
+
+
+def op_location(program, op) -> str:
+    """`LINE:COL` where the text parser saw `op`, else its JSON path."""
+    where = program.locations.get(op) if program is not None else None
+    if isinstance(where, tuple):
+        return f"{where[0]}:{where[1]}"
+    if isinstance(where, str):
+        return where
+    return json_path_of(op)
