@@ -10,8 +10,19 @@
     python3 tools/bench_run.py --mode zoo --zoo zoo2 --write docs/PERFORMANCE.md   # the second zoo
     python3 tools/bench_run.py --mode zoo --zoo zoo2 --threads 0 --write docs/PERFORMANCE.md
         # torch's and Paddle's default thread counts
+    python3 tools/bench_run.py --mode fusion --write docs/PERFORMANCE.md   # "## Fusion speed"
 
-Two modes:
+Three modes:
+- `--mode fusion` (issue 22): lowered modules after `--pipelines` (default `npu fuse`: `npu` on
+  device npu, where the fused torch_npu calls run their CPU references on a machine without an
+  NPU; `fuse` on device cpu; `NAME@DEVICE` for another) against the same models written by hand
+  as nn.Modules that read the same weights: the corpus mlp, cnn, transformer and control_flow,
+  the LLaMA block of tests/fixtures/bench (gen_bench_fixtures.py: dynamic batch) and the dev
+  zoo's BERT (weights from tools/zoo_weights.py), batch 1 and 64 (--batches).  Each hand
+  module is first checked against Paddle's recorded outputs (.io.npz), each lowered module
+  against the hand module at every batch; then all are timed call by call (no Paddle run).
+  Target: lowered / hand module <= 1.05 for every model with a fusion site (control_flow is
+  reported).  `--write` puts the table in the "## Fusion speed" section.
 - `--mode corpus` (default): the corpus models (tests/fixtures/corpus/3.3.1/*.json) against
   the same models written by hand in eager torch and against Paddle.  Batch sizes 1, 2, 4, ...
   64 (the corpus inputs tiled along the batch axis; control_flow has fixed shapes and runs once
@@ -440,6 +451,17 @@ def fused_ops(gm):
     return ", ".join(f"{k} x{v}" if v > 1 else k for k, v in sorted(names.items())) or "none"
 
 
+def torch_calls(fn, targs):
+    """How many torch ops one call of `fn` dispatches from Python (the profiler's top-level
+    events): a count that does not move with the machine's load, and at batch 1 most of the
+    time (each costs a few microseconds before any arithmetic)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn(*targs)
+    return sum(1 for e in prof.events() if e.cpu_parent is None)
+
+
 def bench_fusion_model(fm, args):
     """Rows per batch: the hand module checked against Paddle's recorded outputs first (the
     hand-written model must be the model), each pipeline's lowered module against the hand
@@ -500,6 +522,8 @@ def bench_fusion_model(fm, args):
             for label, us in interleaved_us(fns, targs, args.warmup, args.reps,
                                             args.rounds).items():
                 row[label + "_us"] = us
+            for label, fn in fns.items():
+                row[label + "_calls"] = torch_calls(fn, targs)
             rows.append(row)
     return rows
 
@@ -508,10 +532,11 @@ def fusion_table(rows, pipelines):
     head = ["model", "batch", "hand nn.Module (us)", "hand function (us)"]
     for spec in pipelines:
         head += [f"`{spec}` lowered (us)", f"`{spec}` / hand module", f"max |`{spec}` - hand|"]
-    head += ["max |hand - Paddle|"]
+    head += ["max |hand - Paddle|", "torch calls: hand / " + " / ".join(f"`{s}`" for s in pipelines)]
 
     def cells(r, notes):
         c = [r["model"], r["batch"], _num(r, "hand_module_us", ".0f"), _num(r, "hand_fn_us", ".0f")]
+        calls = " / ".join(str(r.get(k + "_calls", "-")) for k in ["hand_module", *pipelines])
         for spec in pipelines:
             us, hand = r.get(spec + "_us"), r.get("hand_module_us")
             mark = "" if r["model"] in FIXED_SHAPE or us is None or us <= FUSION_TARGET * hand \
@@ -520,7 +545,7 @@ def fusion_table(rows, pipelines):
                   _num(r, spec + "_err", ".2g")]
             if r.get(spec + "_mismatch"):
                 notes.append(f"- {r['model']} batch {r['batch']} `{spec}`: {r[spec + '_mismatch']}")
-        return c + [_num(r, "hand_err", ".2g")]
+        return c + [_num(r, "hand_err", ".2g"), calls]
 
     tab = markdown_table(head, rows, cells)
     seen, lines = set(), []
