@@ -3,6 +3,7 @@ of what they replace.
 
 * pd_op.fc's specialiser (matmul on the input as it is, bias and relu in place) against the fc
   kernel, static and dynamic first dim, contiguous or not;
+* reshape with copied (0) leading dims that are dynamic: unflatten / flatten against the kernel;
 * rsqrt's check-first path against the masked fix of Eigen's denormal lanes;
 * max pool: the direct NCHW call on a small map against the channels-last one, and the NaN /
   -inf refold's one-read test against the windows it must refold;
@@ -24,6 +25,7 @@ import torch.nn.functional as F
 
 from pirc.lower.kernels import fused, pool
 from pirc.lower.kernels.linalg import fc
+from pirc.lower.kernels.shape import reshape
 from pirc.lower.npu import ops, reference
 from pirc.lower.specialize import specialize_calls
 
@@ -50,7 +52,7 @@ def one_call(fn, operands, kwargs, dynamic_first_dim):
         node = graph.placeholder(f"in{i}")
         shape = list(t.shape)
         if dynamic_first_dim and i == 0:
-            shape[0] = -1
+            shape[:int(dynamic_first_dim)] = [-1] * int(dynamic_first_dim)
         copy = graph.call_function(torch.clone, (node,))  # a value the graph computes
         for n in (node, copy):
             n.meta["pir_shape"], n.meta["pir_dtype"] = tuple(shape), t.dtype
@@ -88,6 +90,23 @@ def test_fc_keeps_the_kernel_where_the_rows_are_not_all_leading_dims():
     gm, done = one_call(fc, [x, w, None], {"in_num_col_dims": 1}, False)
     assert done == 0
     bits_equal(gm(x, w), fc(x, w, in_num_col_dims=1))
+
+
+@pytest.mark.parametrize("src,spec", [((3, 5, 64), [0, 0, 4, 16]), ((3, 5, 4, 16), [0, 0, 64]),
+                                      ((2, 3, 5, 6), [0, 0, 30]), ((3, 5, 64), [0, 0, 64])])
+def test_reshape_of_dynamic_copied_dims_is_the_kernel(src, spec):
+    gm, done = one_call(reshape, [torch.randn(src, generator=g)], {"shape": spec}, 2)
+    assert done == 1
+    for x in (torch.randn(src, generator=g), torch.randn(src[::-1], generator=g).permute(
+            *reversed(range(len(src)))), torch.randn((7,) + src[1:], generator=g)[2:5]):
+        want, got = reshape(x, spec), gm(x)
+        assert got.shape == want.shape and got.stride() == want.stride()
+        bits_equal(got, want)
+
+
+def test_reshape_keeps_the_kernel_where_the_prefix_is_not_copied_dims():
+    _, done = one_call(reshape, [torch.randn(3, 5, 6, 4, generator=g)], {"shape": [0, 4, 0, 0]}, 3)
+    assert done == 0
 
 
 def test_rsqrt_check_first_is_the_masked_fix(monkeypatch):
