@@ -213,3 +213,19 @@ def test_references_in_float32_compute_the_formulas(dtype):
     m = torch.rand(2, 3, 8, generator=g) > 0.5
     bits_equal(reference.npu_scaled_masked_softmax(x, m, 0.5),
                torch.softmax((x.float() * 0.5).masked_fill(m, -1e4), -1).to(dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_gelu_erf_in_place_steps_are_the_expression(dtype):
+    from pirc.lower.kernels.activation import M_SQRT1_2, gelu_erf
+
+    fi = torch.finfo(dtype)
+    x = torch.cat([torch.randn(1000, generator=g), torch.tensor(
+        [0.0, -0.0, math.nan, math.inf, -math.inf, fi.max, -fi.max, fi.tiny / 2])]).to(dtype)
+    want = x * (1 + torch.erf(x * M_SQRT1_2)) * 0.5
+    got = gelu_erf(x)
+    assert torch.equal(got.isnan(), want.isnan())
+    bits_equal(got.nan_to_num(), want.nan_to_num())
+    xg = x.float().clone().requires_grad_()
+    gelu_erf(xg).sum().backward()   # autograd through the kernel still works
+    assert xg.grad is not None
