@@ -229,3 +229,14 @@ def test_gelu_erf_in_place_steps_are_the_expression(dtype):
     xg = x.float().clone().requires_grad_()
     gelu_erf(xg).sum().backward()   # autograd through the kernel still works
     assert xg.grad is not None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_relu_in_place_nan_step_is_the_expression(dtype):
+    from pirc.lower.kernels.activation import relu
+
+    x = torch.cat([torch.randn(999, generator=g), torch.tensor(
+        [0.0, -0.0, math.nan, math.inf, -math.inf])]).to(dtype)
+    want = torch.nan_to_num(F.threshold(x, 0.0, 0.0), nan=0.0, posinf=math.inf)
+    bits_equal(relu(x), want)
+    bits_equal(relu(x.reshape(4, -1).t()), want.reshape(4, -1).t())
