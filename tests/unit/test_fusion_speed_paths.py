@@ -240,3 +240,15 @@ def test_relu_in_place_nan_step_is_the_expression(dtype):
     want = torch.nan_to_num(F.threshold(x, 0.0, 0.0), nan=0.0, posinf=math.inf)
     bits_equal(relu(x), want)
     bits_equal(relu(x.reshape(4, -1).t()), want.reshape(4, -1).t())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_silu_in_place_steps_are_the_expression(dtype):
+    x = torch.cat([torch.randn(999, generator=g) * 30, torch.tensor(
+        [0.0, -0.0, math.nan, math.inf, -math.inf])]).to(dtype)
+    want = x / (1 + torch.exp(-x))
+    got = fused.silu(x)
+    assert torch.equal(got.isnan(), want.isnan())
+    bits_equal(got.nan_to_num(), want.nan_to_num())
+    y = x[:1000].reshape(2, 500)
+    bits_equal(fused.swiglu(y).nan_to_num(), (fused.silu(y[:, :250]) * y[:, 250:]).nan_to_num())

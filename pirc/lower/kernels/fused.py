@@ -51,7 +51,11 @@ def rsqrt(x):
 @REGISTRY.register("pd_op.silu", since=1)
 def silu(x):
     # phi SiluFunctor: x / (1 + exp(-x)), not torch's x * sigmoid(x).
-    return x / (1 + torch.exp(-x))
+    if x.requires_grad or not x.is_floating_point():
+        return x / (1 + torch.exp(-x))
+    t = torch.neg(x)   # the same operations in place on the temporary: the same bits
+    t.exp_().add_(1)
+    return torch.div(x, t)
 
 
 @REGISTRY.register("pd_op.swiglu", since=1)
