@@ -26,7 +26,13 @@ a benchmark knob of pirc.passes.infra.rewrites); the ratio of the two times says
 the pipeline's cost grows with repeated layers, and the cache's hits say what it reused.
 
     python tools/bench_passes.py [--sizes 1000,10000,100000] [--corpus 3] [--runs 3]
-                                 [--layers 100] [--record] [--json OUT]
+                                 [--layers 100] [--fuse] [--record] [--json OUT]
+
+`--fuse` (issue 22) also runs `--pipeline=fuse` with and without verify-each and reports what
+it adds to `--pipeline=default` (the difference of the two medians) beside the fusion passes'
+own seconds from the pass report; the target is at most 0.3 s at 10k ops.
+`python tools/bench_passes.py --sizes 10000 --corpus 0 --layers 0 --fuse --runs 5` is that
+measurement alone.
 
 `--record` appends the tables, with the date, commit, machine and CPU, to the "Passes"
 section of docs/PERFORMANCE.md, after the rows already there (history is never rewritten).
@@ -60,6 +66,7 @@ PERFORMANCE = ROOT / "docs" / "PERFORMANCE.md"
 SECTION = re.compile(r"^## Passes\b")
 # Issue 10's targets at 100k ops, on the 2-core VM: seconds the default pipeline adds.
 TARGETS = {"no_verify_each": 2.0, "verify_each": 3.5}
+FUSE_TARGET = 0.3   # issue 22: seconds `-p fuse` may add to `-p default` at 10k ops
 
 
 def machine() -> dict:
@@ -128,8 +135,9 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
-def program_row(name: str, src: Path, tmp: Path, runs: int, env: dict) -> dict:
-    """pirc-opt without and with the default pipeline, and mlir-opt-19 beside it, on `src`."""
+def program_row(name: str, src: Path, tmp: Path, runs: int, env: dict, fuse: bool = False) -> dict:
+    """pirc-opt without and with the default pipeline, and mlir-opt-19 beside it, on `src`;
+    with `fuse`, also `--pipeline=fuse` (issue 22: what the portable fusions add to default)."""
     from pirc.paddle_json.reader import read_program
 
     program = read_program(src.read_text(), str(src))
@@ -146,6 +154,13 @@ def program_row(name: str, src: Path, tmp: Path, runs: int, env: dict) -> dict:
                            "--pass-report", reports["no_verify_each"], "-o", out],
         "verify_each": [*opt, src, "--pipeline=default", "--pass-report", reports["verify_each"], "-o", out],
     }
+    if fuse:
+        reports.update({"fuse_no_verify_each": tmp / "report-fnv.json",
+                        "fuse_verify_each": tmp / "report-fv.json"})
+        jobs["fuse_no_verify_each"] = [*opt, src, "--pipeline=fuse", "--no-verify-each",
+                                       "--pass-report", reports["fuse_no_verify_each"], "-o", out]
+        jobs["fuse_verify_each"] = [*opt, src, "--pipeline=fuse", "--pass-report",
+                                    reports["fuse_verify_each"], "-o", out]
     mlir_opt = shutil.which("mlir-opt-19")
     if mlir_opt:
         base = [mlir_opt, "--allow-unregistered-dialect", mlir_file, "-o", os.devnull]
@@ -156,7 +171,7 @@ def program_row(name: str, src: Path, tmp: Path, runs: int, env: dict) -> dict:
     wall: dict = {job: [] for job in jobs}
     cpu: dict = {job: [] for job in jobs}
     pass_s: dict = {}
-    ops_after = None
+    ops_after, fused_ops_after, fusions = None, None, {}
     for _ in range(runs):
         for job, cmd in jobs.items():
             got = whole_process(cmd, env)
@@ -168,15 +183,22 @@ def program_row(name: str, src: Path, tmp: Path, runs: int, env: dict) -> dict:
                 report = json.loads(reports[job].read_text())
                 for p in report["passes"]:
                     pass_s.setdefault((job, p["name"]), []).append(p["seconds"])
-                ops_after = report["passes"][-1]["ops_after"]
-    row = {"program": name, "ops": ops, "ops_after": ops_after}
+                if job.startswith("fuse"):
+                    fused_ops_after = report["passes"][-1]["ops_after"]
+                    fusions = {p["name"]: p.get("rewrites", 0) for p in report["passes"]
+                               if p["name"].startswith("fuse-")}
+                else:
+                    ops_after = report["passes"][-1]["ops_after"]
+    row = {"program": name, "ops": ops, "ops_after": ops_after, "fused_ops_after": fused_ops_after,
+           "fusions": fusions}
     for job in jobs:
         row[f"{job}_s"] = _median(wall[job])
         row[f"{job}_cpu_s"] = _median(cpu[job])
     for job in reports:
-        if row[f"{job}_s"] is not None and row["plain_s"] is not None:
-            row[f"{job}_added_s"] = row[f"{job}_s"] - row["plain_s"]
-            row[f"{job}_added_cpu_s"] = row[f"{job}_cpu_s"] - row["plain_cpu_s"]
+        base = job[len("fuse_"):] if job.startswith("fuse_") else "plain"   # fuse over default
+        if row[f"{job}_s"] is not None and row[f"{base}_s"] is not None:
+            row[f"{job}_added_s"] = row[f"{job}_s"] - row[f"{base}_s"]
+            row[f"{job}_added_cpu_s"] = row[f"{job}_cpu_s"] - row[f"{base}_cpu_s"]
         row[f"{job}_passes_s"] = {p: _median(t) for (j, p), t in sorted(pass_s.items()) if j == job}
     if mlir_opt and row["mlir_plain_s"] is not None and row["mlir_passes_s"] is not None:
         row["mlir_added_s"] = row["mlir_passes_s"] - row["mlir_plain_s"]
@@ -198,6 +220,35 @@ seconds = time.perf_counter() - t0
 print(json.dumps({{"s": seconds, "hits": CACHE.hits, "misses": CACHE.misses, "enabled": CACHE.enabled,
                   "rewrites": sum(p.rewrites for p in result.passes), "ops": program.op_count()}}))
 """
+
+
+# The pipeline alone, in process (no read, verify or write): what `fuse` adds to `default`
+# with the whole-process noise of a shared machine left out.
+_PIPELINE_CHILD = """
+import gc, json, sys, time
+sys.path.insert(0, {root!r})
+gc.disable()
+import pirc
+program = pirc.load({path!r})
+t0 = time.perf_counter()
+pirc.run_pipeline(program, {pipeline!r})
+print(json.dumps({{"s": time.perf_counter() - t0}}))
+"""
+
+
+def in_process_fuse(path: Path, runs: int) -> dict:
+    """Median seconds of run_pipeline(default) and (fuse) on `path`, each in a fresh process,
+    the two interleaved."""
+    env = dict(process_env(), PYTHONPATH=str(ROOT))
+    got: dict = {"default": [], "fuse": []}
+    for _ in range(runs):
+        for pipeline in got:
+            code = _PIPELINE_CHILD.format(root=str(ROOT), path=str(path), pipeline=pipeline)
+            r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+            if r.returncode != 0:
+                raise RuntimeError(r.stderr[-2000:])
+            got[pipeline].append(json.loads(r.stdout.splitlines()[-1])["s"])
+    return {k: _median(v) for k, v in got.items()}
 
 
 def cache_rows(tmp: Path, layers: int, runs: int) -> list[dict]:
@@ -242,6 +293,13 @@ def _added(value, digits: int = 3) -> str:
     return _s(value, digits, "+")
 
 
+def _in_process(got) -> str:
+    if not got or got.get("default") is None or got.get("fuse") is None:
+        return ""
+    got["added"] = got["fuse"] - got["default"]
+    return f"{_s(got['default'])}, {_s(got['fuse'])}, {_added(got['added'])}"
+
+
 def _passes(times: dict) -> str:
     return " / ".join(f"{name} {t:.3f}" for name, t in times.items())
 
@@ -273,6 +331,36 @@ def markdown(info: dict, rows: list[dict], cache: list[dict], layers: int, comma
             verdicts.append(f"{job.replace('_', '-')} {_added(added, 2)} s (target < {limit} s: "
                             f"{'met' if met else '**not met**'})")
         lines += ["", f"At {big['ops']} ops: " + "; ".join(verdicts) + "."]
+    fused = [r for r in rows if r.get("fuse_verify_each_s") is not None]
+    if fused:
+        lines += ["", "`--pipeline=fuse` against `--pipeline=default` (issue 22): the same runs, "
+                      "what fuse adds to default (CPU seconds in brackets), and the fusion "
+                      "passes' own seconds from `--pass-report` (verify-each).", "",
+                  "| program | ops (after default / fuse) | + fuse --no-verify-each | + fuse "
+                  "| in process: default, fuse, + fuse | fusion passes (report) | rewrites |",
+                  "|---|---|---|---|---|---|---|"]
+        for r in fused:
+            own = {k: v for k, v in r["fuse_verify_each_passes_s"].items() if k.startswith("fuse-")}
+            lines.append(
+                f"| {r['program']} | {r['ops']} ({r['ops_after']} / {r['fused_ops_after']}) "
+                f"| {_added(r.get('fuse_no_verify_each_added_s'))} "
+                f"({_added(r.get('fuse_no_verify_each_added_cpu_s'))}) "
+                f"| {_added(r.get('fuse_verify_each_added_s'))} "
+                f"({_added(r.get('fuse_verify_each_added_cpu_s'))}) "
+                f"| {_in_process(r.get('in_process'))} "
+                f"| {_s(sum(own.values()))}: {_passes(own)} "
+                f"| {', '.join(f'{k} {v}' for k, v in r['fusions'].items() if v) or 'none'} |")
+        at10k = [r for r in fused if r["ops"] >= 10_000]
+        if at10k:
+            r = min(at10k, key=lambda r: r["ops"])
+            verdicts = []
+            for what, added in (("whole process, wall", r.get("fuse_verify_each_added_s")),
+                                ("whole process, CPU", r.get("fuse_verify_each_added_cpu_s")),
+                                ("in process", (r.get("in_process") or {}).get("added"))):
+                met = added is not None and added <= FUSE_TARGET
+                verdicts.append(f"{what} {_added(added, 2)} s ({'met' if met else '**not met**'})")
+            lines += ["", f"At {r['ops']} ops, what fuse adds to default (target <= "
+                          f"{FUSE_TARGET} s): " + "; ".join(verdicts) + "."]
     if cache:
         lines += ["", f"Rewrite cache: the default pipeline in process (verify-each on), one layer "
                       f"({cache[0]['layer_ops']} ops) against {layers} identical layers "
@@ -309,6 +397,8 @@ def main() -> None:
     ap.add_argument("--corpus", type=int, default=3, help="how many of the largest corpus programs")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--layers", type=int, default=100, help="layers of the rewrite-cache program (0: skip)")
+    ap.add_argument("--fuse", action="store_true",
+                    help="also run --pipeline=fuse and say what it adds to default (issue 22)")
     ap.add_argument("--record", action="store_true", help="append the tables to docs/PERFORMANCE.md")
     ap.add_argument("--json", dest="json_out", help="write the results here as JSON")
     args = ap.parse_args()
@@ -323,13 +413,16 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="pirc-bench-passes-"))
     rows = []
     try:
-        programs = [(f"{stem} (corpus)", path) for stem, path, _ in largest_corpus(args.corpus)]
+        programs = [(f"{stem} (corpus)", path)
+                    for stem, path, _ in (largest_corpus(args.corpus) if args.corpus else [])]
         for n in (int(s) for s in args.sizes.split(",") if s):
             path = tmp / f"p{n}.json"
             path.write_text(write_program(parse_text(generate(n), "bench", 4)))
             programs.append((f"generated {n // 1000}k", path))
         for name, path in programs:
-            row = program_row(re.sub(r"\W+", "_", name), path, tmp, args.runs, env)
+            row = program_row(re.sub(r"\W+", "_", name), path, tmp, args.runs, env, args.fuse)
+            if args.fuse:
+                row["in_process"] = in_process_fuse(path, args.runs)
             row["program"] = name
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)

@@ -10,8 +10,19 @@
     python3 tools/bench_run.py --mode zoo --zoo zoo2 --write docs/PERFORMANCE.md   # the second zoo
     python3 tools/bench_run.py --mode zoo --zoo zoo2 --threads 0 --write docs/PERFORMANCE.md
         # torch's and Paddle's default thread counts
+    python3 tools/bench_run.py --mode fusion --write docs/PERFORMANCE.md   # "## Fusion speed"
 
-Two modes:
+Three modes:
+- `--mode fusion` (issue 22): lowered modules after `--pipelines` (default `npu fuse`: `npu` on
+  device npu, where the fused torch_npu calls run their CPU references on a machine without an
+  NPU; `fuse` on device cpu; `NAME@DEVICE` for another) against the same models written by hand
+  as nn.Modules that read the same weights: the corpus mlp, cnn, transformer and control_flow,
+  the LLaMA block of tests/fixtures/bench (gen_bench_fixtures.py: dynamic batch) and the dev
+  zoo's BERT (weights from tools/zoo_weights.py), batch 1 and 64 (--batches).  Each hand
+  module is first checked against Paddle's recorded outputs (.io.npz), each lowered module
+  against the hand module at every batch; then all are timed call by call (no Paddle run).
+  Target: lowered / hand module <= 1.05 for every model with a fusion site (control_flow is
+  reported).  `--write` puts the table in the "## Fusion speed" section.
 - `--mode corpus` (default): the corpus models (tests/fixtures/corpus/3.3.1/*.json) against
   the same models written by hand in eager torch and against Paddle.  Batch sizes 1, 2, 4, ...
   64 (the corpus inputs tiled along the batch axis; control_flow has fixed shapes and runs once
@@ -157,7 +168,7 @@ def hand_versions(name, params):
 
 # -- timing -------------------------------------------------------------------------------------
 
-def interleaved_us(fns: dict, args, warmup, reps, rounds):
+def interleaved_us(fns: dict, args, warmup, reps, rounds, fastest=None):
     """Median time per call of each function, in microseconds.
 
     The functions take turns call by call (a load spike on a shared machine hits them all
@@ -177,6 +188,11 @@ def interleaved_us(fns: dict, args, warmup, reps, rounds):
                 times[k].append(time.perf_counter() - t0)
         for k in fns:
             per_round[k].append(float(np.median(times[k])))
+            if fastest is not None:
+                fastest.setdefault(k, []).append(min(times[k]))
+    if fastest is not None:   # the median over the rounds of each round's fastest call, in us
+        for k in list(fastest):
+            fastest[k] = float(np.median(fastest[k])) * 1e6
     return {k: float(np.median(v)) * 1e6 for k, v in per_round.items()}
 
 
@@ -309,6 +325,273 @@ def corpus_table(rows, compiled):
             cells[5:5] = [f"{r['compiled_us']:.0f}"]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
+
+
+# -- fusion mode: lowered after --pipeline=npu / fuse against hand-written nn.Modules ----------
+# Two more models written by hand, reading the same weights as the lowered module: the LLaMA
+# block of tests/fixtures/bench (tools/paddle_oracle/gen_bench_fixtures.py) and the dev zoo's
+# two-layer BERT.  Written as a torch user writes them today: projections with F.linear on
+# weights stored as nn.Linear stores them ([out, in], transposed once at load), attention
+# with F.scaled_dot_product_attention, HF's LlamaRMSNorm composition and rotate-half.
+BENCH = os.path.join(ROOT, "tests", "fixtures", "bench", "3.3.1")
+LLAMA_EPS, LLAMA_HEADS = 1e-6, 4
+
+
+def _rms(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + LLAMA_EPS) * w
+
+
+def _rotate_half(t):
+    half = t.shape[-1] // 2
+    return torch.cat((-t[..., half:], t[..., :half]), dim=-1)
+
+
+def hand_llama_block(m, x, cos, sin):
+    b, s, hidden = x.shape
+    h = _rms(x, m.norm1_w)
+    q, k, v = (F.linear(h, w).view(b, s, LLAMA_HEADS, -1).transpose(1, 2)
+               for w in (m.q_w, m.k_w, m.v_w))
+    q = q * cos + _rotate_half(q) * sin
+    k = k * cos + _rotate_half(k) * sin
+    o = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, s, hidden)
+    h2 = x + F.linear(o, m.o_w)
+    n2 = _rms(h2, m.norm2_w)
+    return (h2 + F.linear(F.silu(F.linear(n2, m.gate_w)) * F.linear(n2, m.up_w), m.down_w),)
+
+
+BERT_LAYERS = ((0, 1), (6, 3))   # (first linear_N of the layer: q k v out ffn1 ffn2, first layer_norm_N)
+
+
+def hand_bert(m, ids):
+    b, s = ids.shape
+
+    def lin(x, n):
+        return F.linear(x, getattr(m, f"linear_{n}_w_0"), getattr(m, f"linear_{n}_b_0"))
+
+    def ln(x, n):
+        return F.layer_norm(x, x.shape[-1:], getattr(m, f"layer_norm_{n}_w_0"),
+                            getattr(m, f"layer_norm_{n}_b_0"), 1e-12)
+
+    mask = (ids == 0).to(torch.float32).mul(-10000.0)[:, None, None, :]
+    h = ln(F.embedding(ids, m.embedding_0_w_0) + m.embedding_1_w_0[:s] + m.embedding_2_w_0[0], 0)
+    for first, norm in BERT_LAYERS:
+        q, k, v = (lin(h, first + i).view(b, s, 4, 16).transpose(1, 2) for i in range(3))
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        h = ln(h + lin(a.transpose(1, 2).reshape(b, s, 64), first + 3), norm)
+        h = ln(h + lin(F.gelu(lin(h, first + 4)), first + 5), norm + 1)
+    return (h, torch.tanh(lin(h[:, 0], 12)))
+
+
+def nn_linear_layout(params, names):
+    """The weights as a torch user stores them: each 2-D matmul weight in `names` (Paddle's
+    [in, out]) as nn.Linear's [out, in], contiguous; the rest as they are."""
+    out = {}
+    for k, v in params.items():
+        t = torch.from_numpy(np.array(v))
+        out[k.replace(".", "_")] = t.t().contiguous() if names(k) and t.ndim == 2 else t
+    return out
+
+
+@dataclass(frozen=True)
+class FusionModel:
+    name: str
+    program: str          # saved JSON
+    io: str               # .io.npz beside it: in__<feed>, out__<i> (Paddle's outputs)
+    weights: str          # "pdiparams" (the file beside the program) or "zoo" (tools/zoo_weights)
+    hand: object          # forward(m, *feeds)
+    linear_weights: object = None   # name -> stored as nn.Linear's [out, in] (F.linear users)
+
+
+def _corpus(name):
+    return os.path.join(CORPUS, f"{name}.3.3.1")
+
+
+FUSION_MODELS = [
+    FusionModel("mlp", _corpus("mlp") + ".json", _corpus("mlp") + ".io.npz", "pdiparams", hand_mlp),
+    FusionModel("cnn", _corpus("cnn") + ".json", _corpus("cnn") + ".io.npz", "pdiparams", hand_cnn),
+    FusionModel("transformer", _corpus("transformer") + ".json",
+                _corpus("transformer") + ".io.npz", "pdiparams", hand_transformer),
+    FusionModel("llama_block", os.path.join(BENCH, "llama_block.3.3.1.json"),
+                os.path.join(BENCH, "llama_block.3.3.1.io.npz"), "pdiparams", hand_llama_block,
+                lambda k: k.endswith(".w") and not k.startswith("norm")),
+    FusionModel("bert", os.path.join(ZOO, "3.3.1", "bert.3.3.1.json"),
+                os.path.join(ZOO, "3.3.1", "bert.3.3.1.io.npz"), "zoo", hand_bert,
+                lambda k: k.startswith("linear_") and k.endswith(".w_0")),
+    FusionModel("control_flow", _corpus("control_flow") + ".json",
+                _corpus("control_flow") + ".io.npz", "pdiparams", hand_control_flow),
+]
+FUSION_PIPELINES = ("npu", "fuse")
+FUSION_BATCHES = (1, 64)
+FUSION_TARGET = 1.05   # lowered / hand nn.Module, every model with a fusion site (issue 22)
+
+
+def pipeline_device(spec):
+    """`npu` -> ("npu", "npu"); `fuse` -> ("fuse", "cpu"); `NAME@DEVICE` -> (NAME, DEVICE)."""
+    name, _, device = spec.partition("@")
+    return name, device or ("npu" if name == "npu" else "cpu")
+
+
+def fusion_params(fm, program):
+    import pirc
+
+    if fm.weights == "zoo":
+        return zoo_params(program, fm.program[:-len(".json")] + ".constants.npz")
+    path = fm.program[:-len(".json")] + ".pdiparams"
+    return pirc.read_params(path, program) if os.path.exists(path) else {}
+
+
+def fused_ops(gm):
+    """The lowered module's calls into fused ops (npu.* entry points and the fused kernels):
+    `name xN` sorted, what the pipeline's fusions left for the lowering to emit."""
+    from collections import Counter
+
+    names = Counter()
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        mod, fn = getattr(node.target, "__module__", "") or "", getattr(node.target, "__name__", "")
+        if mod.startswith("pirc.lower.npu") or mod.endswith("kernels.fused") or \
+                mod.endswith("kernels.fused_cpu"):
+            names[fn] += 1
+    return ", ".join(f"{k} x{v}" if v > 1 else k for k, v in sorted(names.items())) or "none"
+
+
+def torch_calls(fn, targs):
+    """How many torch ops one call of `fn` dispatches from Python (the profiler's top-level
+    events): a count that does not move with the machine's load, and at batch 1 most of the
+    time (each costs a few microseconds before any arithmetic)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        fn(*targs)
+    return sum(1 for e in prof.events() if e.cpu_parent is None)
+
+
+def bench_fusion_model(fm, args):
+    """Rows per batch: the hand module checked against Paddle's recorded outputs first (the
+    hand-written model must be the model), each pipeline's lowered module against the hand
+    module's outputs at each batch, then all of them timed call by call."""
+    import warnings
+
+    import pirc
+    from pirc.api import lower
+
+    program = pirc.load(fm.program)
+    params = fusion_params(fm, program)
+    feeds, ref = recorded(fm)
+    shapes = feed_shapes(program)
+    hand_tensors = nn_linear_layout(params, fm.linear_weights or (lambda k: False))
+    hand_module = HandModule(fm.hand, hand_tensors)
+    ns = types.SimpleNamespace(**hand_tensors)
+    hand_fn = (lambda *inputs: fm.hand(ns, *inputs))
+    with torch.no_grad():
+        outs = [o.numpy() for o in hand_module(*[torch.from_numpy(np.array(feeds[k]))
+                                                 for k in shapes])]
+    hand_err, ok, why = check_outputs(outs, ref, args.atol, args.rtol)
+    if not ok:
+        return [{"model": fm.name, "skipped": f"the hand module is not the model: {why}"}]
+    lowered, notes = {}, {}
+    for spec in args.pipelines:
+        pipe, device = pipeline_device(spec)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")   # device npu on a CPU: its fallback warning
+                gm = lower(program, params, device=device, pipeline=pipe)
+                result = pirc.run_pipeline(pirc.load(fm.program), pipe, params=params,
+                                           device=device, report=False)
+            lowered[spec] = gm
+            rewrites = {p.name: p.rewrites for p in result.passes
+                        if p.name.startswith("fuse-") and p.rewrites}
+            notes[spec] = (", ".join(f"{k} {v}" for k, v in rewrites.items()) or "no fusion")
+            notes[spec] += f"; calls: {fused_ops(gm)}"
+        except Exception as e:   # noqa: BLE001 - a pipeline that cannot run is the row's reason
+            notes[spec] = "failed: " + first_line(e)
+    rec_bsz = recorded_batch(feeds, shapes)
+    batches = [None] if fm.name in FIXED_SHAPE else list(args.batches)
+    rows = []
+    with torch.no_grad():
+        for bsz in batches:
+            arrs = feeds if bsz is None else batch_inputs(feeds, shapes, bsz)
+            if arrs is None:
+                continue
+            targs = [torch.from_numpy(np.array(arrs[k])) for k in shapes]
+            want = [o.numpy() for o in hand_module(*targs)]
+            tiled_ref = ref if bsz is None else tiled_outputs(ref, rec_bsz, bsz)
+            row = {"model": fm.name, "batch": "fixed" if bsz is None else str(bsz),
+                   "hand_err": check_outputs(want, tiled_ref, args.atol, args.rtol)[0],
+                   "fused": notes}
+            fns = {"hand_module": hand_module, "hand_fn": hand_fn}
+            for spec, gm in lowered.items():
+                err, ok, why = check_outputs([o.numpy() for o in gm(*targs)], want, args.atol,
+                                             args.rtol)
+                row[spec + "_err"] = err
+                if ok:
+                    fns[spec] = gm
+                else:
+                    row[spec + "_mismatch"] = why
+            fastest = {}
+            for label, us in interleaved_us(fns, targs, args.warmup, args.reps,
+                                            args.rounds, fastest).items():
+                row[label + "_us"] = us
+                row[label + "_min_us"] = fastest[label]
+            for label, fn in fns.items():
+                row[label + "_calls"] = torch_calls(fn, targs)
+            rows.append(row)
+    return rows
+
+
+def fusion_table(rows, pipelines):
+    head = ["model", "batch", "hand nn.Module (us)", "hand function (us)"]
+    for spec in pipelines:
+        head += [f"`{spec}` lowered (us)", f"`{spec}` / hand module",
+                 f"`{spec}` / hand, fastest calls", f"max |`{spec}` - hand|"]
+    head += ["max |hand - Paddle|", "torch calls: hand / " + " / ".join(f"`{s}`" for s in pipelines)]
+
+    def cells(r, notes):
+        c = [r["model"], r["batch"], _num(r, "hand_module_us", ".0f"), _num(r, "hand_fn_us", ".0f")]
+        calls = " / ".join(str(r.get(k + "_calls", "-")) for k in ["hand_module", *pipelines])
+        for spec in pipelines:
+            us, hand = r.get(spec + "_us"), r.get("hand_module_us")
+            mark = "" if r["model"] in FIXED_SHAPE or us is None or us <= FUSION_TARGET * hand \
+                else " (over)"
+            fast, fast_hand = r.get(spec + "_min_us"), r.get("hand_module_min_us")
+            c += [_us(r, spec), "-" if us is None else f"{us / hand:.2f}{mark}",
+                  "-" if fast is None else f"{fast / fast_hand:.2f}",
+                  _num(r, spec + "_err", ".2g")]
+            if r.get(spec + "_mismatch"):
+                notes.append(f"- {r['model']} batch {r['batch']} `{spec}`: {r[spec + '_mismatch']}")
+        return c + [_num(r, "hand_err", ".2g"), calls]
+
+    tab = markdown_table(head, rows, cells)
+    seen, lines = set(), []
+    for r in rows:
+        if "fused" in r and r["model"] not in seen:
+            seen.add(r["model"])
+            lines.append(f"- {r['model']}: " + "; ".join(f"`{s}`: {r['fused'].get(s, '-')}"
+                                                         for s in pipelines))
+    return (tab + "\n\nFusion rewrites of each pipeline (pass report) and the fused calls its "
+            "lowered module makes:\n\n" + "\n".join(lines))
+
+
+def run_fusion(args):
+    rows = []
+    for fm in FUSION_MODELS:
+        if args.models and fm.name not in args.models:
+            continue
+        try:
+            rows += bench_fusion_model(fm, args)
+        except Exception as e:   # one model's failure is a row, not the end of the run
+            rows.append({"model": fm.name, "skipped": first_line(e)})
+        print(f"{fm.name}: done", file=sys.stderr, flush=True)
+    what = ("lowered modules (pirc.lower(program, params, device, pipeline=P): `npu` on device "
+            "npu, i.e. the torch_npu calls' CPU references on this machine; `fuse` on device cpu) "
+            "against the same models written by hand as nn.Modules (weights from the same "
+            "files); the hand modules checked against Paddle 3.3.1's recorded outputs (.io.npz, "
+            f"atol {args.atol:g} + rtol {args.rtol:g} * max|ref|) and each lowered module "
+            "against the hand module at every batch before timing; target: lowered / hand "
+            f"module <= {FUSION_TARGET} (\"(over)\" marks a miss; control_flow is reported, not "
+            "a target)")
+    return fusion_table(rows, args.pipelines), what
 
 
 # -- zoo mode ------------------------------------------------------------------------------------
@@ -704,7 +987,8 @@ def write_section(path, entry, section="Run"):
 # -- command line --------------------------------------------------------------------------------
 
 DEFAULTS = {"corpus": {"batches": BATCHES, "reps": 50, "rounds": 5, "warmup": 5},
-            "zoo": {"batches": ZOO_BATCHES, "reps": 10, "rounds": 3, "warmup": 2}}
+            "zoo": {"batches": ZOO_BATCHES, "reps": 10, "rounds": 3, "warmup": 2},
+            "fusion": {"batches": FUSION_BATCHES, "reps": 30, "rounds": 7, "warmup": 5}}
 
 
 def parse_args(argv=None):
@@ -737,6 +1021,9 @@ def parse_args(argv=None):
     ap.add_argument("--atol", type=float, default=1e-5, help="zoo: output check, absolute part")
     ap.add_argument("--rtol", type=float, default=1e-3,
                     help="zoo: output check, part relative to the output's max |Paddle|")
+    ap.add_argument("--pipelines", nargs="*", default=list(FUSION_PIPELINES),
+                    help="fusion mode: the pipelines whose lowered modules are timed (npu on "
+                         "device npu, the others on cpu; NAME@DEVICE to choose)")
     ap.add_argument("--write", help="add the table to the '## Run' (corpus) or '## Zoo' (zoo) "
                                     "section of this markdown file")
     args = ap.parse_args(argv)
@@ -745,7 +1032,7 @@ def parse_args(argv=None):
     for key, value in DEFAULTS[args.mode].items():
         if getattr(args, key) is None:
             setattr(args, key, list(value) if isinstance(value, tuple) else value)
-    if args.mode == "corpus" and (args.no_paddle or args.check_only or args.export):
+    if args.mode != "zoo" and (args.no_paddle or args.check_only or args.export):
         ap.error("--no-paddle, --check-only and --export are zoo-mode options")
     if args.export and args.compile:
         ap.error("--export and --compile are separate runs (--export checks the eager "
@@ -817,6 +1104,8 @@ def run_zoo_export(args):
 def section(args):
     if args.mode == "corpus":
         return "Run"
+    if args.mode == "fusion":
+        return "Fusion speed"
     return "Zoo export and compile" if args.export else "Zoo"
 
 
@@ -826,11 +1115,13 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
     threads = (f"{args.threads} thread{'s' if args.threads > 1 else ''}" if args.threads else
                f"default threads (torch {torch.get_num_threads()}, Paddle's OpenMP default)")
-    run = run_corpus if args.mode == "corpus" else run_zoo_export if args.export else run_zoo
+    run = (run_corpus if args.mode == "corpus" else run_fusion if args.mode == "fusion" else
+           run_zoo_export if args.export else run_zoo)
     tab, what = run(args)
     print(tab)
     if args.write:
-        paddle = "not run" if args.no_paddle or args.export else (args.paddle_version or "?")
+        paddle = ("not run" if args.no_paddle or args.export or args.mode == "fusion" else
+                  (args.paddle_version or "?"))
         command = shlex.join(["python3", "tools/bench_run.py",
                               *(argv if argv is not None else sys.argv[1:])])
         text = (f"### {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, commit {commit()}: "

@@ -36,14 +36,26 @@ def rsqrt(x):
     out = torch.rsqrt(x)
     if x.dtype != torch.float32:
         return out
-    denormal = (x != 0) & (torch.abs(x) < FLT_MIN) & eigen_packet_lanes(x)
+    from ..control_flow import _tracing
+
+    # On data, one reduction first: no nonzero |x| below FLT_MIN (an RMSNorm's mean + eps
+    # never has one) leaves nothing to fix, and the lane mask (an arange per call) is not
+    # built; traced, all of it is in the graph.
+    tiny = torch.abs(x) < FLT_MIN
+    if not _tracing(x) and not bool((tiny & (x != 0)).any()):
+        return out
+    denormal = tiny & (x != 0) & eigen_packet_lanes(x)
     return torch.where(denormal, torch.copysign(torch.full_like(x, math.inf), x), out)
 
 
 @REGISTRY.register("pd_op.silu", since=1)
 def silu(x):
     # phi SiluFunctor: x / (1 + exp(-x)), not torch's x * sigmoid(x).
-    return x / (1 + torch.exp(-x))
+    if x.requires_grad or not x.is_floating_point():
+        return x / (1 + torch.exp(-x))
+    t = torch.neg(x)   # the same operations in place on the temporary: the same bits
+    t.exp_().add_(1)
+    return torch.div(x, t)
 
 
 @REGISTRY.register("pd_op.swiglu", since=1)

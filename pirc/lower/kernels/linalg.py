@@ -126,6 +126,36 @@ def fc(input, w, bias=None, *, in_num_col_dims=1, activation_type="", padding_we
     return out.reshape(tuple(input.shape[:in_num_col_dims]) + (w.shape[1],))
 
 
+@specializer(fc)
+def _fc_call(site):
+    """The fc a fusion pass makes from matmul + add (+ relu): when the input's last dim is its
+    only column dim, torch.matmul on the (contiguous) input (it folds the leading dims into
+    the rows: the same mm as `_flat2`, the result already in the kernel's output shape), then the
+    bias and relu in place on that fresh product; no flatten / reshape round trip and no
+    Python between the calls.  Paddle's CPU fc adds the bias after the GEMM (fc_functor.cc),
+    and so does this: not addmm, whose bias enters MKL's accumulation and changes last bits."""
+    x, w, bias = site.p["input"], site.p["w"], site.p["bias"]
+    rank, wshape = site.rank(x), site.static_shape(w)
+    act, dtype = site.p["activation_type"], site.dtype(x)
+    if (rank is None or rank < 2 or site.p["in_num_col_dims"] != rank - 1
+            or site.p["padding_weights"] or act not in ("", "relu") or wshape is None
+            or len(wshape) != 2 or dtype not in (torch.float32, torch.float64)
+            or site.dtype(w) != dtype):
+        return None
+    # torch.matmul folds an N-D input into rows only when its leading dims are packed, else
+    # it broadcasts a bmm (other bits); contiguous() (the input itself when it already is)
+    # makes it fold, as the kernel's reshape does
+    out = site.call(torch.matmul, site.method("contiguous", x) if rank > 2 else x, w)
+    if bias is not None:
+        if site.dtype(bias) != dtype or site.static_shape(bias) not in ((wshape[1],),
+                                                                       (1, wshape[1])):
+            return None
+        out = site.method("add_", out, bias)
+    if act == "relu":
+        out = site.method("relu_", out)
+    return out
+
+
 @REGISTRY.register("pd_op.linear_v2", since=4)
 def linear_v2(input, weight, bias, *, transpose_weight=False):  # noqa: A002
     return torch.matmul(input, weight.mT if transpose_weight else weight) + bias

@@ -112,11 +112,11 @@ def _refold(x, fast, bounds):
     # +inf and -inf or by overflow, only takes the exact path below); float64 also needs
     # no value below -FLT_MAX.  Traced, all of it is in the graph.
     if not _tracing(fast):
-        total = fast.sum()
-        plain = ~(torch.isnan(total) | (total == -math.inf))
-        if fast.dtype != torch.float32 and fast.numel():
-            plain = plain & (fast.amin() >= -_FLT_MAX)
-        if bool(plain):
+        total = fast.sum().item()   # one reduction and one read, no tensor-valued tests
+        plain = not (math.isnan(total) or total == -math.inf)
+        if plain and fast.dtype != torch.float32 and fast.numel():
+            plain = bool(fast.amin() >= -_FLT_MAX)
+        if plain:
             return fast
     floor = torch.full((), -_FLT_MAX, dtype=fast.dtype, device=fast.device)
     out = torch.maximum(fast, floor)  # NaN stays NaN
@@ -180,9 +180,18 @@ def max_pool2d_nchw(x, kernel, strides, pads, *, ceil_mode=False):
     made contiguous again so that what follows (a conv picking its algorithm by layout)
     computes exactly as before.
     """
+    from ..control_flow import _tracing
+
+    if x.numel() <= _SMALL_POOL_INPUT and x.is_contiguous() and not _tracing(x):
+        # a small map: the two layout copies cost more than the scalar loop (measured on
+        # [1, 16, 8, 8]: 3.8 us direct, 6.2 us through channels-last); the same maxima
+        return F.max_pool2d(x, kernel, strides, pads, ceil_mode=ceil_mode)
     y = F.max_pool2d(x.contiguous(memory_format=torch.channels_last), kernel, strides, pads,
                      ceil_mode=ceil_mode)
     return y.contiguous()
+
+
+_SMALL_POOL_INPUT = 4096   # elements; [64, 8, 16, 16] already runs 4x faster channels-last
 
 
 _TORCH_POOL = {("max", 2): max_pool2d_nchw, ("max", 3): F.max_pool3d,

@@ -8,6 +8,7 @@ ignores listed axes whose size is not 1.
 
 from __future__ import annotations
 
+import math
 import operator
 
 import torch
@@ -201,8 +202,25 @@ def _reshape_call(site):
         # one copied dim is dynamic and nothing is inferred: -1 infers exactly that dim
         dims = [(-1 if shape[i] < 0 else shape[i]) if d == 0 else d for i, d in enumerate(dims)]
     elif 0 in dims:
-        return None
+        return _copied_prefix_reshape(site, x, dims, shape)
     return site.call(torch.reshape, x, dims)
+
+
+def _copied_prefix_reshape(site, x, dims, shape):
+    """[0, 0, 4, 16] on [-1, -1, 64] (heads split off a dynamic batch and sequence) or
+    [0, 0, 64] on [-1, -1, 4, 16] (merged back): the copied dims a prefix, the rest static.
+    Splitting the one dim after the prefix is `unflatten` (always a view, the strides reshape
+    gives), merging the dims after it is `flatten` (reshape's own view-or-copy)."""
+    k = next(i for i, d in enumerate(dims) if d != 0) if any(d != 0 for d in dims) else len(dims)
+    rest, tail = dims[k:], shape[k:]
+    if (any(d == 0 for d in rest) or any(d < 0 for d in rest) or not tail
+            or any(d < 0 for d in tail) or math.prod(rest) != math.prod(tail)):
+        return None
+    if len(rest) == 1:
+        return site.call(torch.flatten, x, k)
+    if len(tail) == 1:
+        return site.method("unflatten", x, k, tuple(rest))
+    return None
 
 
 @specializer(flatten)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 
+from ..specialize import specializer
 from . import reference
 
 
@@ -82,6 +83,43 @@ def npu_fusion_attention(query, key, value, head_num, input_layout, pse=None, pa
 _ATTENTION_DEFAULTS = {"prefix": None, "actual_seq_qlen": None, "actual_seq_kvlen": None,
                        "gen_mask_parallel": True, "sync": False, "softmax_layout": "",
                        "sink": None, "dropout_mask": None, "seed": 0, "offset": 0}
+
+
+def npu_fusion_attention_out(query, key, value, head_num, input_layout, pse=None,
+                             padding_mask=None, atten_mask=None, scale=1., keep_prob=1.,
+                             pre_tockens=2147483647, next_tockens=2147483647, inner_precise=0,
+                             sparse_mode=0):
+    """npu_fusion_attention's attention_out alone (what `_attention_out_only` puts in place
+    of a call whose other results nothing reads): torch_npu's call on an NPU, the reference
+    without its softmax statistics elsewhere (the same output bits)."""
+    if on_npu(query):
+        return npu_fusion_attention(query, key, value, head_num, input_layout, pse=pse,
+                                    padding_mask=padding_mask, atten_mask=atten_mask,
+                                    scale=scale, keep_prob=keep_prob, pre_tockens=pre_tockens,
+                                    next_tockens=next_tockens, inner_precise=inner_precise,
+                                    sparse_mode=sparse_mode)[0]
+    return reference.npu_fusion_attention_out(query, key, value, head_num, input_layout, pse,
+                                              atten_mask, scale, keep_prob, sparse_mode)
+
+
+_OUT_ONLY_UNSUPPORTED = ("prefix", "actual_seq_qlen", "actual_seq_kvlen", "sink",
+                         "dropout_mask")
+
+
+@specializer(npu_fusion_attention)
+def _attention_out_only(site):
+    """A call whose users read only attention_out (result 0) becomes npu_fusion_attention_out:
+    one result, the same call on an NPU, no softmax statistics on the CPU.  Chosen by the
+    call's result uses (docs/LOWERING.md); a call with a varlen / prefix / sink argument,
+    or whose statistics are read, stays as it is."""
+    if any(site.p[k] is not None for k in _OUT_ONLY_UNSUPPORTED):
+        return None
+    keep = ("query", "key", "value", "head_num", "input_layout", "pse", "padding_mask",
+            "atten_mask", "scale", "keep_prob", "pre_tockens", "next_tockens",
+            "inner_precise", "sparse_mode")
+    out = site.call(npu_fusion_attention_out, *(site.p[k] for k in keep[:5]),
+                    **{k: site.p[k] for k in keep[5:]})
+    return (out,) + (None,) * 6
 
 
 def npu_gelu(self, *, approximate="none"):

@@ -11,12 +11,22 @@ import torch
 import torch.nn.functional as F
 
 
+def _f32(t):
+    """t in float32; t itself when it already is (no `.float()` dispatch: these references
+    run once per op per call, and on float32 models each no-op conversion is a torch call)."""
+    return t if t.dtype == torch.float32 else t.float()
+
+
+def _as(t, dtype):
+    return t if t.dtype == dtype else t.to(dtype)
+
+
 def npu_rms_norm(self, gamma, epsilon=1e-06):
     """-> (y, rstd): normalised over the last gamma.dim() dims; rstd float32, keepdim shape."""
     dims = tuple(range(self.dim() - gamma.dim(), self.dim()))
-    xf = self.float()
+    xf = _f32(self)
     rstd = torch.rsqrt(xf.pow(2).mean(dim=dims, keepdim=True) + epsilon)
-    return (xf * rstd * gamma.float()).to(self.dtype), rstd
+    return _as(xf * rstd * _f32(gamma), self.dtype), rstd
 
 
 def npu_add_rms_norm(x1, x2, gamma, epsilon=1e-06):
@@ -29,7 +39,7 @@ def npu_add_rms_norm(x1, x2, gamma, epsilon=1e-06):
 def npu_swiglu(self, dim=-1):
     """silu(first half) * second half along dim."""
     a, b = torch.chunk(self, 2, dim=dim)
-    return (F.silu(a.float()) * b.float()).to(self.dtype)
+    return _as(F.silu(_f32(a)) * _f32(b), self.dtype)
 
 
 def npu_rotary_mul(self, r1, r2, rotary_mode="half", rotate=None):
@@ -64,7 +74,7 @@ def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
     """softmax((x * scale) with mask==True filled, dim=-1); -1e4 fill as torch_npu's golden."""
     if fixed_triu_mask:
         mask = torch.triu(torch.ones(x.shape[-2:], dtype=torch.bool, device=x.device), 1)
-    return torch.softmax((x.float() * scale).masked_fill(mask, -1e4), -1).to(x.dtype)
+    return _as(torch.softmax((_f32(x) * scale).masked_fill(mask, -1e4), -1), x.dtype)
 
 
 _TO_BNSD = {  # layout -> function turning (tensor, head_num) into B, N, S, D
@@ -94,6 +104,30 @@ def npu_fusion_attention(query, key, value, head_num, input_layout, pse=None, pa
     softmax_max / softmax_sum ([B, N, S1, 8] float32) hold the row max and the sum of exp(s - max),
     repeated 8 times; softmax_out is the reserved empty tensor.
     """
+    s, v = _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask, scale,
+                             keep_prob, sparse_mode, sink, actual_seq_qlen)
+    row_max = s.amax(-1, keepdim=True)
+    row_sum = torch.exp(s - row_max).sum(-1, keepdim=True)
+    return (_attention_out(s, v, query.dtype, input_layout),
+            row_max.expand(*row_max.shape[:-1], 8).contiguous(),
+            row_sum.expand(*row_sum.shape[:-1], 8).contiguous(),
+            query.new_empty((0,)), seed, offset, 0)
+
+
+def npu_fusion_attention_out(query, key, value, head_num, input_layout, pse=None,
+                             atten_mask=None, scale=1., keep_prob=1., sparse_mode=0, sink=None,
+                             actual_seq_qlen=None):
+    """attention_out of npu_fusion_attention alone, computed as that reference computes it
+    (the same torch calls, so the same bits), without the softmax statistics: a program
+    that reads only the output (every one pirc lowers) skips their exp over the scores."""
+    s, v = _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask, scale,
+                             keep_prob, sparse_mode, sink, actual_seq_qlen)
+    return _attention_out(s, v, query.dtype, input_layout)
+
+
+def _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask, scale,
+                      keep_prob, sparse_mode, sink, actual_seq_qlen):
+    """(scaled, masked float32 scores [B, N, S1, S2], float32 value in BNSD)."""
     if input_layout not in _TO_BNSD:
         raise ValueError(f"npu_fusion_attention reference: layout {input_layout!r} not supported")
     if keep_prob != 1.0 or sparse_mode != 0 or sink is not None or actual_seq_qlen is not None:
@@ -109,15 +143,14 @@ def npu_fusion_attention(query, key, value, head_num, input_layout, pse=None, pa
     if k.shape[1] != q.shape[1]:
         k = k.repeat_interleave(q.shape[1] // k.shape[1], 1)
         v = v.repeat_interleave(q.shape[1] // v.shape[1], 1)
-    s = q.float() @ k.float().transpose(-1, -2)
+    s = _f32(q) @ _f32(k).transpose(-1, -2)
     if pse is not None:
-        s = s + pse.float()
+        s = s + _f32(pse)
     s = s * scale
     if atten_mask is not None:
         s = s.masked_fill(atten_mask.bool(), float("-inf"))
-    row_max = s.amax(-1, keepdim=True)
-    row_sum = torch.exp(s - row_max).sum(-1, keepdim=True)
-    out = (torch.softmax(s, -1) @ v.float()).to(query.dtype)
-    return (_FROM_BNSD[input_layout](out), row_max.expand(*row_max.shape[:-1], 8).contiguous(),
-            row_sum.expand(*row_sum.shape[:-1], 8).contiguous(),
-            query.new_empty((0,)), seed, offset, 0)
+    return s, _f32(v)
+
+
+def _attention_out(s, v, dtype, input_layout):
+    return _FROM_BNSD[input_layout](_as(torch.softmax(s, -1) @ v, dtype))

@@ -1,0 +1,254 @@
+"""The speed paths taken for issue 22's benchmark (tools/bench_run.py --mode fusion) give the bits
+of what they replace.
+
+* pd_op.fc's specialiser (matmul on the input as it is, bias and relu in place) against the fc
+  kernel, static and dynamic first dim, contiguous or not;
+* reshape with copied (0) leading dims that are dynamic: unflatten / flatten against the kernel;
+* rsqrt's check-first path against the masked fix of Eigen's denormal lanes;
+* max pool: the direct NCHW call on a small map against the channels-last one, and the NaN /
+  -inf refold's one-read test against the windows it must refold;
+* npu_fusion_attention: the output-only call (chosen where nothing reads the softmax
+  statistics) against the full reference's output, and the lowering choosing it;
+* the npu references without their no-op float32 conversions against the formulas.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+import pytest
+import torch
+import torch.fx as fx
+import torch.nn.functional as F
+
+from pirc.lower.kernels import fused, pool
+from pirc.lower.kernels.linalg import fc
+from pirc.lower.kernels.shape import reshape
+from pirc.lower.npu import ops, reference
+from pirc.lower.specialize import specialize_calls
+
+g = torch.Generator().manual_seed(22)
+
+
+def bits_equal(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    if a.dtype == torch.bfloat16:   # numpy has no bfloat16: its bits as int16
+        a, b = a.view(torch.int16), b.view(torch.int16)
+    np.testing.assert_array_equal(a.contiguous().numpy().reshape(-1).view(np.uint8),
+                                  b.contiguous().numpy().reshape(-1).view(np.uint8))
+
+
+def one_call(fn, operands, kwargs, dynamic_first_dim):
+    """A one-call graph with the operands' static types on its placeholders (the first
+    operand's first dim -1 when `dynamic_first_dim`: weights stay static), specialised."""
+    graph = fx.Graph()
+    args = []
+    for i, t in enumerate(operands):
+        if t is None:
+            args.append(None)
+            continue
+        node = graph.placeholder(f"in{i}")
+        shape = list(t.shape)
+        if dynamic_first_dim and i == 0:
+            shape[:int(dynamic_first_dim)] = [-1] * int(dynamic_first_dim)
+        copy = graph.call_function(torch.clone, (node,))  # a value the graph computes
+        for n in (node, copy):
+            n.meta["pir_shape"], n.meta["pir_dtype"] = tuple(shape), t.dtype
+        args.append(copy)
+    graph.output(graph.call_function(fn, tuple(args), kwargs))
+    gm = fx.GraphModule(torch.nn.Module(), graph)
+    return gm, specialize_calls(gm)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("act", ["", "relu"])
+@pytest.mark.parametrize("bias_shape", ["1-D", "2-D", None])
+@pytest.mark.parametrize("dynamic_first_dim", [False, True])
+def test_fc_specialised_is_the_kernel(dtype, act, bias_shape, dynamic_first_dim):
+    for shape, k, n in [((3, 5, 7), 7, 9), ((4, 16), 16, 3), ((2, 3, 4, 64), 64, 65)]:
+        x = torch.randn(shape, generator=g, dtype=dtype)
+        x[0, 0] = float("nan") if x.dim() > 1 else x[0, 0]
+        w = torch.randn(k, n, generator=g, dtype=dtype)
+        b = None if bias_shape is None else torch.randn(n if bias_shape == "1-D" else (1, n),
+                                                        generator=g, dtype=dtype)
+        kw = {"in_num_col_dims": x.dim() - 1, "activation_type": act}
+        want = fc(x, w, b, **kw)
+        gm, done = one_call(fc, [x, w, b], kw, dynamic_first_dim)
+        assert done == 1 and fc not in [nd.target for nd in gm.graph.nodes]
+        bits_equal(gm(*[t for t in (x, w, b) if t is not None]), want)
+        # a transposed (non-contiguous) input: torch.matmul copies it as reshape would
+        xt = torch.randn(tuple(reversed(shape[:-1])) + (k,), generator=g, dtype=dtype)
+        if xt.dim() == 3:
+            xt = xt.transpose(0, 1)
+            bits_equal(gm(*[t for t in (xt, w, b) if t is not None]), fc(xt, w, b, **kw))
+
+
+def test_fc_keeps_the_kernel_where_the_rows_are_not_all_leading_dims():
+    x, w = torch.randn(2, 3, 4, generator=g), torch.randn(12, 5, generator=g)
+    gm, done = one_call(fc, [x, w, None], {"in_num_col_dims": 1}, False)
+    assert done == 0
+    bits_equal(gm(x, w), fc(x, w, in_num_col_dims=1))
+
+
+@pytest.mark.parametrize("src,spec", [((3, 5, 64), [0, 0, 4, 16]), ((3, 5, 4, 16), [0, 0, 64]),
+                                      ((2, 3, 5, 6), [0, 0, 30]), ((3, 5, 64), [0, 0, 64])])
+def test_reshape_of_dynamic_copied_dims_is_the_kernel(src, spec):
+    gm, done = one_call(reshape, [torch.randn(src, generator=g)], {"shape": spec}, 2)
+    assert done == 1
+    for x in (torch.randn(src, generator=g), torch.randn(src[::-1], generator=g).permute(
+            *reversed(range(len(src)))), torch.randn((7,) + src[1:], generator=g)[2:5]):
+        want, got = reshape(x, spec), gm(x)
+        assert got.shape == want.shape and got.stride() == want.stride()
+        bits_equal(got, want)
+
+
+def test_reshape_keeps_the_kernel_where_the_prefix_is_not_copied_dims():
+    _, done = one_call(reshape, [torch.randn(3, 5, 6, 4, generator=g)], {"shape": [0, 4, 0, 0]}, 3)
+    assert done == 0
+
+
+def test_rsqrt_check_first_is_the_masked_fix(monkeypatch):
+    tiny = torch.finfo(torch.float32).tiny
+    cases = [torch.rand(37, generator=g) + 0.5, torch.tensor([0.0, -0.0, 1.0, math.inf]),
+             torch.tensor([tiny / 4] * 17 + [-tiny / 8] * 9 + [2.0, 0.0]),
+             torch.rand(3, 11, generator=g).mul(1e-37)]
+    want = []
+    for x in cases:
+        want.append(fused.rsqrt(x))
+    monkeypatch.setattr("pirc.lower.control_flow._tracing", lambda t: True)  # the full path
+    for x, w in zip(cases, want):
+        bits_equal(fused.rsqrt(x), w)
+    assert torch.isinf(want[2][:16]).all() and want[2][16] > 0  # the lanes still fixed
+
+
+@pytest.mark.parametrize("shape", [(1, 16, 8, 8), (2, 3, 7, 9), (1, 8, 16, 16), (64, 16, 8, 8)])
+def test_small_max_pool_direct_is_channels_last(shape):
+    x = torch.randn(shape, generator=g)
+    x.view(-1)[::13] = float("nan")
+    direct = F.max_pool2d(x, [2, 2], [2, 2], [0, 0])
+    got = pool.max_pool2d_nchw(x, [2, 2], [2, 2], [0, 0])
+    assert got.is_contiguous()
+    assert torch.equal(got.isnan(), direct.isnan())
+    bits_equal(got.nan_to_num(), direct.nan_to_num())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("special", [None, "nan", "-inf", "lowest"])
+def test_max_pool_refold_test_reads_once(monkeypatch, dtype, special):
+    x = torch.randn(2, 3, 6, 6, generator=g, dtype=dtype)
+    if special == "nan":
+        x[0, 1, 2, 3] = float("nan")
+    elif special == "-inf":
+        x[1, 2, :2, :2] = -math.inf
+    elif special == "lowest":
+        x[1, 0, 4:, 4:] = -1e300 if dtype == torch.float64 else -3e38
+    fast = F.max_pool2d(x, [2, 2], [2, 2], [0, 0])
+    args = (x, fast, [2, 2], [2, 2], [(0, 0), (0, 0)], [3, 3])
+    got = pool.max_pool_nan_fold(*args)
+    monkeypatch.setattr("pirc.lower.control_flow._tracing", lambda t: True)  # always refold
+    want = pool.max_pool_nan_fold(*args)
+    assert torch.equal(got.isnan(), want.isnan())
+    bits_equal(got.nan_to_num(), want.nan_to_num())
+
+
+ATTENTION_CASES = [
+    ("BNSD", (2, 4, 5, 8), (2, 4, 5, 8), None),
+    ("BSND", (2, 5, 4, 8), (2, 7, 4, 8), "mask"),
+    ("BSH", (2, 5, 32), (2, 5, 16), None),          # grouped: 4 query heads, 2 kv heads
+    ("SBH", (5, 2, 32), (5, 2, 32), "mask"),
+]
+
+
+@pytest.mark.parametrize("layout,qs,ks,mask", ATTENTION_CASES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_attention_out_alone_is_the_full_references_output(layout, qs, ks, mask, dtype):
+    q = torch.randn(qs, generator=g).to(dtype)
+    k, v = torch.randn(ks, generator=g).to(dtype), torch.randn(ks, generator=g).to(dtype)
+    s1 = qs[2] if layout == "BNSD" else qs[1] if layout in ("BSND", "BSH") else qs[0]
+    s2 = ks[2] if layout == "BNSD" else ks[1] if layout in ("BSND", "BSH") else ks[0]
+    atten = torch.rand(s1, s2, generator=g) > 0.7 if mask else None
+    if atten is not None:
+        atten[:, 0] = False   # no row all masked
+    full = reference.npu_fusion_attention(q, k, v, 4, layout, atten_mask=atten, scale=0.3)
+    bits_equal(ops.npu_fusion_attention_out(q, k, v, 4, layout, atten_mask=atten, scale=0.3),
+               full[0])
+
+
+def test_lowering_takes_attention_out_only_where_nothing_reads_the_statistics():
+    def build(read_max):
+        graph = fx.Graph()
+        q, k, v = (graph.placeholder(n) for n in "qkv")
+        call = graph.call_function(ops.npu_fusion_attention, (q, k, v, 2, "BNSD"),
+                                   {"scale": 0.5})
+        out = graph.call_function(operator.getitem, (call, 0))
+        outs = (out, graph.call_function(operator.getitem, (call, 1))) if read_max else (out,)
+        graph.output(outs)
+        return fx.GraphModule(torch.nn.Module(), graph)
+
+    q, k, v = (torch.randn(1, 2, 3, 4, generator=g) for _ in range(3))
+    want = reference.npu_fusion_attention(q, k, v, 2, "BNSD", scale=0.5)
+    alone, both = build(False), build(True)
+    assert specialize_calls(alone) == 1 and specialize_calls(both) == 0
+    targets = [n.target for n in alone.graph.nodes if n.op == "call_function"]
+    assert ops.npu_fusion_attention_out in targets and ops.npu_fusion_attention not in targets
+    bits_equal(alone(q, k, v)[0], want[0])
+    got = both(q, k, v)
+    bits_equal(got[0], want[0])
+    bits_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_references_in_float32_compute_the_formulas(dtype):
+    x = torch.randn(2, 3, 8, generator=g).to(dtype)
+    w = torch.randn(8, generator=g).to(dtype)
+    y, rstd = reference.npu_rms_norm(x, w, 1e-6)
+    xf = x.float()
+    r = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)
+    bits_equal(rstd, r)
+    bits_equal(y, (xf * r * w.float()).to(dtype))
+    a, b = torch.chunk(x, 2, -1)
+    bits_equal(reference.npu_swiglu(x), (F.silu(a.float()) * b.float()).to(dtype))
+    m = torch.rand(2, 3, 8, generator=g) > 0.5
+    bits_equal(reference.npu_scaled_masked_softmax(x, m, 0.5),
+               torch.softmax((x.float() * 0.5).masked_fill(m, -1e4), -1).to(dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_gelu_erf_in_place_steps_are_the_expression(dtype):
+    from pirc.lower.kernels.activation import M_SQRT1_2, gelu_erf
+
+    fi = torch.finfo(dtype)
+    x = torch.cat([torch.randn(1000, generator=g), torch.tensor(
+        [0.0, -0.0, math.nan, math.inf, -math.inf, fi.max, -fi.max, fi.tiny / 2])]).to(dtype)
+    want = x * (1 + torch.erf(x * M_SQRT1_2)) * 0.5
+    got = gelu_erf(x)
+    assert torch.equal(got.isnan(), want.isnan())
+    bits_equal(got.nan_to_num(), want.nan_to_num())
+    xg = x.float().clone().requires_grad_()
+    gelu_erf(xg).sum().backward()   # autograd through the kernel still works
+    assert xg.grad is not None
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_relu_in_place_nan_step_is_the_expression(dtype):
+    from pirc.lower.kernels.activation import relu
+
+    x = torch.cat([torch.randn(999, generator=g), torch.tensor(
+        [0.0, -0.0, math.nan, math.inf, -math.inf])]).to(dtype)
+    want = torch.nan_to_num(F.threshold(x, 0.0, 0.0), nan=0.0, posinf=math.inf)
+    bits_equal(relu(x), want)
+    bits_equal(relu(x.reshape(4, -1).t()), want.reshape(4, -1).t())
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_silu_in_place_steps_are_the_expression(dtype):
+    x = torch.cat([torch.randn(999, generator=g) * 30, torch.tensor(
+        [0.0, -0.0, math.nan, math.inf, -math.inf])]).to(dtype)
+    want = x / (1 + torch.exp(-x))
+    got = fused.silu(x)
+    assert torch.equal(got.isnan(), want.isnan())
+    bits_equal(got.nan_to_num(), want.nan_to_num())
+    y = x[:1000].reshape(2, 500)
+    bits_equal(fused.swiglu(y).nan_to_num(), (fused.silu(y[:, :250]) * y[:, 250:]).nan_to_num())
