@@ -276,9 +276,9 @@ class GraphBuilder:
     def _record_types(self, op) -> None:
         """Put each result's static PIR shape and dtype on the node that stands for it.
 
-        Graph rewrites (the NPU fusion) read `node.meta["pir_shape"]` (dims, -1 where dynamic)
-        and `node.meta["pir_dtype"]` to check ranks, halves and dtypes a pattern needs; the
-        kernels themselves never look at them.
+        The specialiser (specialize.py) reads `node.meta["pir_shape"]` (dims, -1 where
+        dynamic) and `node.meta["pir_dtype"]` to pick the torch call a kernel makes for those
+        types; the kernels themselves never look at them.
         """
         for r in op.results:
             node = self.env.get(r)

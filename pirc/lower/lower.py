@@ -203,9 +203,6 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     # Paddle parameters the forward writes in place (a later call reads the written values)
     gm.pirc_written_parameters = sorted(n for n, _ in written_parameters)
 
-    if device == "npu":
-        gm = _for_npu(gm)
-    # After the NPU rewrite, which matches the kernel calls as the program spells them.
     specialize_calls(gm)
     if device == "npu":
         from .npu.detect import npu_status
@@ -288,17 +285,3 @@ def _read_params_file(program, params):
         from ..runtime.params import read_params
         return read_params(str(params), program)
     return params
-
-
-def _for_npu(gm: fx.GraphModule) -> fx.GraphModule:
-    try:
-        from .npu.fusion import fuse_for_npu
-    except ImportError as e:
-        raise LoweringError(f"the NPU lowering (pirc.lower.npu.fusion) is not available: {e}") from None
-    extras = {k: getattr(gm, k) for k in ("pirc_parameters", "pirc_feeds", "pirc_feed_specs",
-                                          "pirc_fetch_names", "pirc_version", "pirc_lod_feeds",
-                                          "pirc_written_parameters")}
-    fused = fuse_for_npu(gm)
-    for k, v in extras.items():
-        setattr(fused, k, v)
-    return fused

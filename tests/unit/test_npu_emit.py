@@ -264,3 +264,37 @@ def test_lower_on_npu_runs_the_npu_pipeline_on_a_copy_unless_told_otherwise():
     assert relus(api.lower(program, device="npu", pipeline="")) == 2
     assert relus(api.lower(program, device="npu", pipeline="dce")) == 2
     assert api.to_text(program) == before  # the copy was optimised, not the program
+
+
+def rope(neox=False, dtype="f32", table="1x4x1x8"):
+    q, t = f"tensor<2x4x3x8x{dtype}>", f"tensor<{table}x{dtype}>"
+    dims = table.split("x")
+    data_t = ('"pd_op.data" () {{dtype:{d},name:"{n}",place:Place(undefined:0),shape:[{s}],'
+              'stop_gradient:[true]}} : () -> {t}')
+    d = {"f32": "float32", "f16": "float16"}[dtype]
+    return parse([
+        "(%0) = " + data_t.format(d=d, n="q", s="2,4,3,8", t=q),
+        "(%1) = " + data_t.format(d=d, n="sin", s=",".join(dims), t=t),
+        "(%2) = " + data_t.format(d=d, n="cos", s=",".join(dims), t=t),
+        f'(%3, %4, %5) = "pd_op.fused_rotary_position_embedding" (%0, <<NULL VALUE>>, <<NULL VALUE>>, '
+        f'%1, %2, <<NULL VALUE>>) {{rotary_emb_base:10000,stop_gradient:[true,true,true],time_major:false,'
+        f'use_neox_rotary_style:{str(neox).lower()}}} : ({q}, <<NULL TYPE>>, <<NULL TYPE>>, {t}, {t}, '
+        f'<<NULL TYPE>>) -> {q}, <<NULL TYPE>>, <<NULL TYPE>>',
+        "(%6) = " + f'"pd_op.fetch" (%3) {{col:0,name:"out",persistable:[true],stop_gradient:[true]}} : ({q}) -> {q}'])
+
+
+@pytest.mark.parametrize("table", ["1x4x1x8", "4x8"])
+def test_fused_rotary_embedding_of_q_alone_is_npu_rotary_mul(table):
+    g = torch.Generator().manual_seed(9)
+    q = torch.randn(2, 4, 3, 8, generator=g)
+    sin, cos = torch.rand(*map(int, table.split("x")), generator=g), torch.rand(*map(int, table.split("x")), generator=g)
+    program = rope(table=table)
+    npu = api.lower(program, device="npu")
+    assert fused_calls(npu) == {"npu_rotary_mul": 1}
+    q1, q2 = q[..., :4], q[..., 4:]
+    want = q * cos.reshape(1, 4, 1, 8) + torch.cat((-q2, q1), -1) * sin.reshape(1, 4, 1, 8)
+    torch.testing.assert_close(npu(q, sin, cos)[0], want, atol=0, rtol=0)  # same ops, float32
+    torch.testing.assert_close(npu(q, sin, cos)[0], api.lower(program)(q, sin, cos)[0], atol=0, rtol=0)
+    # the interleaved style or another dtype: the kernel
+    assert fused_calls(api.lower(rope(neox=True, table=table), device="npu")) == {}
+    assert fused_calls(api.lower(rope(dtype="f16", table=table), device="npu")) == {}

@@ -1,6 +1,10 @@
-"""NPU fusion on real programs (tests/fixtures/fusion, made with Paddle 3.0.0 and 3.3.1 by
-tools/paddle_oracle/gen_fusion_fixtures.py) and on small PIR texts for the forms no CPU wheel
-can build; plus the kernels those patterns need (rsqrt, silu, swiglu, both rms_norms)."""
+"""Device npu on real programs (tests/fixtures/fusion, made with Paddle 3.0.0 and 3.3.1 by
+tools/paddle_oracle/gen_fusion_fixtures.py; the corpus transformer) and on small PIR texts for
+the forms no CPU wheel can build: `lower(program, device="npu")` runs the `npu` pipeline, whose
+fusion passes (pirc/passes/fusion) make Paddle's fused ops or npu ops, and the lowering emits
+each as its torch_npu call (pirc/lower/npu/emit.py, kernels/npu.py); the tests count the
+`pirc.lower.npu.ops` calls the graph makes and compare with the CPU lowering and with Paddle.
+Plus the kernels those patterns need (rsqrt, silu, swiglu, both rms_norms)."""
 
 from collections import Counter
 from pathlib import Path
@@ -16,12 +20,22 @@ from pirc.lower.kernels import fused
 from pirc.lower.npu import ops
 from pirc.runtime.registry import REGISTRY
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "fusion"
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "tests" / "fixtures" / "fusion"
 ATOL, RTOL = 1e-5, 1e-4
 
 # Which fused entry points each fixture's graph calls with device="npu".
-LLAMA = {"npu_rms_norm": 1, "npu_add_rms_norm": 1, "npu_linear": 6, "npu_rotary_mul": 2,
+# composed rms -> fuse-rms-norm -> rms_norm / fused_rms_norm_quant -> npu_(add_)rms_norm;
+# rotate-half -> fuse-rotary -> npu.rotary_mul; attention -> fuse-attention ->
+# npu.fusion_attention; chunk + silu gate -> fuse-swiglu -> swiglu(x) -> npu_swiglu.  The
+# q/k/v/o projections have no bias: a matmul stays a matmul (the fx rewrite made each an
+# npu_linear; fuse-fc takes matmul + 1-D bias add only).
+LLAMA = {"npu_rms_norm": 1, "npu_add_rms_norm": 1, "npu_rotary_mul": 2,
          "npu_fusion_attention": 1, "npu_swiglu": 2}
+# four matmul + bias -> fc -> npu_linear; the attention core -> self_dp_attention ->
+# npu_fusion_attention (BSND); gelu -> npu_gelu; the final layer_norm -> npu_layer_norm_eval,
+# the residual one -> fused_bias_residual_layernorm (its kernel)
+TRANSFORMER = {"npu_linear": 4, "npu_layer_norm_eval": 1, "npu_gelu": 1, "npu_fusion_attention": 1}
 EXPECTED = {
     "llama_block": LLAMA,
     # plain + two-dim rms -> npu_rms_norm; residual -> npu_add_rms_norm; residual + bias stays
@@ -35,7 +49,9 @@ SAME_CALL = {"npu_fusion_attention_out": "npu_fusion_attention"}
 
 
 def fused_calls(gm) -> Counter:
-    return Counter(SAME_CALL.get(n.target.__name__, n.target.__name__) for n in gm.graph.nodes
+    return Counter(SAME_CALL.get(n.target.__name__, n.target.__name__)
+                   for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
+                   for n in m.graph.nodes
                    if n.op == "call_function" and getattr(n.target, "__module__", "") == ops.__name__)
 
 
@@ -298,3 +314,18 @@ def test_every_torch_npu_call_of_the_fused_llama_block_binds_to_the_schemas(monk
             assert check_call(schemas, *call) == [], (version, call)
     for y, want in zip(out, paddle_out):
         np.testing.assert_allclose(y.numpy(), want, atol=ATOL, rtol=RTOL)
+
+
+def test_transformer_on_npu_device_runs_references_and_matches_cpu():
+    base = REPO / "tests/fixtures/corpus/3.3.1/transformer.3.3.1"
+    program = api.load(str(base) + ".json")
+    io = np.load(str(base) + ".io.npz")
+    feeds = {k[4:]: torch.from_numpy(io[k]) for k in io.files if k.startswith("in__")}
+    cpu = api.lower(program, str(base) + ".pdiparams", device="cpu")
+    npu = api.lower(program, str(base) + ".pdiparams", device="npu")
+    assert fused_calls(npu) == TRANSFORMER
+    a, b = cpu(**feeds), npu(**feeds)
+    for x, y in zip(a, b):
+        torch.testing.assert_close(y, x, atol=1e-5, rtol=1e-4)
+    np.testing.assert_allclose(b[0].numpy(), io["reload_out__0"], atol=1e-5, rtol=1e-4)
+    torch.export.export(npu, (), feeds)

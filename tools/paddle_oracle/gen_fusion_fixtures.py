@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Small real Paddle programs holding the patterns pirc's NPU fusion rewrites
-(pirc/lower/npu/fusion): rms_norm (composed and fused), swiglu, rotary half, attention.
+"""Small real Paddle programs holding the patterns pirc's npu pipeline fuses
+(pirc/passes/fusion): rms_norm (composed and fused), swiglu, rotary half, attention.
 
 Run with the python of a scratch venv that has paddlepaddle (never pirc's environment):
 

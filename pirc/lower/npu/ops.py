@@ -154,7 +154,7 @@ def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
     return reference.npu_scaled_masked_softmax(x, mask, scale, fixed_triu_mask)
 
 
-# The entry points fusion may emit, in the order of docs/NPU.md.
+# The entry points the lowering emits (npu ops, emit.py), in the order of docs/NPU.md.
 ENTRY_POINTS = ("npu_rms_norm", "npu_add_rms_norm", "npu_swiglu", "npu_rotary_mul",
                 "npu_fusion_attention", "npu_gelu", "npu_layer_norm_eval", "npu_linear",
                 "npu_scaled_masked_softmax")
