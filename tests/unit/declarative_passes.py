@@ -13,7 +13,7 @@ from pirc.passes.infra.declarative import (Capture, Check, Const, Constraint, De
 # optional ops, constants and captured attributes.
 SCALE_RELU = Rule(
     "scale-relu",
-    source=Op("pd_op.relu", (Op("pd_op.dropout", (Op("pd_op.scale", ("x", Const(Capture("s", Check("factor > 0", lambda v: v > 0)))),
+    source=Op("pd_op.relu", (Op("pd_op.dropout", (Op("pd_op.scale", ("x", Const(Capture("s", Check("factor > 0 and finite", lambda v: 0 < v < float("inf"))))),
                                                      attrs={"bias": 0.0}, bind="scale"), "_", "_"),
                                   attrs={"is_test": True}, optional=True),)),
     versions={"pd_op.relu": (1,), "pd_op.dropout": (1,), "pd_op.scale": (1,)},

@@ -83,7 +83,7 @@ def test_attribute_and_constant_checks_are_near_misses():
     negative = program(full(1, -2.0) + SCALE + relu(3, 2) + fetch(4, 3))
     (record,) = pirc.run_pipeline(negative, "test-decl-scale-relu").passes
     assert record.near_misses["scale-relu"].first[0]["failed"] == \
-        "factor > 0: constant operand 1 of pd_op.scale is -2.0"
+        "factor > 0 and finite: constant operand 1 of pd_op.scale is -2.0"
 
 
 def test_root_only_failures_are_not_near_misses():
@@ -161,3 +161,14 @@ def test_report_and_explain():
         "  rule scale-relu: 0 rewrites, 1 near misses",
         "    pd_op.relu at m.pir:5:5: one use: the pd_op.scale result is also used by pd_op.fetch",
     ]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_ieee_constants_are_near_misses_never_crashes(value):
+    # a check on a constant (`factor > 0`, or an int() a rule takes of it) meets NaN and
+    # infinities: it fails, and the candidate is a near miss
+    p = program(full(1, value) + SCALE + relu(3, 2) + fetch(4, 3))
+    (record,) = pirc.run_pipeline(p, "test-decl-scale-relu").passes
+    # (relu(x * inf) is not relu(x) * inf at x < 0: the test rule wants a finite factor)
+    assert record.rewrites == 0
+    assert record.near_misses["scale-relu"].first[0]["failed"].startswith("factor > 0 and finite")

@@ -198,14 +198,6 @@ def test_interpolate_on_specials(sh, sw):
             x, None, None, torch.tensor([sh, sw]), out_h=-1, out_w=-1, align_corners=False))
 
 
-def test_npu_matcher_integer_constant_of_nan_or_inf():
-    # the npu fusion matcher reads split axes from pd_op.full constants: int() of a NaN or
-    # infinite one raised while lowering; it is no integer constant
-    from pirc.lower.npu.fusion.match import int_constant
-    assert int_constant(math.nan, {}) is None and int_constant(math.inf, {}) is None
-    assert int_constant(2.0, {}) == 2 and int_constant(2.5, {}) is None
-
-
 @pytest.mark.parametrize("ratio", [-0.25, math.nan, math.inf, 0.75])
 def test_temporal_shift_ratio_paddle_refuses(ratio):
     # Paddle 3.3.1: (InvalidArgument) Attr(shift_ratio) should be greater than 0 / less than
