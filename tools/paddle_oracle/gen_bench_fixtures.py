@@ -17,11 +17,8 @@ Files as gen_fixtures.py writes them (OUT/VER/NAME.VER.{json,pdiparams,pir.txt,
 loaded.pir.txt,io.npz}, gen_log.VER.json; weights normal * 0.5 by parameter name, inputs
 normal by MODEL/feed).
 """
-import argparse
-import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_fixtures as gf  # noqa: E402  (imports paddle, enable_static)
@@ -86,41 +83,9 @@ def _llama_block(name):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", help="e.g. tests/fixtures/bench")
-    ap.add_argument("--one", help=argparse.SUPPRESS)
-    ap.add_argument("--outdir", help=argparse.SUPPRESS)
-    ap.add_argument("--result", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    ver = gf.PADDLE_VERSION
-    if args.one:
-        setattr(gf, "m_" + args.one, MODELS[args.one])
-        try:
-            r = gf.gen_one_3x(args.one, args.outdir, ver)
-            gof.compact_io(args.one, args.outdir, ver)
-        except Exception as e:
-            import traceback
-            r = {"ok": False, "build_error": gf.err(e), "traceback": traceback.format_exc()[-3000:]}
-        with open(args.result, "w") as fh:
-            json.dump(r, fh)
-        return
-    if not args.out:
-        ap.error("--out is required")
-    outdir = os.path.join(args.out, ver)
-    os.makedirs(outdir, exist_ok=True)
-    log = {"paddle_version": ver, "commit": getattr(paddle.version, "commit", None),
-           "numpy_version": np.__version__, "date_utc": time.strftime("%Y-%m-%d", time.gmtime()),
-           "note": "benchmark programs with a dynamic batch dim; each built in its own process",
-           "models": {}}
-    gf.__file__ = os.path.abspath(__file__)  # run_isolated re-executes this script
-    for m in MODELS:
-        r = gf.run_isolated(m, outdir, ver, None)
-        log["models"][m] = r
-        print(f"== {m}: ok={r.get('ok')} "
-              + json.dumps({k: v for k, v in r.items() if k.endswith("error")})[:400], flush=True)
-    with open(os.path.join(outdir, f"gen_log.{ver}.json"), "w") as fh:
-        json.dump(log, fh, indent=1)
-        fh.write("\n")
+    gof.fixture_script_main(MODELS, lambda name: MODELS[name](name), "tests/fixtures/bench",
+                            "benchmark programs with a dynamic batch dim; "
+                            "each built in its own process", __file__)
 
 
 if __name__ == "__main__":

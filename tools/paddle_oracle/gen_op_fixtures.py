@@ -167,6 +167,48 @@ def build(name):
     return f.items, fetches, {**info, **extra}
 
 
+def fixture_script_main(models, build, example_out: str, note: str, script: str) -> None:
+    """The command line of a small fixture generator (gen_fusion_fixtures.py and its kin):
+    `--out DIR` builds every name of `models` in a process of its own (the script re-run with
+    `--one NAME`), writes DIR/VER/NAME.VER.* as gen_fixtures.gen_one_3x does (inputs compacted)
+    and DIR/VER/gen_log.VER.json.  `build(name)` -> (feeds, fetches, extra); `script` is the
+    generator's own __file__ (what run_isolated re-executes)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", help=f"e.g. {example_out}")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--outdir", help=argparse.SUPPRESS)
+    ap.add_argument("--result", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    ver = gf.PADDLE_VERSION
+    if args.one:
+        setattr(gf, "m_" + args.one, build)   # gen_one_3x looks its builder up as m_<name>
+        try:
+            r = gf.gen_one_3x(args.one, args.outdir, ver)
+            compact_io(args.one, args.outdir, ver)
+        except Exception as e:
+            import traceback
+            r = {"ok": False, "build_error": gf.err(e), "traceback": traceback.format_exc()[-3000:]}
+        with open(args.result, "w") as fh:
+            json.dump(r, fh)
+        return
+    if not args.out:
+        ap.error("--out is required")
+    outdir = os.path.join(args.out, ver)
+    os.makedirs(outdir, exist_ok=True)
+    log = {"paddle_version": ver, "commit": getattr(paddle.version, "commit", None),
+           "numpy_version": np.__version__, "date_utc": time.strftime("%Y-%m-%d", time.gmtime()),
+           "note": note, "models": {}}
+    gf.__file__ = os.path.abspath(script)  # run_isolated re-executes the generator
+    for m in models:
+        r = gf.run_isolated(m, outdir, ver, None)
+        log["models"][m] = r
+        print(f"== {m}: ok={r.get('ok')} "
+              + json.dumps({k: v for k, v in r.items() if k.endswith("error")})[:400], flush=True)
+    with open(os.path.join(outdir, f"gen_log.{ver}.json"), "w") as fh:
+        json.dump(log, fh, indent=1)
+        fh.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", help="e.g. tests/fixtures/ops")

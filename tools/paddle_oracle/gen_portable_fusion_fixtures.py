@@ -15,18 +15,14 @@ pir.txt,loaded.pir.txt,io.npz}, gen_log.VER.json; weights normal*0.5 by paramete
 inputs normal by MODEL/feed).  check_portable_fusion.py then runs pirc's `fuse` output of
 each in real Paddle 3.3.1.
 """
-import argparse
-import json
 import math
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen_fixtures as gf  # noqa: E402  (imports paddle, enable_static)
+import gen_fixtures as gf  # noqa: E402,F401  (imports paddle, enable_static)
 import gen_op_fixtures as gof  # noqa: E402
 
-import numpy as np  # noqa: E402
 import paddle  # noqa: E402
 import paddle.nn.functional as F  # noqa: E402
 
@@ -112,41 +108,9 @@ def build(name):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", help="e.g. tests/fixtures/fusion_portable")
-    ap.add_argument("--one", help=argparse.SUPPRESS)
-    ap.add_argument("--outdir", help=argparse.SUPPRESS)
-    ap.add_argument("--result", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    ver = gf.PADDLE_VERSION
-    if args.one:
-        setattr(gf, "m_" + args.one, lambda m: build(m))
-        try:
-            r = gf.gen_one_3x(args.one, args.outdir, ver)
-            gof.compact_io(args.one, args.outdir, ver)
-        except Exception as e:
-            import traceback
-            r = {"ok": False, "build_error": gf.err(e), "traceback": traceback.format_exc()[-3000:]}
-        with open(args.result, "w") as fh:
-            json.dump(r, fh)
-        return
-    if not args.out:
-        ap.error("--out is required")
-    outdir = os.path.join(args.out, ver)
-    os.makedirs(outdir, exist_ok=True)
-    log = {"paddle_version": ver, "commit": getattr(paddle.version, "commit", None),
-           "numpy_version": np.__version__, "date_utc": time.strftime("%Y-%m-%d", time.gmtime()),
-           "note": "programs with the portable fusion patterns (fc, gelu, swiglu); each built "
-                   "in its own process", "models": {}}
-    gf.__file__ = os.path.abspath(__file__)  # run_isolated re-executes this script
-    for m in MODELS:
-        r = gf.run_isolated(m, outdir, ver, None)
-        log["models"][m] = r
-        print(f"== {m}: ok={r.get('ok')} "
-              + json.dumps({k: v for k, v in r.items() if k.endswith("error")})[:400], flush=True)
-    with open(os.path.join(outdir, f"gen_log.{ver}.json"), "w") as fh:
-        json.dump(log, fh, indent=1)
-        fh.write("\n")
+    gof.fixture_script_main(MODELS, build, "tests/fixtures/fusion_portable",
+                            "programs with the portable fusion patterns (fc, gelu, swiglu); "
+                            "each built in its own process", __file__)
 
 
 if __name__ == "__main__":
