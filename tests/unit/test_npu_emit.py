@@ -14,6 +14,7 @@ import pytest
 import torch
 
 import pirc.api as api
+from npu_calls import fused_calls
 from pirc.lower.failures import OP_META, OpOrigin
 from pirc.lower.npu import emit, ops, reference
 from pirc.lower.npu.schema_check import check_call, load_schemas
@@ -21,17 +22,6 @@ from pirc.lower.npu.schema_check import check_call, load_schemas
 REPO = Path(__file__).resolve().parents[2]
 OPS = REPO / "tests" / "fixtures" / "ops"
 RELEASES = ("3.0.0", "3.3.1")
-
-
-# npu_fusion_attention_out is npu_fusion_attention where only its output is read (ops.py)
-SAME_CALL = {"npu_fusion_attention_out": "npu_fusion_attention"}
-
-
-def fused_calls(gm) -> Counter:
-    """The pirc.lower.npu.ops entry points the graph (and its subgraphs) calls, by name."""
-    return Counter(SAME_CALL.get(n.target.__name__, n.target.__name__) for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
-                   for n in m.graph.nodes
-                   if n.op == "call_function" and getattr(n.target, "__module__", "") == ops.__name__)
 
 
 def op_fixture(name, release):

@@ -17,6 +17,7 @@ import pirc.api as api
 import pirc.lower.kernels  # noqa: F401  (registers the kernels)
 from pirc.errors import LoweringError
 from pirc.lower.kernels import fused
+from npu_calls import fused_calls
 from pirc.lower.npu import ops
 from pirc.runtime.registry import REGISTRY
 
@@ -42,17 +43,6 @@ EXPECTED = {
     "fused_rms_norm": {"npu_rms_norm": 2, "npu_add_rms_norm": 1},
 }
 CASES = [(v, m) for v in ("3.0.0", "3.3.1") for m in EXPECTED]
-
-
-# npu_fusion_attention_out is npu_fusion_attention where only its output is read (ops.py)
-SAME_CALL = {"npu_fusion_attention_out": "npu_fusion_attention"}
-
-
-def fused_calls(gm) -> Counter:
-    return Counter(SAME_CALL.get(n.target.__name__, n.target.__name__)
-                   for m in gm.modules() if isinstance(m, torch.fx.GraphModule)
-                   for n in m.graph.nodes
-                   if n.op == "call_function" and getattr(n.target, "__module__", "") == ops.__name__)
 
 
 def fixture(version, name):
