@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..infra.declarative import (ANY_OP_VERSIONS, Capture, Const, Constraint, DeclarativePass,
+from ..infra.declarative import (ANY_OP, Capture, Const, Constraint, DeclarativePass,
                                  Either, New, Op, Rule, attr_value)
 from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
@@ -96,7 +96,7 @@ def _halves(m) -> bool:
 
 
 _HALVES_VERSIONS = {"pd_op.multiply": (1,), "pd_op.silu": (1,), "pd_op.split_with_num": (1,),
-                    "pd_op.split": (1,), "pd_op.slice": (1,), "builtin.split": ANY_OP_VERSIONS}
+                    "pd_op.split": (1,), "pd_op.slice": (1,), "builtin.split": ANY_OP}
 
 SWIGLU_HALVES = Rule(
     "swiglu-halves",

@@ -80,13 +80,12 @@ from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
 from ...runtime.op_versions import semantic_version
 from ..folding.constants import full_scalar
-from .forwarding import exported, fetched, may_forward, may_reread, unwritten
+from .forwarding import exported, fetched, may_forward, may_reread, unwritten, written_between
 from .greedy import Pattern, apply_patterns, replace_op
 from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
 
 ANY = "_"
-ANY_OP_VERSIONS = "*"   # `versions` value of an op with no semantic versions (builtin.split)
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
 
 
@@ -364,13 +363,24 @@ def _match_op(p: Op, op, m: Match) -> None:
         for i, sub in enumerate(p.operands):
             _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
         return
-    orders = [list(range(len(p.operands))), [1, 0] + list(range(2, len(p.operands)))]
-    best = None
-    for order in orders:
-        snap = m.snapshot()
-        try:
+    def in_order(order):
+        def attempt():
             for i, sub in zip(order, p.operands):
                 _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
+        return attempt
+
+    rest = list(range(2, len(p.operands)))
+    _first_that_matches(m, [in_order([0, 1] + rest), in_order([1, 0] + rest)])
+
+
+def _first_that_matches(m: Match, attempts) -> None:
+    """Run `attempts` (each matches into `m` or raises _Fail) until one succeeds, undoing a
+    failed one's bindings; when none does, raise the deepest failure (the near miss's)."""
+    best = None
+    for attempt in attempts:
+        snap = m.snapshot()
+        try:
+            attempt()
             return
         except _Fail as f:
             m.restore(snap)
@@ -397,17 +407,8 @@ def _match_value(p, value, m: Match, where: str) -> None:
             raise _Fail(f"structure: {where} is not {p}", depth)
         return
     if isinstance(p, Either):
-        best = None
-        for option in p.options:
-            snap = m.snapshot()
-            try:
-                _match_value(option, value, m, where)
-                return
-            except _Fail as f:
-                m.restore(snap)
-                if best is None or f.depth > best.depth:
-                    best = f
-        raise best
+        _first_that_matches(m, [lambda o=o: _match_value(o, value, m, where) for o in p.options])
+        return
     if isinstance(p, Const):
         number = full_scalar(value, m.pc.aliases)
         if number is None:
@@ -545,9 +546,11 @@ class _RulePattern(Pattern):
             _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
         return None
 
-    @staticmethod
-    def _took(op, pc, touched):
-        if touched is not None:   # a root another rule failed on and this one took (in place)
+    def _took(self, op, pc, touched):
+        """The rewrite's result, counted for its rule; a root another rule failed on and this
+        one took (in place) is no near miss of that rule."""
+        if touched is not None:
+            pc.rule_rewrites[self.rule.name] = pc.rule_rewrites.get(self.rule.name, 0) + 1
             for table in _pending(pc).values():
                 table.pop(id(op), None)
         return touched
@@ -643,9 +646,9 @@ def _check_rule(rule: Rule, form: Op, m: Match) -> None:
             if not unwritten(aliases, r) or exported(r) or (op is not m.root and fetched(r)
                                                             and id(op) not in replaced):
                 raise _Fail(f"aliasing: the {op.name} result is written in place or handed on", depth)
-    first = m.matched[-1] if len(m.matched) == 1 else _earliest(m.matched)
+    first = _earliest(m.matched)
     for name, value in m.values.items():
-        if _written_between(aliases, value, first, m.root):
+        if written_between(aliases, value, first, m.root):
             raise _Fail(f"aliasing: {name} is written between {first.name} and {m.root.name}", depth)
     _check_constraints(rule, m, depth)
 
@@ -669,12 +672,6 @@ def _earliest(ops):
                 return op
         op = op._prev_op
     return ops[0]
-
-
-def _written_between(aliases, value, first, last) -> bool:
-    if aliases is not None and aliases.knows(value) and aliases.knows_op(first) and aliases.knows_op(last):
-        return aliases.written_between(value, first, last)
-    return not unwritten(aliases, value)
 
 
 def _replaced_ops(rule: Rule, m: Match) -> set:
@@ -717,7 +714,6 @@ def _rewrite(rule: Rule, m: Match):
         old.replace_all_uses_with(new_value)
     _erase_unused(m.matched, m.consts)
     rewrite.done(new_ops)
-    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
     return [o for o in touched if o.parent is not None]
 
 
@@ -921,7 +917,6 @@ def _forward(rule: Rule, m: Match):
         return None
     users = replace_op(root, [value], [o for o in ops if o is not root])
     rewrite.done()
-    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
     return users
 
 
@@ -954,7 +949,6 @@ def _update(rule: Rule, m: Match):
     for name, attr in attrs.items():
         root.attributes[name] = attr
     rewrite.done([root])
-    pc.rule_rewrites[rule.name] = pc.rule_rewrites.get(rule.name, 0) + 1
     return [root]
 
 
@@ -980,11 +974,11 @@ def declared_rewrites(rules) -> dict:
     out: dict[str, set] = {}
     for rule in rules:
         for name, semantic in rule.versions.items():
-            # "*": an op without registered semantics (builtin.split), read for its structure
-            out.setdefault(name, set()).update(("*",) if semantic == ANY_OP_VERSIONS else semantic)
+            # ANY_OP: an op without registered semantics (builtin.split), read for its structure
+            out.setdefault(name, set()).update((ANY_OP,) if semantic == ANY_OP else semantic)
         if any(_has_const(o) for p in rule.source.ops() for o in p.operands):
             out.setdefault("pd_op.full", set()).add(1)
-    return {name: OpUse("*" if "*" in s else tuple(sorted(s))) for name, s in sorted(out.items())}
+    return {name: OpUse(ANY_OP if ANY_OP in s else tuple(sorted(s))) for name, s in sorted(out.items())}
 
 
 def _has_const(operand) -> bool:

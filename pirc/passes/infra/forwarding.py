@@ -92,6 +92,14 @@ def written_after(aliases, value, op) -> bool:
     return not only_read(value, ignore=op)
 
 
+def written_between(aliases, value, first, last) -> bool:
+    """Whether `value`'s buffer is changed between ops `first` and `last` (the whole program's
+    writers for a value or an op the model does not know: any writer counts)."""
+    if aliases is not None and aliases.knows(value) and aliases.knows_op(first) and aliases.knows_op(last):
+        return aliases.written_between(value, first, last)
+    return not unwritten(aliases, value)
+
+
 def may_reread(aliases, inner, op, x) -> bool:
     """Whether `op`, which reads `inner`'s result, may read `inner`'s operand `x` instead
     (composing two casts or transposes): `inner`'s result is never changed, and `x`'s buffer
