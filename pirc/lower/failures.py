@@ -45,23 +45,6 @@ class OpOrigin:
         return f"{self.name} at {f'{self.line}:{self.column}' if self.line else self.path}"
 
 
-def json_paths(program) -> dict:
-    """op -> its JSON path, every op of the program in one walk (json_path_of per op would
-    rescan each block: quadratic in a block's length)."""
-    out = {}
-
-    def block_ops(block, prefix):
-        for i, op in enumerate(block.ops):
-            path = f"{prefix}.ops[{i}]"
-            out[op] = path
-            for r, region in enumerate(op.regions):
-                for b, inner in enumerate(region.blocks):
-                    block_ops(inner, f"{path}.regions[{r}].blocks[{b}]")
-
-    block_ops(program.block, "program.regions[0].blocks[0]")
-    return out
-
-
 class KernelFailure(LoweringError):
     """An op's kernel raised: the op, what it got, what it said."""
 

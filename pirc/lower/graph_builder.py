@@ -28,7 +28,8 @@ from ..ir.types import DenseTensorArrayType, DenseTensorType
 from ..ir.specs import UNIVERSAL_ATTRIBUTES, get_spec
 from ..runtime.lowering_coverage import STRUCTURAL_OPS  # ops the lowering handles itself
 from ..runtime.registry import REGISTRY
-from .failures import OP_META, OpOrigin, json_paths
+from ..ir.locations import json_paths
+from .failures import OP_META, OpOrigin
 from .feeds import FeedSpec
 from .shape_values import ShapeTracker
 from .storage import VIEW_BASES, Storage

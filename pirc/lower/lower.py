@@ -32,7 +32,7 @@ from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
 from .lod import lod_key, placeholders_last, reads_lod
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
-from .failures import json_paths
+from ..ir.locations import json_paths
 from .specialize import specialize_calls
 from .values import torch_dtype_of_type
 
