@@ -163,3 +163,14 @@ def full_scalar(value, aliases=None):
     if shape is None or v is None or _size(shape.data) != 1:
         return None
     return A.scalar_value(v)
+
+
+def int_array_values(value, aliases=None) -> tuple | None:
+    """The integers a `pd_op.full_int_array` holds (an axis, a slice's bounds, split
+    sections), or None: another producer, or a value whose buffer something writes in place
+    (the alias model)."""
+    op = getattr(value, "op", None)
+    if op is None or op.name != "pd_op.full_int_array" or not unwritten(aliases, value):
+        return None
+    attr = op.attributes.get("value")
+    return None if attr is None else tuple(A.scalar_value(a) for a in attr.data)

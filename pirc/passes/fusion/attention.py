@@ -52,7 +52,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...ir.types import ELEMENT_TYPES, NULL_TYPE, DenseTensorType
-from ..infra.declarative import Capture, Check, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value
+from ..folding.constants import int_array_values
+from ..infra.declarative import (Capture, Check, Const, Constraint, DeclarativePass, New, Op, Rule,
+                                 attr_value, dtype_of)
 from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
 
@@ -81,7 +83,7 @@ def _packed(q, k, v, aliases):
         if op is None or op.name != "pd_op.slice" or attr_value(op, "axes") != (0,) \
                 or attr_value(op, "decrease_axis") != (0,):
             return None
-        if _int_array(op.operands[1], aliases) != [i] or _int_array(op.operands[2], aliases) != [i + 1]:
+        if int_array_values(op.operands[1], aliases) != (i,) or int_array_values(op.operands[2], aliases) != (i + 1,):
             return None
         if source is None:
             source = op.operands[0]
@@ -95,14 +97,6 @@ def _packed(q, k, v, aliases):
     if shape is None or len(shape) != 5 or shape[2] != 3 or not unwritten(aliases, packed):
         return None
     return packed
-
-
-def _int_array(value, aliases):
-    """The integers of a full_int_array nothing writes in place, else None."""
-    op = getattr(value, "op", None)
-    if op is None or op.name != "pd_op.full_int_array" or not unwritten(aliases, value):
-        return None
-    return list(attr_value(op, "value"))
 
 
 def _layout(m) -> bool:
@@ -194,7 +188,7 @@ def _taken_by_bsnh(m) -> bool:
     """The self_dp_attention site whose transpose back to [B, S, N, H] is the root's only
     user: attention-self-dp-bsnh, rooted at that transpose, takes it (the greedy driver
     reaches the matmul first)."""
-    if m.captured.get("packed") is None or "madd" in m.ops or _dtype(m.captured["packed"]) != "f32":
+    if m.captured.get("packed") is None or "madd" in m.ops or dtype_of(m.captured["packed"]) != "f32":
         return False
     uses = list(m.root.results[0].uses)
     if len(uses) != 1:
@@ -328,7 +322,7 @@ def _self_dp_rule(back_to_bsnh: bool) -> Rule:
         Constraint("no mask (self_dp_attention takes none)", lambda m: "madd" not in m.ops),
     )
     f32 = Constraint("the packed qkv is float32 (the kernel computes in float32)",
-                     lambda m: _dtype(m.captured["packed"]) == "f32")
+                     lambda m: dtype_of(m.captured["packed"]) == "f32")
     constraints = first + base.constraints + (f32,)
 
     def out_type(m):
@@ -348,11 +342,6 @@ def _self_dp_rule(back_to_bsnh: bool) -> Rule:
     return Rule("attention-self-dp", source=base.source, versions=versions,
                 constraints=constraints, result=result,
                 replace={"root": ("bnsd.0",)})
-
-
-def _dtype(value):
-    from ...ir.types import ELEMENT_TYPE_NAMES
-    return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
 
 
 RULES = (_self_dp_rule(True), _self_dp_rule(False), _rule(), _bsnd_rule())

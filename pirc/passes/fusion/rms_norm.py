@@ -45,9 +45,9 @@ from dataclasses import dataclass
 
 from ...ir.ops import null_value
 from ...ir.types import NULL_TYPE, DenseTensorType
+from ..folding.constants import int_array_values
 from ..infra.declarative import (Capture, Check, Const, Constraint, DeclarativePass, Either, New, Op,
-                                 Rule, attr_value)
-from ..infra.forwarding import unwritten
+                                 Rule)
 from ..infra.registry import register_pass
 
 QUANT_OFF = {"quant_scale": -1.0, "quant_round_type": 0, "quant_max_bound": 0.0,
@@ -83,12 +83,8 @@ def _source(x):
 
 
 def _last_axis(m) -> bool:
-    axis = m.ops["mean"].operands[1]
-    owner = getattr(axis, "op", None)
-    if owner is None or owner.name != "pd_op.full_int_array" or not unwritten(m.pc.aliases, axis):
-        return False
     rank = len(m.shape("x"))
-    return tuple(attr_value(owner, "value")) in ((-1,), (rank - 1,))
+    return int_array_values(m.ops["mean"].operands[1], m.pc.aliases) in ((-1,), (rank - 1,))
 
 
 def _weight_fits(m) -> bool:

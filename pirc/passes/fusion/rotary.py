@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 from ...ir.types import NULL_TYPE
 from ..folding.constants import constant_value
-from ..infra.declarative import Capture, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value
+from ..infra.declarative import (Capture, Const, Constraint, DeclarativePass, New, Op, Rule, attr_value,
+                                 dtype_of)
 from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
 
@@ -161,7 +162,7 @@ def _fused_layout(m) -> bool:
     tcs, tss, ps = _shape(tc), _shape(ts), _shape(pos)
     if tcs is None or tss is None or len(tcs) != 2 or tcs != tss or tcs[1] != d or tcs[0] < 0:
         return False
-    if ps != (b, s) or b < 0 or _dtype(pos) != "i64" or _dtype(tc) != F32 or _dtype(ts) != F32:
+    if ps != (b, s) or b < 0 or dtype_of(pos) != "i64" or dtype_of(tc) != F32 or dtype_of(ts) != F32:
         return False
     if not all(unwritten(m.pc.aliases, v) for v in (tc, ts, pos)):
         return False
@@ -172,11 +173,6 @@ def _fused_layout(m) -> bool:
 def _shape(value):
     shape = getattr(value.type, "shape", None)
     return None if shape is None else tuple(shape)
-
-
-def _dtype(value):
-    from ...ir.types import ELEMENT_TYPE_NAMES
-    return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
 
 
 def _rotary_mul_layout(m) -> bool:

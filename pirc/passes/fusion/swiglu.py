@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..infra.declarative import (ANY_OP, Capture, Const, Constraint, DeclarativePass,
                                  Either, New, Op, Rule, attr_value)
-from ..infra.forwarding import unwritten
+from ..folding.constants import int_array_values
 from ..infra.registry import register_pass
 
 FLOATS = ("f32", "f64")   # phi's CPU swiglu kernel: float, double
@@ -56,14 +56,6 @@ def _slice(index: int) -> Op:
     return Op("pd_op.slice", ("x", "_", "_"), attrs={"decrease_axis": ()}, bind=f"slice{index}")
 
 
-def _ints(m, value) -> tuple | None:
-    """The values of an unwritten `full_int_array` (a slice's bounds, split's sections)."""
-    owner = getattr(value, "op", None)
-    if owner is None or owner.name != "pd_op.full_int_array" or not unwritten(m.pc.aliases, value):
-        return None
-    return tuple(attr_value(owner, "value"))
-
-
 def _last_axis(m) -> bool:
     rank = len(m.shape("x"))
     if "slice0" in m.ops:
@@ -80,8 +72,8 @@ def _halves(m) -> bool:
         return False
     if "slice0" in m.ops:
         lo, hi = m.ops["slice0"], m.ops["slice1"]
-        bounds = [_ints(m, lo.operands[1]), _ints(m, lo.operands[2]),
-                  _ints(m, hi.operands[1]), _ints(m, hi.operands[2])]
+        bounds = [int_array_values(v, m.pc.aliases)
+                  for v in (lo.operands[1], lo.operands[2], hi.operands[1], hi.operands[2])]
         if None in bounds or any(len(b) != 1 for b in bounds):
             return False
         (s0,), (e0,), (s1,), (e1,) = bounds
@@ -91,7 +83,7 @@ def _halves(m) -> bool:
     chunk = m.ops["chunk"]
     if chunk.name == "pd_op.split_with_num":
         return True
-    sections = _ints(m, chunk.operands[1])
+    sections = int_array_values(chunk.operands[1], m.pc.aliases)
     return sections is not None and sorted(sections) in ([h, h], [-1, h])
 
 

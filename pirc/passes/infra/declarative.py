@@ -314,10 +314,15 @@ class Match:
 
     def dtype(self, name: str) -> str | None:
         """The element type's short name (`f32`, `bf16`, `i64`), None for a non-tensor."""
-        return ELEMENT_TYPE_NAMES.get(getattr(self[name].type, "dtype", None))
+        return dtype_of(self[name])
 
     def attr(self, op_name: str, attr: str, default=None):
         return attr_value(self.ops[op_name], attr, default)
+
+
+def dtype_of(value) -> str | None:
+    """A value's element type's short name (`f32`, `bf16`, `i64`), None for a non-tensor."""
+    return ELEMENT_TYPE_NAMES.get(getattr(value.type, "dtype", None))
 
 
 def _shape(value) -> tuple | None:
