@@ -114,10 +114,8 @@ def _layout(m) -> bool:
 
 
 def _f32(m) -> bool:
-    from ...ir.types import ELEMENT_TYPE_NAMES
     k = m.captured.get("k")
-    return (m.dtype("q") == m.dtype("v") == "f32"
-            and (k is None or ELEMENT_TYPE_NAMES.get(k.type.dtype) == "f32"))
+    return m.dtype("q") == m.dtype("v") == "f32" and (k is None or dtype_of(k) == "f32")
 
 
 def _dropout_identity(m) -> bool:

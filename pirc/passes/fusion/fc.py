@@ -34,10 +34,6 @@ from ..infra.registry import register_pass
 FLOATS = ("f32", "f64")   # phi's CPU fc kernel: float, double
 
 
-def _dtypes(m, *names) -> bool:
-    return m.dtype(names[0]) in FLOATS and all(m.dtype(n) == m.dtype(names[0]) for n in names)
-
-
 def _bias_1d(m) -> bool:
     w, b = m.shape("w"), m.shape("b")
     return len(b) == 1 and b[0] == w[1]
@@ -59,7 +55,7 @@ FC = Rule(
     versions={"pd_op.add": (1,), "pd_op.matmul": (1,)},
     constraints=(
         Constraint("float32 or float64 (Paddle's CPU fc kernel has no other dtype)",
-                   lambda m: _dtypes(m, "x", "w", "b")),
+                   lambda m: m.one_dtype("x", "w", "b") in FLOATS),
         Constraint("weight is 2-D with static dims", lambda m: _static_2d(m.shape("w"))),
         Constraint("input has rank >= 2", lambda m: len(m.shape("x")) >= 2),
         Constraint("bias is 1-D of the weight's width", _bias_1d),
@@ -90,7 +86,7 @@ FC_RELU = Rule(
         Constraint("activation is relu (Paddle's CPU fc applies no other activation_type)",
                    lambda m: m.ops["act"].name == "pd_op.relu"),
         Constraint("float32 or float64 (Paddle's CPU fc kernel has no other dtype)",
-                   lambda m: _dtypes(m, "x", "w", "b")),
+                   lambda m: m.one_dtype("x", "w", "b") in FLOATS),
         Constraint("the fc has a bias (without one Paddle's CPU fc applies no relu)",
                    lambda m: not is_null_value(m["b"])),
     ),

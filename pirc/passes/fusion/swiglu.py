@@ -38,10 +38,6 @@ def _static_same_shape(m, *names) -> bool:
     return all(d >= 0 for d in shapes[0]) and all(s == shapes[0] for s in shapes)
 
 
-def _floats(m, *names) -> bool:
-    return all(m.dtype(n) in FLOATS and m.dtype(n) == m.dtype(names[0]) for n in names)
-
-
 def _half(index: int) -> Op:
     """Result `index` of a split of x in two: a chunk (`split_with_num`, num 2) or `split`
     with two sections; the axis a constant."""
@@ -99,7 +95,7 @@ SWIGLU_HALVES = Rule(
     versions=_HALVES_VERSIONS,
     constraints=(
         Constraint("float32 or float64 (Paddle's CPU swiglu kernel has no other dtype)",
-                   lambda m: _floats(m, "x")),
+                   lambda m: m.dtype("x") in FLOATS),
         Constraint("split along the last axis", _last_axis),
         Constraint("the first half under silu, the second half beside it (a static, even "
                    "last axis)", _halves),
@@ -113,7 +109,7 @@ SWIGLU = Rule(
     versions={"pd_op.multiply": (1,), "pd_op.silu": (1,)},
     constraints=(
         Constraint("float32 or float64 (Paddle's CPU swiglu kernel has no other dtype)",
-                   lambda m: _floats(m, "a", "b")),
+                   lambda m: m.one_dtype("a", "b") in FLOATS),
         Constraint("a, b and the product have one static shape (swiglu does not broadcast)",
                    lambda m: _static_same_shape(m, "a", "b")),
     ),

@@ -316,6 +316,11 @@ class Match:
         """The element type's short name (`f32`, `bf16`, `i64`), None for a non-tensor."""
         return dtype_of(self[name])
 
+    def one_dtype(self, *names: str) -> str | None:
+        """The element type the variables `names` share, None when they differ."""
+        dtypes = {self.dtype(n) for n in names}
+        return dtypes.pop() if len(dtypes) == 1 else None
+
     def attr(self, op_name: str, attr: str, default=None):
         return attr_value(self.ops[op_name], attr, default)
 
