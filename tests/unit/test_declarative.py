@@ -172,3 +172,23 @@ def test_ieee_constants_are_near_misses_never_crashes(value):
     # (relu(x * inf) is not relu(x) * inf at x < 0: the test rule wants a finite factor)
     assert record.rewrites == 0
     assert record.near_misses["scale-relu"].first[0]["failed"].startswith("factor > 0 and finite")
+
+
+def test_cli_errors_name_what_to_change_and_write_nothing(tmp_path, capsys):
+    from pirc.cli.opt import run as pirc_opt
+
+    src = tmp_path / "m.pir"
+    src.write_text("{\n" + HEAD + relu(1, 0) + fetch(2, 1) + "}\n")
+    out = tmp_path / "out.pir"
+    assert pirc_opt([str(src), "--from-version=4", "-p", "fuse-silu", "--explain=fuse-silx",
+                     "-o", str(out)]) == 1
+    assert "--explain: unknown pass 'fuse-silx' (did you mean 'fuse-silu'?)" in capsys.readouterr().err
+    assert pirc_opt([str(src), "--from-version=4", "-p", "npu", "--device", "cpu", "-o", str(out)]) == 1
+    assert ("pipeline 'npu' is for device npu; device cpu contradicts it (drop --device or pick "
+            "another pipeline)") in capsys.readouterr().err
+    assert not out.exists()
+    # without --device, -p npu optimises for the NPU: its device fusions run
+    report = tmp_path / "r.json"
+    assert pirc_opt([str(src), "--from-version=4", "-p", "npu", f"--pass-report={report}",
+                     "-o", str(out)]) == 0
+    assert all(p["ran"] for p in json.loads(report.read_text())["passes"] if p["name"] == "fuse-attention")

@@ -34,7 +34,7 @@
 // Near misses: a candidate that matched a producer (the scale's factor, the dropout's p,
 // the first of two casts) and then failed names the check in --explain (a reshape to
 // another shape matched no producer: no near miss).
-// RUN: pirc-opt %S/Inputs/canonicalize_near_misses.pir --from-version=4 -p canonicalize --explain=canonicalize -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEAR
+// RUN: pirc-opt %S/Inputs/canonicalize_near_misses.pir --from-version=4 -p canonicalize --explain=canonicalize -o %t.pir 2>&1 | FileCheck %s --check-prefix=NEAR
 // NEAR:      canonicalize: 0 rewrites, 4 near misses
 // NEAR-NEXT: rule compose-casts: 0 rewrites, 1 near misses
 // NEAR-NEXT: pd_op.cast at {{.*}}canonicalize_near_misses.pir:16:5: the first cast widens without loss, and the second goes to a float or all three types are integers

@@ -12,11 +12,11 @@
 // the op it builds.  At PIR 4 the rms_norm rule is skipped (rms_norm is x, scale,
 // normalized_shape, epsilon there) and fused_rms_norm_quant fires; at PIR 1-3 rms_norm fires
 // (tests/unit/test_fuse_norm.py runs the fused_rms_norm_quant rule alone: skipped at 1-3).
-// RUN: pirc-opt %S/Inputs/rms_norm_residual.pir --from-version=4 -p fuse-rms-norm --explain=fuse-rms-norm -o /dev/null 2>&1 | FileCheck %s --check-prefix=SKIP4
+// RUN: pirc-opt %S/Inputs/rms_norm_residual.pir --from-version=4 -p fuse-rms-norm --explain=fuse-rms-norm -o %t.pir 2>&1 | FileCheck %s --check-prefix=SKIP4
 // SKIP4: fuse-rms-norm: 1 rewrite, 0 near misses
 // SKIP4: rule fused_rms_norm_quant: 1 rewrites, 0 near misses
 // SKIP4: skipped 1: version: target pd_op.rms_norm at PIR version 4 has operands (x, scale)
-// RUN: pirc-opt %S/Inputs/rms_norm_residual.pir --from-version=3 -p fuse-rms-norm --explain=fuse-rms-norm -o /dev/null 2>&1 | FileCheck %s --check-prefix=SKIP3
+// RUN: pirc-opt %S/Inputs/rms_norm_residual.pir --from-version=3 -p fuse-rms-norm --explain=fuse-rms-norm -o %t.pir 2>&1 | FileCheck %s --check-prefix=SKIP3
 // SKIP3: fuse-rms-norm: 1 rewrite, 0 near misses
 // SKIP3: rule rms_norm: 1 rewrites, 0 near misses
 // SKIP3-NOT: skipped
