@@ -45,11 +45,13 @@ def complete_record(record: dict) -> dict:
     an engine's arithmetic might).  Fields the schema does not name are kept."""
     out = {name: _fresh(default) for name, default in RECORD_FIELDS.items()}
     out.update(record)
-    check = {name: _fresh(default) for name, default in CHECK_FIELDS.items()}
-    check.update(out["check"] or {})
-    out["check"] = check
-    for name in ("passes_changed", "passes_run"):
-        out[name] = list(out[name] or [])
+    if out["check"] is None or isinstance(out["check"], dict):  # anything else: check_report says
+        check = {name: _fresh(default) for name, default in CHECK_FIELDS.items()}
+        check.update(out["check"] or {})
+        out["check"] = check
+    for name in ("passes_changed", "passes_run"):  # a tuple is a list; None is none ran
+        if out[name] is None or isinstance(out[name], tuple):
+            out[name] = list(out[name] or [])
     return _finite(out)
 
 
