@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import summary
+from .report import read_report  # noqa: F401  (--compare reads its two files with it)
 from .schema import GOOD
 
 
