@@ -20,7 +20,7 @@ tests use (tests/unit/migrate_records.py: every status once, dev-zoo model names
 
     cd tests/unit && python -c "from migrate_records import sample_report; \
         from pirc.migrate.report import write_reports; write_reports('/tmp/pd331-out', sample_report())"
-    python3 tools/render_report_html.py /tmp/pd331-out -o docs/migrate-report.png
+    python3 tools/render_report_html.py /tmp/pd331-out -o docs/migrate-report.png --window-size 1280,2130
 """
 
 from __future__ import annotations
