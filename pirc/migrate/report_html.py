@@ -182,72 +182,64 @@ def _status_chart(counts: dict[str, int]) -> str:
 
 
 def _pass_section(models: list[dict]) -> str:
-    changes = summary.pass_changes(models)
-    if not changes:
-        body = '<p class="muted">No pass ran.</p>\n'
-    else:
-        rows = []
-        for name, (changed, ran) in changes.items():
-            share = summary.rate((changed, ran))
-            rows.append(f'<tr><td><code>{_e(name)}</code></td><td class="num">{changed}</td>'
-                        f'<td class="num">{ran}</td><td class="num">{summary.percent(share)}</td>'
-                        f'<td><div class="bar"><div style="width:{100 * (share or 0):.1f}%"></div></div></td></tr>\n')
-        body = ('<table>\n<thead><tr><th>pass</th><th class="num">changed</th><th class="num">ran</th>'
-                '<th class="num">rate</th><th></th></tr></thead>\n<tbody>\n' + "".join(rows) + "</tbody>\n</table>\n")
-    return ('<section id="passes">\n<h2>Passes</h2>\n<p class="meta">Models whose program each pass '
-            f"changed, of the models it ran on.</p>\n{body}</section>\n")
+    rows = []
+    for name, (changed, ran) in summary.pass_changes(models).items():
+        share = summary.rate((changed, ran))
+        rows.append([f"<td><code>{_e(name)}</code></td>", _num(changed), _num(ran), _num(summary.percent(share)),
+                     f'<td><div class="bar"><div style="width:{100 * (share or 0):.1f}%"></div></div></td>'])
+    return _section("passes", "Passes", [("pass", 0), ("changed", 1), ("ran", 1), ("rate", 1), ("", 0)], rows,
+                    "No pass ran.", '<p class="meta">Models whose program each pass changed, of the models '
+                    "it ran on.</p>\n")
 
 
 def _drift_section(models: list[dict]) -> str:
-    drift = summary.drifting(models)
-    if not drift:
-        body = '<p class="muted">No model drifted.</p>\n'
-    else:
-        rows = "".join(
-            f'<tr><td class="path">{_path(r["path"])}</td><td class="num">{summary.number(r["check"]["max_abs"])}</td>'
-            f'<td class="num">{summary.number(r["check"]["max_rel"])}</td>'
-            f'<td><code>{_e(r["check"]["first_bad_op"] or "-")}</code></td><td>{_e(r["check"]["mode"] or "-")}</td>'
-            f'<td>{_e(", ".join(map(str, r["check"]["random_outputs"])) or "-")}</td></tr>\n' for r in drift)
-        body = ('<table>\n<thead><tr><th>path</th><th class="num">max_abs</th><th class="num">max_rel</th>'
-                "<th>first bad op</th><th>check</th><th>compared by shape</th></tr></thead>\n<tbody>\n"
-                + rows + "</tbody>\n</table>\n")
-    return f'<section id="drifting">\n<h2>Drifting models</h2>\n{body}</section>\n'
+    rows = [[_path_cell(r), _num(summary.number(r["check"]["max_abs"])), _num(summary.number(r["check"]["max_rel"])),
+             f'<td><code>{_e(r["check"]["first_bad_op"] or "-")}</code></td>',
+             f'<td>{_e(r["check"]["mode"] or "-")}</td>',
+             f'<td>{_e(", ".join(map(str, r["check"]["random_outputs"])) or "-")}</td>']
+            for r in summary.drifting(models)]
+    return _section("drifting", "Drifting models", [("path", 0), ("max_abs", 1), ("max_rel", 1), ("first bad op", 0),
+                                                    ("check", 0), ("compared by shape", 0)], rows, "No model drifted.")
 
 
 def _slowest_section(models: list[dict]) -> str:
-    slow = summary.slowest(models)
-    if not slow:
-        body = '<p class="muted">No model was timed.</p>\n'
-    else:
-        rows = "".join(
-            f'<tr><td class="path">{_path(r["path"])}</td><td>{_badge(r["status"])}</td>'
-            f'<td class="num">{summary.seconds(r["seconds"])}</td><td class="num">{summary.megabytes(r["peak_mb"])}</td>'
-            f'<td><code>{_e(r["worker"] or "-")}</code></td></tr>\n' for r in slow)
-        body = ('<table>\n<thead><tr><th>path</th><th>status</th><th class="num">seconds</th>'
-                '<th class="num">peak MiB</th><th>worker</th></tr></thead>\n<tbody>\n' + rows + "</tbody>\n</table>\n")
-    return f'<section id="slowest">\n<h2>Slowest models</h2>\n{body}</section>\n'
+    rows = [[_path_cell(r), f"<td>{_badge(r['status'])}</td>", _num(summary.seconds(r["seconds"])),
+             _num(summary.megabytes(r["peak_mb"])), f'<td><code>{_e(r["worker"] or "-")}</code></td>']
+            for r in summary.slowest(models)]
+    return _section("slowest", "Slowest models", [("path", 0), ("status", 0), ("seconds", 1), ("peak MiB", 1),
+                                                  ("worker", 0)], rows, "No model was timed.")
 
 
 def _failure_section(models: list[dict]) -> str:
-    bad = summary.failures(models)
-    if not bad:
-        body = '<p class="muted">No model failed.</p>\n'
-    else:
-        rows = "".join(f'<tr><td class="path">{_path(r["path"])}</td><td>{_badge(r["status"])}</td>'
-                       f'<td class="reason-cell"><code>{_e(r["reason"] or "-")}</code></td></tr>\n' for r in bad)
-        body = ("<table>\n<thead><tr><th>path</th><th>status</th><th>reason</th></tr></thead>\n<tbody>\n"
-                + rows + "</tbody>\n</table>\n")
-    return f'<section id="failures">\n<h2>Failures</h2>\n{body}</section>\n'
+    rows = [[_path_cell(r), f"<td>{_badge(r['status'])}</td>",
+             f'<td class="reason-cell"><code>{_e(r["reason"] or "-")}</code></td>'] for r in summary.failures(models)]
+    return _section("failures", "Failures", [("path", 0), ("status", 0), ("reason", 0)], rows, "No model failed.")
 
 
 def _skipped_section(models: list[dict]) -> str:
-    skips = summary.skipped(models)
-    if not skips:
-        return ""
-    rows = "".join(f'<tr><td class="path">{_path(r["path"])}</td><td>{_e(r["reason"] or "-")}</td></tr>\n'
-                   for r in skips)
-    return ('<section id="skipped">\n<h2>Skipped</h2>\n<table>\n<thead><tr><th>path</th><th>reason</th>'
-            f"</tr></thead>\n<tbody>\n{rows}</tbody>\n</table>\n</section>\n")
+    rows = [[_path_cell(r), f'<td>{_e(r["reason"] or "-")}</td>'] for r in summary.skipped(models)]
+    return _section("skipped", "Skipped", [("path", 0), ("reason", 0)], rows, "") if rows else ""
+
+
+def _section(anchor: str, title: str, header: list[tuple[str, int]], rows: list[list[str]], empty: str,
+             intro: str = "") -> str:
+    """A card: its title, `intro`, and a table (header: (name, right-aligned?) per column;
+    rows: each cell's HTML), or `empty` when there are no rows."""
+    if not rows:
+        body = f'<p class="muted">{empty}</p>\n'
+    else:
+        head = "".join(f'<th{" class=num" * right}>{name}</th>' for name, right in header)
+        body = (f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
+                + "".join(f"<tr>{''.join(cells)}</tr>\n" for cells in rows) + "</tbody>\n</table>\n")
+    return f'<section id="{anchor}">\n<h2>{title}</h2>\n{intro}{body}</section>\n'
+
+
+def _num(value) -> str:
+    return f'<td class="num">{value}</td>'
+
+
+def _path_cell(record: dict) -> str:
+    return f'<td class="path">{_path(record["path"])}</td>'
 
 
 # The models table's columns: (header, right-aligned?).  A cell with a data-v attribute
