@@ -19,9 +19,11 @@ The steps and what each puts in the record:
    (those that changed the program, PassRecord.changed); `ops_after`, `fingerprint_after`.
 5. The check (pirc.migrate.check) on the original program as read and the result; a check
    that fails is status "drifted", its reason the outputs that differ and the first diverging
-   op.  A program whose fingerprint and version are unchanged is the program read: its check
-   is not run (`ok` True, `max_abs` None: nothing measured), since the same ops at the same
-   version with the same parameters compute the same outputs by construction.
+   op.  A program whose fingerprint and version are unchanged, and that no pass changed, is
+   the program read with the parameters read: its check is not run (`ok` True, `max_abs`
+   None: nothing measured), since the same ops at the same version with the same parameters
+   compute the same outputs by construction (a pass that rewrote something is checked even
+   when the fingerprint came out the same: it may have changed a parameter's values).
 6. OUT/<path> (Paddle JSON, pirc.save), OUT/<stem>.pdiparams (the parameters after the
    pipeline, pirc.write_params; only where the source had a .pdiparams) and a copy of the
    .io.npz, staged in one pirc.atomic.OutputSet: all three are written, each by rename, or
@@ -114,7 +116,7 @@ def _migrate(out_root: str, source: ModelSource, options: MigrateOptions, rec: d
     rec["status"] = "unchanged" if unchanged else "upgraded"
 
     if mode != "none":
-        if unchanged:
+        if unchanged and not rec["passes_changed"]:
             rec["check"] = check_record(mode, ok=True)
         else:
             rec["check"], why = _check(mode, source, original, params, program, after_params,
