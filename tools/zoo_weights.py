@@ -155,7 +155,7 @@ def main(argv=None) -> int:
         print(f"no zoo model matches --names {','.join(args.names or [])} in "
               f"{','.join(args.zoos)} {','.join(args.releases)}", file=sys.stderr)
         return 1
-    print(f"{len(written)} models written under {args.dest}")
+    print(f"{len(written)} model{'' if len(written) == 1 else 's'} written under {args.dest}")
     return 0
 
 

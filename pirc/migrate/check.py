@@ -136,8 +136,8 @@ class _Outcome:
         return any(not d.ok for d in self.diffs.values())
 
 
-def _count_mismatch(what: str, n_got: int, n_want: int, mode: str) -> tuple[dict, str]:
-    return record(mode, ok=False), f"{what}: {n_got} outputs where {n_want} were expected"
+def _count_mismatch(mode: str, n_got: int, n_want: int) -> tuple[dict, str]:
+    return record(mode, ok=False), f"the upgraded program has {n_got} outputs, {n_want} expected"
 
 
 def self_check(original, original_params, upgraded, upgraded_params,
@@ -148,7 +148,7 @@ def self_check(original, original_params, upgraded, upgraded_params,
     after = _run(upgraded, inputs, upgraded_params, SEEDS[0])
     want, got = list(first.values()), list(after.values())
     if len(got) != len(want):
-        return _count_mismatch("the upgraded program", len(got), len(want), "self")
+        return _count_mismatch("self", len(got), len(want))
     varies = {i for i, (a, b) in enumerate(zip(want, second.values()))
               if not compare_arrays(b, a, 0.0, 0.0).ok}
     random = random_fetches(original) | random_fetches(upgraded) | varies
@@ -195,7 +195,7 @@ def outputs_check(upgraded, params, inputs: dict, references: list) -> tuple[dic
     """(check record, reason when it fails) for mode "outputs" (module docstring)."""
     after = list(_run(upgraded, inputs, params, SEEDS[0]).values())
     if len(after) != len(references):
-        return _count_mismatch("the upgraded program", len(after), len(references), "outputs")
+        return _count_mismatch("outputs", len(after), len(references))
     random = random_fetches(upgraded)
     outcome = _Outcome(after, references, random)
     reason = None if outcome.ok else "; ".join(outcome.bad) + " (against the reference outputs)"

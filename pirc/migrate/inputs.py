@@ -101,10 +101,7 @@ def generated_inputs(program, relpath: str) -> dict[str, np.ndarray]:
     return inputs
 
 
-def check_inputs(program, relpath: str, io_path: str | None) -> tuple[dict[str, np.ndarray], str]:
-    """(inputs, where they come from: "sample" or "generated") for a model's check."""
-    if io_path is not None:
-        found = sample_inputs(io_path)
-        if found:
-            return found, "sample"
-    return generated_inputs(program, relpath), "generated"
+def check_inputs(program, relpath: str, io_path: str | None) -> dict[str, np.ndarray]:
+    """A model's check inputs: its sample inputs where it has them, else generated ones."""
+    found = sample_inputs(io_path) if io_path is not None else {}
+    return found or generated_inputs(program, relpath)

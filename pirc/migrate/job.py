@@ -156,7 +156,7 @@ def _check(mode, source, original, params, upgraded, after_params, references):
     from .inputs import check_inputs, sample_inputs
 
     if mode == "self":
-        inputs, _ = check_inputs(original, source.path, source.io)
+        inputs = check_inputs(original, source.path, source.io)
         return self_check(original, params, upgraded, after_params, inputs)
     return outputs_check(upgraded, after_params, sample_inputs(source.io), references)
 

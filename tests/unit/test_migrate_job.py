@@ -27,7 +27,7 @@ from pirc.migrate.job import migrate_model
 from pirc.migrate.options import MigrateOptions, default_target_version, task_key
 from pirc.migrate.sources import find_models
 from pirc.passes.infra.fingerprint import program_fingerprint
-from tools.zoo_weights import materialise
+from tools.zoo_weights import main as zoo_weights_main, materialise
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = ["shufflenet_v2_x0_25", "simple_rnn", "switch_for", "nms_postprocess"]
@@ -75,6 +75,41 @@ def copy_model(src: Path, rel: str, dest: Path, suffixes=(".json", ".pdiparams",
         if (src / f"{stem}{suffix}").exists():
             (dest / stem).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src / f"{stem}{suffix}", dest / f"{stem}{suffix}")
+
+
+# -- the materialised zoo ----------------------------------------------------------------------
+
+def test_materialise_writes_the_parameter_files_paddle_wrote(src):
+    """tools/zoo_weights.materialise rebuilds each .pdiparams byte for byte (the sha256 Paddle's
+    file had, gen_log.VER.json), writes none for a model without parameters (as Paddle), and
+    copies the program and its .io.npz unchanged."""
+    for zoo in ("zoo", "zoo2"):
+        for release in ("3.0.0", "3.3.1"):
+            log = json.loads((ROOT / "tests/fixtures" / zoo / release / f"gen_log.{release}.json")
+                             .read_text())["models"]
+            for model in MODELS:
+                if model not in log:
+                    continue
+                stem = f"{zoo}/{release}/{model}.{release}"
+                params = src / f"{stem}.pdiparams"
+                want = log[model].get("pdiparams_sha256")
+                assert (hashlib.sha256(params.read_bytes()).hexdigest() if params.exists() else None) == want
+                for suffix in (".json", ".io.npz"):
+                    assert (src / f"{stem}{suffix}").read_bytes() == (
+                        ROOT / "tests/fixtures" / zoo / release / f"{model}.{release}{suffix}").read_bytes()
+
+
+def test_materialise_command(tmp_path, capsys):
+    assert zoo_weights_main(["materialise", str(tmp_path), "--names", "simple_rnn",
+                             "--releases", "3.3.1"]) == 0
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
+        "simple_rnn.3.3.1.io.npz", "simple_rnn.3.3.1.json", "simple_rnn.3.3.1.pdiparams"]
+    assert "1 model written" in capsys.readouterr().out
+    assert zoo_weights_main(["materialise", str(tmp_path / "x"), "--names", "no_such_model"]) == 1
+    assert "no zoo model matches" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        zoo_weights_main(["materialise", str(tmp_path), "--zoos", "zoo3"])
+    assert exit_.value.code == 2 and "no zoo zoo3" in capsys.readouterr().err
 
 
 # -- sources and options ---------------------------------------------------------------------
@@ -341,6 +376,29 @@ def test_check_outputs_against_the_reference_outputs(src, tmp_path):
         "CheckUnavailable: --check outputs compares with the reference outputs of "
         "switch_for.3.0.0.io.npz, and there is none beside it")
     assert not (tmp_path / "b").exists()
+
+
+def test_check_outputs_drift_against_other_reference_outputs(src, tmp_path):
+    rel = "zoo2/3.0.0/switch_for.3.0.0.json"
+    stem = rel[:-len(".json")]
+    copy_model(src, rel, tmp_path / "src")
+    io = tmp_path / "src" / f"{stem}.io.npz"
+    data = dict(np.load(io))
+    outputs = sorted(k for k in data if k.startswith("out__"))
+    np.savez(io, **{**data, outputs[-1]: data[outputs[-1]] + 1})
+    (source,) = find_models(str(tmp_path / "src"))
+    rec = migrate_model(str(tmp_path / "src"), str(tmp_path / "a"), source,
+                        MigrateOptions(None, check="outputs"))
+    assert rec["status"] == "drifted" and rec["check"]["ok"] is False
+    assert rec["check"]["first_bad_op"] is None  # nothing to bisect against
+    assert rec["reason"].startswith(f"output {len(outputs) - 1}: max abs 1")
+    assert rec["reason"].endswith("(against the reference outputs)")
+    np.savez(io, **{**data, f"out__{len(outputs)}": data[outputs[0]]})
+    (source,) = find_models(str(tmp_path / "src"))
+    rec = migrate_model(str(tmp_path / "src"), str(tmp_path / "b"), source,
+                        MigrateOptions(None, check="outputs"))
+    assert (rec["status"], rec["reason"]) == (
+        "drifted", f"the upgraded program has {len(outputs)} outputs, {len(outputs) + 1} expected")
 
 
 def test_check_self_on_generated_inputs_without_sample_data(src, tmp_path):
