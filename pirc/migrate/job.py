@@ -12,7 +12,9 @@ The steps and what each puts in the record:
    and `fingerprint_before` (pirc.passes.infra.fingerprint.program_fingerprint, which covers
    the version); the parameters, where NAME.pdiparams is there (pirc.read_params).
 2. pirc.upgrade to `options.target_version`: a refusal (a PircError of the upgrade, a target
-   older than the program included) is status "refused" with pirc's message as the reason.
+   older than the program included) is status "refused" with pirc's message as the reason; so
+   is a program of a PIR version newer than this pirc reads (pirc.load's VersionError), which
+   no upgrade can take.
 3. pirc.verify against the target's op definitions.
 4. The pipeline, when given, with the parameters (pirc.run_pipeline, graph tags written as
    pirc-opt writes them): `passes_run` (passes that ran, pipeline order) and `passes_changed`
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import PircError
+from ..errors import PircError, VersionError
 from .check import CheckUnavailable, record as check_record, resolve_mode
 from .options import MigrateOptions
 from .sources import ModelSource
@@ -64,7 +66,9 @@ def migrate_model(src_root: str, out_root: str, source: ModelSource,
         _migrate(out_root, source, options, rec)
     except Exception as e:  # noqa: BLE001 - one model's failure is its record, never the run's
         rec["status"] = "failed"
-        rec["reason"] = _relative(f"{type(e).__name__}: {_first_line(e)}", src_root, out_root, source)
+        rec["reason"] = f"{type(e).__name__}: {_first_line(e)}"
+    if rec["reason"] is not None:
+        rec["reason"] = _relative(rec["reason"], src_root, out_root, source)
     return rec
 
 
@@ -85,7 +89,11 @@ def _migrate(out_root: str, source: ModelSource, options: MigrateOptions, rec: d
     from ..passes.infra.fingerprint import program_fingerprint
     from ..runtime.persistence import persisted_names
 
-    program = pirc.load(source.program)
+    try:
+        program = pirc.load(source.program)
+    except VersionError as e:  # newer than this pirc: a refusal, as an upgrade's own
+        rec["status"], rec["reason"] = "refused", _first_line(e)
+        return
     rec["from_version"] = program.version
     rec["ops_before"] = program.op_count()
     rec["fingerprint_before"] = before = program_fingerprint(program)

@@ -303,6 +303,17 @@ def test_a_target_older_than_the_program_is_refused(src, tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+def test_a_program_newer_than_pirc_is_refused(src, tmp_path):
+    program = json.loads((src / "zoo2/3.3.1/simple_rnn.3.3.1.json").read_text())
+    program["base_code"]["version"] = TARGET + 3
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "future.json").write_text(json.dumps(program))
+    (source,) = find_models(str(tmp_path / "src"))
+    rec = migrate_model(str(tmp_path / "src"), str(tmp_path / "out"), source, MigrateOptions(None))
+    assert rec["status"] == "refused" and f"PIR version {TARGET + 3}" in rec["reason"]
+    assert str(tmp_path) not in rec["reason"] and not (tmp_path / "out").exists()
+
+
 def test_a_wrong_upgrade_is_drifted_with_the_first_diverging_op(src, tmp_path, monkeypatch):
     """An upgrade that changes a scale's bias (as a wrong patch would) changes the numbers:
     the check says so and bisects to that op."""
