@@ -84,6 +84,8 @@ import torch.nn.functional as F
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from tools.zoo_weights import zoo_params  # noqa: E402 - tools/ is importable from ROOT
+
 CORPUS = os.path.join(ROOT, "tests", "fixtures", "corpus", "3.3.1")
 ZOO = os.path.join(ROOT, "tests", "fixtures", "zoo")
 ZOOS = {"zoo": ZOO, "zoo2": os.path.join(ROOT, "tests", "fixtures", "zoo2")}
@@ -612,23 +614,6 @@ def zoo_models(release="3.3.1", zoo=ZOO, names=None):
         if os.path.exists(io) and (not names or name in names):
             found.append(ZooModel(name, path, io))
     return found
-
-
-def zoo_params(program, constants=None):
-    """Every builtin.parameter of the program: the model's constants (the MODEL.VER.constants.npz
-    path `constants`, where the forward built tensors eagerly), the rest rebuilt by
-    tools/zoo_weights.value."""
-    from pirc.ir.types import ELEMENT_TYPE_NAMES
-    from pirc.runtime.params import DTYPES, ELEMENT_CODES, parameter_types
-    from tools.zoo_weights import value
-
-    fixed = {}
-    if constants and os.path.exists(constants):
-        with np.load(constants) as d:
-            fixed = {k: d[k] for k in d.files}
-    return {name: fixed[name] if name in fixed else
-            value(name, t.shape, DTYPES[ELEMENT_CODES[ELEMENT_TYPE_NAMES[t.dtype]]][0])
-            for name, t in parameter_types(program).items()}
 
 
 def feed_shapes(program):

@@ -1,2 +1,6 @@
-"""pirc-migrate: upgrade (and optionally optimise) a whole zoo of saved programs, check each
-upgrade numerically, and report what happened to every model (docs/MIGRATE.md)."""
+"""pirc-migrate: upgrade, check and optimise a whole folder of saved programs (issue 23).
+
+One module per piece: finding the models (`sources`), the run's options (`options`), the
+inputs a check feeds (`inputs`), the differential check (`check`) and one model's migration
+(`job`, in process, never raising); the isolation, engine, journal and reports build on them.
+"""

@@ -7,7 +7,8 @@ NaN / Inf / denormal / extreme / epsilon-sized arrays two implementations are co
 `fusion_programs` draws programs around each fusion pattern and its near misses, and
 `fusion_differential` compares them before and after within the per-fusion tolerances
 (`fusion_tolerance`, pirc/passes/fusion/tolerances.yaml); `version_split` runs the kernels
-split by PIR version side by side on boundary inputs.
+split by PIR version side by side on boundary inputs; `random_ops` says which fetched outputs
+depend on a random op (compared by shape and dtype only).
 """
 
 from .bisect import BisectResult, bisect

@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 
 import pirc
+from pirc.testing.random_ops import random_fetches
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 ATOL, RTOL = 1e-5, 1e-4
-RANDOM_OPS = {"pd_op.gaussian", "pd_op.uniform"}
 
 
 def _cases():
@@ -54,19 +54,6 @@ def run_case(program, npz: Path) -> dict:
     with np.load(npz) as data:
         inputs = {k: data[k] for k in data.files if k.startswith("in__")}
     return pirc.run(program, inputs, str(params) if params.exists() else None)
-
-
-def random_fetches(program) -> set[int]:
-    """Positions of fetched values that depend on a random op."""
-    def is_random(op):
-        return op.name in RANDOM_OPS or (op.name == "pd_op.dropout" and not
-                                         bool(op.attributes["is_test"].value.data))
-    tainted = set()
-    for op in program.walk():
-        if is_random(op) or any(getattr(v, "owner", None) in tainted for v in op.operands):
-            tainted.add(op)
-    fetches = [op for op in program.block.ops if op.name == "pd_op.fetch"]
-    return {i for i, op in enumerate(fetches) if op in tainted}
 
 
 def compare(got: np.ndarray, ref: np.ndarray) -> tuple[bool, float, float]:
