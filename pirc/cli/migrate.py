@@ -205,21 +205,16 @@ def _check_folders(src: str, out: str) -> None:
 
 
 def _options(args, pipeline: str | None):
-    """The run's MigrateOptions: the target resolved, the pipeline checked before any model runs."""
+    """The run's MigrateOptions, checked before any model runs (target, pipeline, limits):
+    a bad one is a usage error."""
     from ..migrate.options import MigrateOptions
-    from ..passes import PipelineError, build_pipeline
 
-    if pipeline is not None:
-        try:
-            build_pipeline(pipeline)
-        except PipelineError as e:
-            raise UsageError(str(e)) from None
-    target = args.target_version
-    if target is None:
-        from ..versioning.upgrade import default_target
-        target = default_target()
-    return MigrateOptions(target_version=target, pipeline=pipeline, check=args.check,
-                          timeout=args.timeout, max_memory_mb=args.max_memory_mb)
+    try:
+        return MigrateOptions(target_version=args.target_version, pipeline=pipeline,
+                              check=args.check, timeout=args.timeout,
+                              max_memory_mb=args.max_memory_mb)
+    except PircError as e:
+        raise UsageError(str(e)) from None
 
 
 def _skipped(path: str | None, sources) -> dict:
