@@ -252,3 +252,73 @@ def test_silu_in_place_steps_are_the_expression(dtype):
     bits_equal(got.nan_to_num(), want.nan_to_num())
     y = x[:1000].reshape(2, 500)
     bits_equal(fused.swiglu(y).nan_to_num(), (fused.silu(y[:, :250]) * y[:, 250:]).nan_to_num())
+
+
+def specialised_reads(kernel, operands, kwargs, reads, dynamic=()):
+    """A graph calling `kernel` on the operands (placeholders with static types; operand i in
+    `dynamic` gets a dynamic first dim) and returning its results `reads`, specialised."""
+    graph = fx.Graph()
+    args = []
+    for i, t in enumerate(operands):
+        if t is None:
+            args.append(None)
+            continue
+        node = graph.placeholder(f"in{i}")
+        shape = [-1] * (i in dynamic) + list(t.shape)[i in dynamic:]
+        copy = graph.call_function(torch.clone, (node,))
+        for n in (node, copy):
+            n.meta["pir_shape"], n.meta["pir_dtype"] = tuple(shape), t.dtype
+        args.append(copy)
+    call = graph.call_function(kernel, tuple(args), kwargs)
+    graph.output(tuple(graph.call_function(operator.getitem, (call, i)) for i in reads))
+    gm = fx.GraphModule(torch.nn.Module(), graph)
+    return gm, specialize_calls(gm)
+
+
+RESIDUAL_LN_CASES = [((2, 8, 32), 2), ((1, 5, 64), 2), ((3, 4, 6), 1), ((4, 16), 1),
+                     ((2, 3, 17), 2)]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("shape,begin", RESIDUAL_LN_CASES)
+def test_residual_layernorm_specialised_is_the_kernel(dtype, shape, begin):
+    """fused_bias_residual_layernorm's residual form, inline: the kernel's bits on every
+    boundary input, with and without bias / norm weight / norm bias, alpha 1 or not, every
+    result read or only the output, static or dynamic first dim."""
+    from pirc.lower.kernels.fused_cpu import fused_bias_residual_layernorm as kernel
+    from pirc.testing import boundary_inputs
+
+    n = math.prod(shape[begin:])
+    td = {"f32": torch.float32, "f64": torch.float64}[dtype]
+
+    def rnd(*s):
+        return torch.randn(*s, generator=g, dtype=td)
+
+    for label, arr in boundary_inputs(dtype, shape).items():
+        x, residual = torch.from_numpy(arr.copy()), rnd(*shape) * 3 + 5
+        for weight, nbias, bias, alpha in ((rnd(n), rnd(n), None, 1.0),
+                                           (rnd(n), None, rnd(1, n), 0.1),
+                                           (None, rnd(n), None, 1.0)):
+            kw = {"epsilon": 1e-5, "residual_alpha": alpha, "begin_norm_axis": begin}
+            operands = [x, bias, residual, weight, nbias]
+            want = kernel(*operands, **kw)
+            for reads, dynamic in (((0, 1, 2, 3), ()), ((0,), (0, 2))):
+                gm, done = specialised_reads(kernel, operands, kw, reads, dynamic)
+                assert done == 1 and kernel not in [nd.target for nd in gm.graph.nodes], label
+                got = gm(*[t for t in operands if t is not None])
+                for i, r in enumerate(reads):
+                    bits_equal(got[i], want[r])
+
+
+def test_residual_layernorm_keeps_the_kernel_outside_the_residual_form():
+    from pirc.lower.kernels.fused_cpu import fused_bias_residual_layernorm as kernel
+
+    x, w = torch.randn(2, 4, 8, generator=g), torch.randn(8, generator=g)
+    kw = {"epsilon": 1e-5, "begin_norm_axis": 2}
+    for operands in ([x, None, None, w, None],      # no residual: the kernel's other form
+                     [x, None, x.half(), w, None],  # a residual of another dtype
+                     [x, None, x[0], w, None]):     # a broadcast residual
+        gm, done = specialised_reads(kernel, operands, kw, (0,))
+        assert done == 0
+    gm, done = specialised_reads(kernel, [x, None, x, w, None], kw, (0,), dynamic=(0,))
+    assert done == 0   # x's dynamic first dim is not the residual's static one
