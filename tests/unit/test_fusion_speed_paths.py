@@ -28,6 +28,7 @@ from pirc.lower.kernels.linalg import fc
 from pirc.lower.kernels.shape import reshape
 from pirc.lower.npu import ops, reference
 from pirc.lower.specialize import specialize_calls
+from pirc.testing import boundary_inputs
 
 g = torch.Generator().manual_seed(22)
 
@@ -286,7 +287,6 @@ def test_residual_layernorm_specialised_is_the_kernel(dtype, shape, begin):
     boundary input, with and without bias / norm weight / norm bias, alpha 1 or not, every
     result read or only the output, static or dynamic first dim."""
     from pirc.lower.kernels.fused_cpu import fused_bias_residual_layernorm as kernel
-    from pirc.testing import boundary_inputs
 
     n = math.prod(shape[begin:])
     td = {"f32": torch.float32, "f64": torch.float64}[dtype]
@@ -322,3 +322,37 @@ def test_residual_layernorm_keeps_the_kernel_outside_the_residual_form():
         assert done == 0
     gm, done = specialised_reads(kernel, [x, None, x, w, None], kw, (0,), dynamic=(0,))
     assert done == 0   # x's dynamic first dim is not the residual's static one
+
+
+@pytest.mark.parametrize("shape", [(1, 8, 64), (5, 64), (3, 2, 7, 64)])
+def test_npu_linear_weight_transposed_once_is_the_per_call_transpose(shape):
+    """A parameter weight is transposed once into a buffer (a view: the same strides as
+    torch.t per call, so the same GEMM bits); a runtime weight keeps torch.t per call."""
+    def build(weight_is_param):
+        root = torch.nn.Module()
+        graph = fx.Graph()
+        x = graph.placeholder("x")
+        if weight_is_param:
+            root.register_buffer("w", w)
+            wn = graph.get_attr("w")
+        else:
+            wn = graph.placeholder("w")
+        root.register_buffer("b", b)
+        out = graph.call_function(ops.npu_linear, (x, graph.call_function(torch.t, (wn,))),
+                                  {"bias": graph.get_attr("b")})
+        graph.output((out,))
+        gm = fx.GraphModule(root, graph)
+        return gm, specialize_calls(gm)
+
+    for label, arr in boundary_inputs("f32", shape).items():
+        x = torch.from_numpy(arr.copy())
+        w, b = torch.randn(64, 48, generator=g), torch.randn(48, generator=g)
+        want = reference.npu_linear(x, torch.t(w), b)
+        once, done = build(True)
+        assert done == 1 and torch.t not in [n.target for n in once.graph.nodes]
+        assert once.get_buffer(next(n.target for n in once.graph.nodes if n.op == "get_attr"
+                                    and n.target not in ("w", "b"))).data_ptr() == w.data_ptr()
+        bits_equal(once(x)[0], want)
+        per_call, done = build(False)
+        assert done == 0 and torch.t in [n.target for n in per_call.graph.nodes]
+        bits_equal(per_call(x, w)[0], want)

@@ -268,7 +268,8 @@ def fc(e: Emit):
 
     fc folds input's first in_num_col_dims dims into rows and multiplies by w; with
     in_num_col_dims = rank - 1 that is linear over the last dim.  torch_npu's weight is
-    (N, K): the graph passes torch.t(w), a view; a [1, N] bias is read as [N].  Numerics:
+    (N, K): the graph passes torch.t(w), a view (a parameter w is transposed once, into a
+    buffer: ops._weight_transposed_once); a [1, N] bias is read as [N].  Numerics:
     linear adds the bias inside the GEMM (addmm), fc after it: equal within float32
     rounding, not bit-exact (docs/NPU.md).
     """

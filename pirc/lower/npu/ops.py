@@ -11,6 +11,7 @@ through aten, with the same numbers.
 from __future__ import annotations
 
 import torch
+from torch import fx
 
 from ..specialize import specializer
 from . import reference
@@ -144,6 +145,25 @@ def npu_linear(input, weight, bias=None):
         out = npu_call("npu_linear", flat, weight, bias=bias)
         return out.reshape(*input.shape[:-1], out.shape[-1])
     return reference.npu_linear(input, weight, bias)
+
+
+@specializer(npu_linear)
+def _weight_transposed_once(site):
+    """The fc emitter passes `torch.t(w)` (torch_npu's weight is (N, K), Paddle's (K, N)).
+    Where w is a parameter or folded constant, the transpose is taken once here: a buffer
+    holding `w.t()` (a view of the same storage: no copy on the CPU, the same strides the
+    per-call transpose gives, so the same GEMM and the same bits); a runtime w keeps its
+    per-call transpose.  Chosen by the call's operand alone (docs/LOWERING.md)."""
+    w = site.p["weight"]
+    if not (isinstance(w, fx.Node) and w.op == "call_function" and w.target is torch.t):
+        return None
+    param = site.constant(w.args[0])
+    if param is None or param.dim() != 2:
+        return None
+    held = site.buffer(param.detach().t(), "npu_linear_weight")
+    if held is None:
+        return None
+    return site.call(npu_linear, site.p["input"], held, bias=site.p["bias"])
 
 
 def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
