@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import operator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -356,3 +357,35 @@ def test_npu_linear_weight_transposed_once_is_the_per_call_transpose(shape):
         per_call, done = build(False)
         assert done == 0 and torch.t in [n.target for n in per_call.graph.nodes]
         bits_equal(per_call(x, w)[0], want)
+
+
+def test_npu_emitters_skip_a_reshape_to_the_operands_own_shape(monkeypatch):
+    """npu_layer_norm_eval's weight and bias (the corpus transformer: [32] for
+    normalized_shape [32]) reach the call as they are; the module's outputs are the bits of
+    the emitters reshaping them anyway."""
+    import warnings
+
+    import pirc.api as api
+    from pirc.lower.npu import emit
+
+    base = Path(__file__).resolve().parents[2] / "tests/fixtures/corpus/3.3.1/transformer.3.3.1"
+    program = api.load(f"{base}.json")
+    io = np.load(f"{base}.io.npz")
+    feeds = [torch.from_numpy(io[k]) for k in io.files if k.startswith("in__")]
+
+    def lowered():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return api.lower(program, f"{base}.pdiparams", device="npu")
+
+    gm = lowered()
+    calls = [n for n in gm.graph.nodes if n.target is ops.npu_layer_norm_eval]
+    assert calls and all(n.kwargs[k].target is not torch.reshape for n in calls
+                         for k in ("weight", "bias"))
+    monkeypatch.setattr(emit.Emit, "reshaped",
+                        lambda self, t, operand, dims: self.call(torch.reshape, (t, dims)))
+    always = lowered()
+    assert any(n.target is torch.reshape and n.users and next(iter(n.users)).target
+               is ops.npu_layer_norm_eval for n in always.graph.nodes)
+    for got, want in zip(gm(*feeds), always(*feeds)):
+        bits_equal(got, want)
