@@ -389,3 +389,37 @@ def test_npu_emitters_skip_a_reshape_to_the_operands_own_shape(monkeypatch):
                is ops.npu_layer_norm_eval for n in always.graph.nodes)
     for got, want in zip(gm(*feeds), always(*feeds)):
         bits_equal(got, want)
+
+
+@pytest.mark.parametrize("fill", [False, True])
+def test_scaled_softmax_without_a_built_mask_is_the_all_false_mask(fill, monkeypatch):
+    """fuse-scaled-softmax's all-False `full_like(x, 0, bool)` mask is not built per run: the
+    call's output keeps the bits of the reference with that mask (boundary inputs); a mask
+    filled True stays built.  On an NPU, torch_npu still gets an all-False bool mask."""
+    from pirc.lower.kernels.creation import full_like
+
+    def build():
+        graph = fx.Graph()
+        x = graph.placeholder("x")
+        mask = graph.call_function(full_like, (x, fill), {"dtype": torch.bool,
+                                                          "place": "undefined"})
+        graph.output((graph.call_function(ops.npu_scaled_masked_softmax, (),
+                                          {"x": x, "mask": mask, "scale": 0.25,
+                                           "fixed_triu_mask": False}),))
+        gm = fx.GraphModule(torch.nn.Module(), graph)
+        return gm, specialize_calls(gm)
+
+    gm, done = build()
+    assert done == int(not fill)
+    assert (full_like in [n.target for n in gm.graph.nodes]) == fill
+    for label, arr in boundary_inputs("f32", (2, 4, 8, 8)).items():
+        x = torch.from_numpy(arr.copy())
+        want = reference.npu_scaled_masked_softmax(x, torch.full_like(x, fill, dtype=torch.bool),
+                                                   0.25)
+        bits_equal(gm(x)[0], want)
+    seen = []
+    monkeypatch.setattr(ops, "on_npu", lambda t: True)
+    monkeypatch.setattr(ops, "npu_call", lambda name, x, mask, **kw: seen.append(mask) or x)
+    x = torch.randn(1, 2, 32, 32, generator=g)
+    gm(x)
+    assert seen[0].dtype is torch.bool and seen[0].shape == x.shape and bool(seen[0].any()) == fill

@@ -168,10 +168,33 @@ def _weight_transposed_once(site):
 
 def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
     # torch_npu's kernel wants the last two dims in [32, 4096] and divisible by 32.
+    # mask None (pirc's own: `_nothing_masked`) is nothing masked; torch_npu gets that mask.
     if on_npu(x) and x.dim() == 4 and all(32 <= d <= 4096 and d % 32 == 0 for d in x.shape[-2:]):
+        if mask is None:
+            mask = torch.zeros_like(x, dtype=torch.bool)
         return npu_call("npu_scaled_masked_softmax", x, mask, scale=scale,
                         fixed_triu_mask=fixed_triu_mask)
     return reference.npu_scaled_masked_softmax(x, mask, scale, fixed_triu_mask)
+
+
+@specializer(npu_scaled_masked_softmax)
+def _nothing_masked(site):
+    """A mask the graph fills with False, x's shape (fuse-scaled-softmax's `full_like(x, 0,
+    bool)`: a value fixed when the program is lowered, as a constant operand is) is not
+    built on every run: the call gets mask None, which the CPU reference reads as nothing
+    masked (the masked_fill of nothing it replaces is a copy: the same bits) and the NPU
+    branch turns back into the all-False tensor torch_npu's schema asks for."""
+    from ..kernels.creation import full_like
+
+    x, mask = site.p["x"], site.p["mask"]
+    if not (isinstance(mask, fx.Node) and mask.op == "call_function"
+            and mask.target is full_like and mask.kwargs.get("dtype") is torch.bool):
+        return None
+    value = mask.args[1] if len(mask.args) > 1 else mask.kwargs.get("value", 0.0)
+    if type(value) not in (bool, int, float) or value != 0 or mask.args[0] is not x:
+        return None
+    return site.call(npu_scaled_masked_softmax, x, None, scale=site.p["scale"],
+                     fixed_triu_mask=site.p["fixed_triu_mask"])
 
 
 # The entry points the lowering emits (npu ops, emit.py), in the order of docs/NPU.md.
