@@ -116,6 +116,7 @@ def test_rsqrt_check_first_is_the_masked_fix(monkeypatch):
     cases = [torch.rand(37, generator=g) + 0.5, torch.tensor([0.0, -0.0, 1.0, math.inf]),
              torch.tensor([tiny / 4] * 17 + [-tiny / 8] * 9 + [2.0, 0.0]),
              torch.rand(3, 11, generator=g).mul(1e-37)]
+    cases += [torch.from_numpy(a.copy()) for a in boundary_inputs("f32", (3, 11)).values()]
     want = []
     for x in cases:
         want.append(fused.rsqrt(x))
@@ -423,3 +424,20 @@ def test_scaled_softmax_without_a_built_mask_is_the_all_false_mask(fill, monkeyp
     x = torch.randn(1, 2, 32, 32, generator=g)
     gm(x)
     assert seen[0].dtype is torch.bool and seen[0].shape == x.shape and bool(seen[0].any()) == fill
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("y", [2, 2.0, 1.5, -2.0, 0.0, 1.0, 0.1, 3.0, 0.5, -0.5, -3])
+def test_pow_by_a_number_specialised_is_the_kernel(dtype, y):
+    """pd_op.pow by a number, its exponent's float32 value taken once: x * x for 2, the
+    double pow rounded back for the others, the kernel itself for an odd integer and +-0.5
+    (its special cases); the kernel's bits on every boundary input."""
+    from pirc.lower.kernels.elementwise import pow_
+
+    kept = y in (0.5, -0.5) or (y == int(y) and int(y) % 2 == 1 and y != 1)
+    for label, arr in boundary_inputs(dtype, (3, 37)).items():
+        x = torch.from_numpy(arr.copy())
+        gm, done = one_call(pow_, [x], {"y": y}, False)
+        assert done == int(not kept), label
+        assert (pow_ in [n.target for n in gm.graph.nodes]) == kept
+        bits_equal(gm(x), pow_(x, y=y))
