@@ -441,3 +441,37 @@ def test_pow_by_a_number_specialised_is_the_kernel(dtype, y):
         assert done == int(not kept), label
         assert (pow_ in [n.target for n in gm.graph.nodes]) == kept
         bits_equal(gm(x), pow_(x, y=y))
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("bias", [0.0, -0.0, 1.5])
+def test_scale_by_minus_one_is_one_subtraction(dtype, bias):
+    """scale(x, -1, bias) (rotate-half's negation) as bias - x: the kernel's bits on every
+    boundary input, -0 turned +0 and NaN payloads kept; bias before the scale keeps mul."""
+    from pirc.lower.kernels.elementwise import scale
+
+    for label, arr in boundary_inputs(dtype, (3, 37)).items():
+        x = torch.from_numpy(arr.copy())
+        for after in (True, False):
+            kw = {"scale": -1.0, "bias": bias, "bias_after_scale": after}
+            gm, done = one_call(scale, [x], kw, False)
+            assert done == 1
+            assert (torch.rsub in [n.target for n in gm.graph.nodes]) == after
+            bits_equal(gm(x), scale(x, **kw))
+    nan = torch.tensor([-5], dtype=torch.int32).view(torch.float32)  # a negative NaN, payload
+    gm, _ = one_call(scale, [nan.to(x.dtype)], {"scale": -1.0, "bias": bias}, False)
+    bits_equal(gm(nan.to(x.dtype)), scale(nan.to(x.dtype), scale=-1.0, bias=bias))
+
+
+def test_embedding_of_int64_ids_is_the_kernel():
+    """int64 ids without a padding row: F.embedding on the ids as they are; int32 ids and a
+    padding row keep the kernel."""
+    from pirc.lower.kernels.grad_nn import embedding
+
+    w = torch.randn(11, 6, generator=g)
+    ids = torch.randint(0, 11, (3, 7), generator=g)
+    for x, kw, taken in ((ids, {}, True), (ids.int(), {}, False),
+                         (ids, {"padding_idx": 2}, False)):
+        gm, done = one_call(embedding, [x, w], kw, True)
+        assert done == int(taken)
+        bits_equal(gm(x, w), embedding(x, w, **kw))

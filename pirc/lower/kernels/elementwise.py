@@ -508,6 +508,10 @@ def _scale_call(site):
         return None
     if s == 1:
         return site.call(torch.add, x, b)  # x * 1 is x exactly: either order is x + b
+    if s == -1 and site.p["bias_after_scale"] and site.dtype(x) in _REAL_FLOATS:
+        # x * -1 is -x exactly, and -x + b is b - x by definition (the +0.0 bias turns
+        # -0 into +0 as 0 - x does; a NaN x comes back as itself either way): one call
+        return site.call(torch.rsub, x, b)
     if site.p["bias_after_scale"]:
         return site.method("add_", site.call(torch.mul, x, s), b)
     return site.method("mul_", site.call(torch.add, x, b), s)
