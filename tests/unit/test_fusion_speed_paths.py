@@ -475,3 +475,22 @@ def test_embedding_of_int64_ids_is_the_kernel():
         gm, done = one_call(embedding, [x, w], kw, True)
         assert done == int(taken)
         bits_equal(gm(x, w), embedding(x, w, **kw))
+
+
+@pytest.mark.parametrize("axes,shape", [([1, 2], (3, 7)), ([-1, 0], (2, 5)), ([0, 3, 1], (4, 6)),
+                                        ([2, 2], (3, 2, 5)), ([1, 2], (0, 4))])
+@pytest.mark.parametrize("dynamic", [0, 1, 2])
+def test_unsqueeze_of_several_axes_is_one_reshape(axes, shape, dynamic):
+    """unsqueeze over several axes as one reshape, dynamic dims read from x's shape: the
+    kernel's shape and values, a view of x as the kernel's."""
+    from pirc.lower.kernels.shape import unsqueeze
+
+    x = torch.randn(shape, generator=g)
+    gm, done = one_call(unsqueeze, [x], {"axis": axes}, dynamic)
+    assert done == 1
+    assert [n.target for n in gm.graph.nodes if n.target in (torch.reshape, torch.unsqueeze)] \
+        == [torch.reshape]
+    want = unsqueeze(x, axes)
+    got = gm(x)
+    assert got.shape == want.shape and got._base is not None
+    bits_equal(got, want)
