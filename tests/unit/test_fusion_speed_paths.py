@@ -9,7 +9,14 @@ of what they replace.
   -inf refold's one-read test against the windows it must refold;
 * npu_fusion_attention: the output-only call (chosen where nothing reads the softmax
   statistics) against the full reference's output, and the lowering choosing it;
-* the npu references without their no-op float32 conversions against the formulas.
+* the npu references without their no-op float32 conversions against the formulas;
+* fused_bias_residual_layernorm's residual form inline against its kernel (boundary inputs,
+  every result or only the output);
+* npu_linear's parameter weight transposed once against the per-call transpose;
+* the npu emitters' weights without a reshape to their own shape against the reshaped ones;
+* npu_scaled_masked_softmax without fuse-scaled-softmax's all-False mask against the mask;
+* pow by a number, scale by -1 (bias - x), embedding of int64 ids and unsqueeze of several
+  axes against their kernels.
 """
 
 from __future__ import annotations
@@ -42,10 +49,9 @@ def bits_equal(a, b):
                                   b.contiguous().numpy().reshape(-1).view(np.uint8))
 
 
-def one_call(fn, operands, kwargs, dynamic_first_dim):
-    """A one-call graph with the operands' static types on its placeholders (the first
-    operand's first dim -1 when `dynamic_first_dim`: weights stay static), specialised."""
-    graph = fx.Graph()
+def typed_operands(graph, operands, dynamic):
+    """Placeholders for the operands with their static types, each read through a clone (a
+    value the graph computes); operand i's first dynamic[i] dims are -1 (dynamic)."""
     args = []
     for i, t in enumerate(operands):
         if t is None:
@@ -53,12 +59,19 @@ def one_call(fn, operands, kwargs, dynamic_first_dim):
             continue
         node = graph.placeholder(f"in{i}")
         shape = list(t.shape)
-        if dynamic_first_dim and i == 0:
-            shape[:int(dynamic_first_dim)] = [-1] * int(dynamic_first_dim)
-        copy = graph.call_function(torch.clone, (node,))  # a value the graph computes
+        shape[:dynamic.get(i, 0)] = [-1] * dynamic.get(i, 0)
+        copy = graph.call_function(torch.clone, (node,))
         for n in (node, copy):
             n.meta["pir_shape"], n.meta["pir_dtype"] = tuple(shape), t.dtype
         args.append(copy)
+    return args
+
+
+def one_call(fn, operands, kwargs, dynamic_first_dim):
+    """A one-call graph with the operands' static types on its placeholders (the first
+    operand's first dim -1 when `dynamic_first_dim`: weights stay static), specialised."""
+    graph = fx.Graph()
+    args = typed_operands(graph, operands, {0: int(dynamic_first_dim)})
     graph.output(graph.call_function(fn, tuple(args), kwargs))
     gm = fx.GraphModule(torch.nn.Module(), graph)
     return gm, specialize_calls(gm)
@@ -261,17 +274,7 @@ def specialised_reads(kernel, operands, kwargs, reads, dynamic=()):
     """A graph calling `kernel` on the operands (placeholders with static types; operand i in
     `dynamic` gets a dynamic first dim) and returning its results `reads`, specialised."""
     graph = fx.Graph()
-    args = []
-    for i, t in enumerate(operands):
-        if t is None:
-            args.append(None)
-            continue
-        node = graph.placeholder(f"in{i}")
-        shape = [-1] * (i in dynamic) + list(t.shape)[i in dynamic:]
-        copy = graph.call_function(torch.clone, (node,))
-        for n in (node, copy):
-            n.meta["pir_shape"], n.meta["pir_dtype"] = tuple(shape), t.dtype
-        args.append(copy)
+    args = typed_operands(graph, operands, {i: 1 for i in dynamic})
     call = graph.call_function(kernel, tuple(args), kwargs)
     graph.output(tuple(graph.call_function(operator.getitem, (call, i)) for i in reads))
     gm = fx.GraphModule(torch.nn.Module(), graph)
