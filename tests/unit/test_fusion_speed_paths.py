@@ -497,3 +497,21 @@ def test_unsqueeze_of_several_axes_is_one_reshape(axes, shape, dynamic):
     got = gm(x)
     assert got.shape == want.shape and got._base is not None
     bits_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
+def test_integer_cumsum_is_one_call(dtype):
+    """An integer cumsum (BERT's position ids) is torch.cumsum in x's dtype: the kernel's
+    values, wrapping included; exclusive, reversed and float scans keep the kernel."""
+    from pirc.lower.kernels.scan import cumsum
+
+    info = torch.iinfo(dtype)
+    x = torch.randint(-50, 50, (3, 9), generator=g, dtype=dtype)
+    x[0, :2] = info.max   # wraps
+    for axis in (-1, 0, 1):
+        gm, done = one_call(cumsum, [x], {"axis": axis}, True)
+        assert done == 1 and cumsum not in [n.target for n in gm.graph.nodes]
+        bits_equal(gm(x), cumsum(x, axis))
+    for kw in ({"exclusive": True}, {"reverse": True}, {"flatten": True}):
+        assert one_call(cumsum, [x], {"axis": 1, **kw}, False)[1] == 0
+    assert one_call(cumsum, [x.float()], {"axis": 1}, False)[1] == 0
