@@ -110,13 +110,14 @@ def fused_bias_residual_layernorm(x, bias=None, residual=None, norm_weight=None,
 @specializer(fused_bias_residual_layernorm)
 def _residual_layernorm_call(site):
     """The residual form (a residual, a norm weight or bias: what fuse-residual-layer-norm
-    makes) as a dozen torch calls on x's own dims, decided once: no 2-D reshape round trip,
-    no 0-D alpha tensor per call (alpha 1 is skipped: residual * 1 is the residual), the
-    statistics as keepdim means (CPU torch.mean is sum then div_(n): the kernel's
-    sum / n), the rest in place on the fresh temporaries (1 / sqrt stays sqrt_ and
-    reciprocal_: torch's AVX-512 rsqrt differs from it in the last bit on ~0.6% of floats).  mean and the inverse std are flattened only where read.  The
-    kernel's formula and operation order throughout (E[v^2] - mean^2, Paddle's cancellation
-    included): the same bits where v is dense (its reduction then runs over the same rows)."""
+    makes) as 13 torch calls on x's own dims, decided once: no 2-D reshape round trip, no
+    0-D alpha tensor per call (alpha 1 is skipped: residual * 1 is the residual), the
+    statistics as keepdim means (CPU torch.mean is sum then div_(n): the kernel's sum / n),
+    the rest in place on the fresh temporaries; 1 / sqrt stays sqrt_ and reciprocal_ (torch's
+    AVX-512 rsqrt differs from it in the last bit on ~0.6% of floats, addcmul fuses into an
+    FMA).  mean and the inverse std are flattened only where read.  The kernel's formula
+    and operation order throughout (E[v^2] - mean^2, Paddle's cancellation included): the
+    same bits where v is dense (its reduction then runs over the same rows)."""
     p = site.p
     x, residual = p["x"], p["residual"]
     shape, dtype = site.shape(x), site.dtype(x)
@@ -147,7 +148,8 @@ def _residual_layernorm_call(site):
     mean = site.call(torch.mean, v, dims, keepdim=True)
     inv = site.call(torch.mean, site.call(torch.mul, v, v), dims, keepdim=True)
     inv = site.method("sub_", inv, site.call(torch.mul, mean, mean))
-    inv = site.method("reciprocal_", site.method("sqrt_", site.method("add_", inv, float(p["epsilon"]))))
+    inv = site.method("sqrt_", site.method("add_", inv, float(p["epsilon"])))
+    inv = site.method("reciprocal_", inv)
     out = site.call(torch.sub, v, mean)
     if "norm_weight" in weights:
         out = site.method("mul_", out, weights["norm_weight"])
