@@ -508,9 +508,37 @@ def _scale_call(site):
         return None
     if s == 1:
         return site.call(torch.add, x, b)  # x * 1 is x exactly: either order is x + b
+    if s == -1 and site.p["bias_after_scale"] and site.dtype(x) in _REAL_FLOATS:
+        # x * -1 is -x exactly, and -x + b is b - x by definition (the +0.0 bias turns
+        # -0 into +0 as 0 - x does; a NaN x comes back as itself either way): one call
+        return site.call(torch.rsub, x, b)
     if site.p["bias_after_scale"]:
         return site.method("add_", site.call(torch.mul, x, s), b)
     return site.method("mul_", site.call(torch.add, x, b), s)
+
+
+@specializer(pow_)
+def _pow_call(site):
+    """A float32 / float64 pow by a number: the exponent's float32 value taken once (the
+    kernel builds a 0-D tensor and reads it back on every call), then the kernel's own
+    calls: x ** 2 is x * x (float32: the double square of a float is exact, so rounding it
+    to float is the correctly rounded float square, which is what x * x gives; float64: torch's
+    pow by 2 is x * x), any other power the kernel's double pow rounded back.  The
+    exponents the kernel treats apart stay with it: an odd integer (generic_pow's special
+    values) and +-0.5 (a tensor exponent)."""
+    x, y = site.p["x"], site.p["y"]
+    dtype = site.dtype(x)
+    if dtype not in _REAL_FLOATS or type(y) not in (int, float):
+        return None
+    y = float(torch.tensor(float(y), dtype=torch.float32))
+    if y in (0.5, -0.5) or (math.isfinite(y) and y == math.floor(y) and y % 2 == 1 and y != 1):
+        return None
+    if y == 2:
+        return site.call(torch.mul, x, x)
+    if dtype == torch.float64:
+        return site.call(torch.pow, x, y)
+    return site.method("to", site.call(torch.pow, site.method("to", x, torch.float64), y),
+                       torch.float32)
 
 
 @specializer(cast)

@@ -38,11 +38,11 @@ def rsqrt(x):
         return out
     from ..control_flow import _tracing
 
-    # On data, one reduction first: no nonzero |x| below FLT_MIN (an RMSNorm's mean + eps
-    # never has one) leaves nothing to fix, and the lane mask (an arange per call) is not
-    # built; traced, all of it is in the graph.
+    # On data, one reduction first: no |x| below FLT_MIN (an RMSNorm's mean + eps never has
+    # one) leaves nothing to fix, and neither the zeros test nor the lane mask (an arange per
+    # call) is built; then no nonzero one; traced, all of it is in the graph.
     tiny = torch.abs(x) < FLT_MIN
-    if not _tracing(x) and not bool((tiny & (x != 0)).any()):
+    if not _tracing(x) and (not bool(tiny.any()) or not bool((tiny & (x != 0)).any())):
         return out
     denormal = tiny & (x != 0) & eigen_packet_lanes(x)
     return torch.where(denormal, torch.copysign(torch.full_like(x, math.inf), x), out)

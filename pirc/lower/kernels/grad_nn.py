@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from .operands import number
 
 
@@ -85,6 +86,15 @@ def embedding(x, weight, *, padding_idx=-1, sparse=False):
     if padding_idx != -1:
         out = out.masked_fill((x == padding_idx).unsqueeze(-1), 0)
     return out
+
+
+@specializer(embedding)
+def _embedding_call(site):
+    """int64 ids without a padding row: F.embedding on the ids as they are (the kernel's
+    `.to(int64)` of int64 ids is a no-op call on every run)."""
+    if site.dtype(site.p["x"]) is not torch.int64 or site.p["padding_idx"] != -1:
+        return None
+    return site.call(F.embedding, site.p["x"], site.p["weight"])
 
 
 @REGISTRY.register("pd_op.embedding_grad", since=1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from ...runtime.registry import REGISTRY
+from ..specialize import specializer
 from .accumulate import LIMIT, sequential_scan, shift_in
 from .operands import axis_of
 
@@ -40,6 +41,19 @@ def cumsum(x, axis=-1, *, flatten=False, exclusive=False, reverse=False):
     if out.is_floating_point():
         out = out + 0.0  # Eigen's SumReducer starts from +0: a leading -0 comes out +0
     return out if flatten else out.reshape(shape)
+
+
+@specializer(cumsum)
+def _cumsum_call(site):
+    """An integer cumsum along one axis of a known rank, neither exclusive nor reversed
+    (BERT's position ids): the kernel's one torch.cumsum in x's dtype (integer sums are
+    exact in any order), without its reshape to the shape x already has."""
+    x, p = site.p["x"], site.p
+    dtype, rank = site.dtype(x), site.rank(x)
+    if (dtype not in (torch.int32, torch.int64) or not rank or p["flatten"] or p["exclusive"]
+            or p["reverse"] or type(p["axis"]) is not int or not -rank <= p["axis"] < rank):
+        return None
+    return site.call(torch.cumsum, x, p["axis"], dtype=dtype)
 
 
 @REGISTRY.register("pd_op.cumprod", since=1)

@@ -223,6 +223,27 @@ def _copied_prefix_reshape(site, x, dims, shape):
     return None
 
 
+@specializer(unsqueeze)
+def _unsqueeze_call(site):
+    """Several axes ([1, 2]: BERT's mask to [B, 1, 1, S]) in one reshape to the final shape
+    (inserting size-1 dims is always a view, as each unsqueeze is), a dynamic dim read from
+    x's shape (Python, no torch call)."""
+    x = site.p["x"]
+    axes, shape = _int_list_or_none(site.p["axis"]), site.shape(x)
+    if axes is None or shape is None or len(axes) < 2:
+        return None
+    size = None
+    out = []
+    for i, d in enumerate(shape):
+        if d < 0:
+            size = size or site.call(getattr, x, "shape")
+            d = site.call(operator.getitem, size, i)
+        out.append(d)
+    for a in axes:  # the kernel's order: each axis against the current rank
+        out.insert(a + len(out) + 1 if a < 0 else a, 1)
+    return site.call(torch.reshape, x, out)
+
+
 @specializer(flatten)
 def _flatten_call(site):
     x = site.p["x"]

@@ -96,6 +96,13 @@ class Emit:
             return list(dims[begin:])
         return self.call(operator.getitem, (self.call(getattr, (x, "shape")), slice(begin, None)))
 
+    def reshaped(self, t, operand: int, dims):
+        """t viewed as `dims`; t itself where the operand's static type already has them (a
+        reshape to its own shape is t: one torch call less per run)."""
+        if isinstance(dims, list) and self.view.operand_shape(operand) == tuple(dims):
+            return t
+        return self.call(torch.reshape, (t, dims))
+
 
 EMITTERS: dict[tuple[str, int], Emitter] = {}
 
@@ -146,8 +153,8 @@ def layer_norm(e: Emit):
     """
     x, scale, bias = (list(e.args) + [None, None])[:3]
     normalized = e.trailing_dims(x, 0, e.attrs.get("begin_norm_axis", 1))
-    weight = e.call(torch.reshape, (scale, normalized)) if scale is not None else None
-    b = e.call(torch.reshape, (bias, normalized)) if bias is not None else None
+    weight = e.reshaped(scale, 1, normalized) if scale is not None else None
+    b = e.reshaped(bias, 2, normalized) if bias is not None else None
     return {0: e.call(ops.npu_layer_norm_eval, (x, normalized),
                       {"weight": weight, "bias": b, "eps": e.attrs.get("epsilon", 1e-5)})}
 
@@ -189,7 +196,7 @@ def fused_rms_norm(e: Emit):
     npu_add_rms_norm(x, residual, w), whose third result x1 + x2 is Paddle's residual_out.
     """
     x, _, residual, weight, _ = e.args
-    gamma = e.call(torch.reshape, (weight, e.trailing_dims(x, 0, e.attrs.get("begin_norm_axis", 1))))
+    gamma = e.reshaped(weight, 3, e.trailing_dims(x, 0, e.attrs.get("begin_norm_axis", 1)))
     eps = {"epsilon": e.attrs.get("epsilon", 1e-5)}
     if residual is None:
         return {0: e.item(e.call(ops.npu_rms_norm, (x, gamma), eps), 0)}
@@ -218,7 +225,7 @@ def rms_norm(e: Emit):
     """
     x, scale = e.args
     # x's trailing dims are normalized_shape (Paddle's kernel refuses anything else)
-    gamma = e.call(torch.reshape, (scale, list(e.attrs["normalized_shape"])))
+    gamma = e.reshaped(scale, 1, list(e.attrs["normalized_shape"]))
     fused = e.call(ops.npu_rms_norm, (x, gamma), {"epsilon": e.attrs.get("epsilon", 1e-5)})
     return {0: e.item(fused, 0)}
 
@@ -268,7 +275,8 @@ def fc(e: Emit):
 
     fc folds input's first in_num_col_dims dims into rows and multiplies by w; with
     in_num_col_dims = rank - 1 that is linear over the last dim.  torch_npu's weight is
-    (N, K): the graph passes torch.t(w), a view; a [1, N] bias is read as [N].  Numerics:
+    (N, K): the graph passes torch.t(w), a view (a parameter w is transposed once, into a
+    buffer: ops._weight_transposed_once); a [1, N] bias is read as [N].  Numerics:
     linear adds the bias inside the GEMM (addmm), fc after it: equal within float32
     rounding, not bit-exact (docs/NPU.md).
     """

@@ -11,13 +11,16 @@ through aten, with the same numbers.
 from __future__ import annotations
 
 import torch
+from torch import fx
 
 from ..specialize import specializer
 from . import reference
 
 
 def on_npu(t) -> bool:
-    return isinstance(t, torch.Tensor) and t.device.type == "npu"
+    # is_cpu first: a CPU tensor (every call of a module without an NPU) answers without
+    # building a torch.device (80 ns against 300 a call)
+    return isinstance(t, torch.Tensor) and not t.is_cpu and t.device.type == "npu"
 
 
 def npu_call(name: str, *args, **kwargs):
@@ -146,12 +149,54 @@ def npu_linear(input, weight, bias=None):
     return reference.npu_linear(input, weight, bias)
 
 
+@specializer(npu_linear)
+def _weight_transposed_once(site):
+    """The fc emitter passes `torch.t(w)` (torch_npu's weight is (N, K), Paddle's (K, N)).
+    Where w is a parameter or folded constant, the transpose is taken once here: a buffer
+    holding `w.t()` (a view of the same storage: no copy on the CPU, the same strides the
+    per-call transpose gives, so the same GEMM and the same bits); a runtime w keeps its
+    per-call transpose.  Chosen by the call's operand alone (docs/LOWERING.md)."""
+    w = site.p["weight"]
+    if not (isinstance(w, fx.Node) and w.op == "call_function" and w.target is torch.t):
+        return None
+    param = site.constant(w.args[0])
+    if param is None or param.dim() != 2:
+        return None
+    held = site.buffer(param.detach().t(), "npu_linear_weight")
+    if held is None:
+        return None
+    return site.call(npu_linear, site.p["input"], held, bias=site.p["bias"])
+
+
 def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
     # torch_npu's kernel wants the last two dims in [32, 4096] and divisible by 32.
+    # mask None (pirc's own: `_nothing_masked`) is nothing masked; torch_npu gets that mask.
     if on_npu(x) and x.dim() == 4 and all(32 <= d <= 4096 and d % 32 == 0 for d in x.shape[-2:]):
+        if mask is None:
+            mask = torch.zeros_like(x, dtype=torch.bool)
         return npu_call("npu_scaled_masked_softmax", x, mask, scale=scale,
                         fixed_triu_mask=fixed_triu_mask)
     return reference.npu_scaled_masked_softmax(x, mask, scale, fixed_triu_mask)
+
+
+@specializer(npu_scaled_masked_softmax)
+def _nothing_masked(site):
+    """A mask the graph fills with False, x's shape (fuse-scaled-softmax's `full_like(x, 0,
+    bool)`: a value fixed when the program is lowered, as a constant operand is) is not
+    built on every run: the call gets mask None, which the CPU reference reads as nothing
+    masked (the masked_fill of nothing it replaces is a copy: the same bits) and the NPU
+    branch turns back into the all-False tensor torch_npu's schema asks for."""
+    from ..kernels.creation import full_like
+
+    x, mask = site.p["x"], site.p["mask"]
+    if not (isinstance(mask, fx.Node) and mask.op == "call_function"
+            and mask.target is full_like and mask.kwargs.get("dtype") is torch.bool):
+        return None
+    value = mask.args[1] if len(mask.args) > 1 else mask.kwargs.get("value", 0.0)
+    if type(value) not in (bool, int, float) or value != 0 or mask.args[0] is not x:
+        return None
+    return site.call(npu_scaled_masked_softmax, x, None, scale=site.p["scale"],
+                     fixed_triu_mask=site.p["fixed_triu_mask"])
 
 
 # The entry points the lowering emits (npu ops, emit.py), in the order of docs/NPU.md.

@@ -71,10 +71,14 @@ def npu_linear(input, weight, bias=None):
 
 
 def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
-    """softmax((x * scale) with mask==True filled, dim=-1); -1e4 fill as torch_npu's golden."""
+    """softmax((x * scale) with mask==True filled, dim=-1); -1e4 fill as torch_npu's golden.
+    mask None (pirc's, not torch_npu's): nothing masked, no masked_fill."""
     if fixed_triu_mask:
         mask = torch.triu(torch.ones(x.shape[-2:], dtype=torch.bool, device=x.device), 1)
-    return _as(torch.softmax((_f32(x) * scale).masked_fill(mask, -1e4), -1), x.dtype)
+    scaled = _f32(x) * scale
+    if mask is not None:
+        scaled = scaled.masked_fill(mask, -1e4)
+    return _as(torch.softmax(scaled, -1), x.dtype)
 
 
 _TO_BNSD = {  # layout -> function turning (tensor, head_num) into B, N, S, D
