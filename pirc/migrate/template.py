@@ -1,0 +1,28 @@
+"""The per-worker template every model's child is forked from.
+
+Importing pirc and torch costs about two seconds; a fresh interpreter per model would spend
+more on imports than most models take to migrate.  So each worker (a process-pool worker, a
+Dask worker) starts one template process, multiprocessing's *forkserver*, with this module
+preloaded (`isolate.run_isolated` names it in `set_forkserver_preload`, together with the
+module of the function it isolates, `pirc.migrate.job` in a real run), and every model runs
+in a fresh child forked from it: the imports are paid once per worker, the child starts in
+milliseconds, and whatever the child does to itself (a segfault, a runaway allocation) ends
+with the child.
+
+Importing this module is the preload: one torch thread (a worker is one model at a time; the
+machine's cores are the workers, and a child that spread over all of them would make two
+workers slower than one), then pirc.  Nothing runs a torch op here: the template forks, and a
+process that forks must not hold running thread pools.
+"""
+
+import os
+
+# Before torch is first imported: OpenMP and the BLAS size their pools from these.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
+
+import pirc  # noqa: E402,F401  (the preload: the whole package, imported once per worker)

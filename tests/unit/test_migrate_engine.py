@@ -1,0 +1,182 @@
+"""pirc-migrate's engine: each model isolated in a child of the worker's template, on the
+process pool and on Dask, and every fault recorded as that model's result alone.
+
+The job itself is replaced by migrate_fakes.fake_migrate, which misbehaves on request
+(segfault, exception, sleep, memory hog, killing its worker); the real job's tests run
+the zoo."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+
+import pytest
+
+from migrate_fakes import ATTEMPTS, FAKE_FUNCTION, HOG_LIMIT_MB, fake_migrate, options, source
+from pirc.migrate.engine import RESULT_FIELDS, Task, run_task, run_tasks
+from pirc.migrate.isolate import run_isolated
+from pirc.migrate.options import task_key
+
+MEASURED = ("seconds", "peak_mb", "worker")
+
+
+def tasks(names, opts=None, content="0" * 64, out_root="/tmp/pd331-out"):
+    opts = opts or options()
+    out = []
+    for name in names:
+        src = source(f"zoo/{name}.json", content)
+        out.append(Task(key=task_key(src, opts), source=src, options=opts, src_root="/tmp/pd331",
+                        out_root=str(out_root), function=FAKE_FUNCTION))
+    return out
+
+
+def run(names, opts=None, out_root="/tmp/pd331-out", **engine):
+    records = []
+    run_tasks(tasks(names, opts, out_root=out_root), on_result=records.append, **engine)
+    return {r["path"].split("/")[-1][:-len(".json")]: r for r in records}
+
+
+def args(name, opts=None):
+    return ("/tmp/pd331", "/tmp/pd331-out", source(f"zoo/{name}.json"), opts or options())
+
+
+# --- one child ---------------------------------------------------------------------------
+
+def test_a_returned_value_comes_back_with_the_childs_peak_memory():
+    outcome = run_isolated(fake_migrate, args("ok-a"))
+    assert outcome.status is None and outcome.value["status"] == "upgraded"
+    assert outcome.value["path"] == "zoo/ok-a.json"
+    # RSS includes the pages the child shares with the template, which has torch imported.
+    assert outcome.peak_mb > 20
+
+
+def test_the_child_is_forked_from_a_template_that_imported_pirc_and_torch():
+    outcome = run_isolated(_modules_and_threads, ())
+    assert outcome.status is None
+    torch_loaded, pirc_loaded, threads, pid = outcome.value
+    assert torch_loaded and pirc_loaded and threads == 1 and pid != os.getpid()
+
+
+def _modules_and_threads():
+    import sys
+    import torch
+    return "torch" in sys.modules, "pirc" in sys.modules, torch.get_num_threads(), os.getpid()
+
+
+@pytest.mark.parametrize("name", ["segv-a", "null-a"])
+def test_a_segfault_costs_the_child_alone(name):
+    outcome = run_isolated(fake_migrate, args(name))
+    assert outcome.status == "crashed"
+    assert outcome.reason == f"killed by signal {int(signal.SIGSEGV)} (SIGSEGV)"
+    assert run_isolated(fake_migrate, args("ok-a")).status is None   # the caller lives on
+
+
+def test_an_exception_is_failed_with_its_type_and_first_line():
+    outcome = run_isolated(fake_migrate, args("raise-a"))
+    assert (outcome.status, outcome.reason) == ("failed", "ValueError: no such op in zoo/raise-a.json")
+
+
+def test_a_timeout_kills_the_child():
+    outcome = run_isolated(fake_migrate, args("sleep-a"), timeout=0.5)
+    assert outcome.status == "timeout" and "0.5 s" in outcome.reason
+    assert 0.5 <= outcome.seconds < 30
+
+
+def test_memory_over_the_cap_kills_the_child_and_is_oom():
+    baseline = run_isolated(fake_migrate, args("ok-a")).peak_mb
+    cap = int(baseline) + 200
+    outcome = run_isolated(fake_migrate, args("hog-a"), max_memory_mb=cap)
+    assert outcome.status == "oom" and f"cap of {cap} MiB" in outcome.reason
+    assert cap < outcome.peak_mb < baseline + HOG_LIMIT_MB
+
+
+# --- the engine on the process pool ------------------------------------------------------
+
+def test_pool_records_every_fault_as_that_models_result():
+    got = run(["ok-a", "segv-a", "raise-a", "sleep-a", "ok-b", "null-a"], options(timeout=2),
+              jobs=2)
+    assert {k: r["status"] for k, r in got.items()} == {
+        "ok-a": "upgraded", "ok-b": "upgraded", "segv-a": "crashed", "null-a": "crashed",
+        "raise-a": "failed", "sleep-a": "timeout"}
+    assert got["ok-a"]["ops_after"] == 64 and got["ok-a"]["to_version"] == 4
+    for name in ("segv-a", "sleep-a"):   # the job knew nothing: None, not a guess
+        assert all(got[name][f] is None for f in RESULT_FIELDS)
+    for record in got.values():
+        assert record["worker"].startswith("pool-") and record["worker"] != f"pool-{os.getpid()}"
+        assert record["seconds"] >= 0 and record["peak_mb"] >= 0
+    assert got["ok-a"]["peak_mb"] > 20 and got["sleep-a"]["peak_mb"] > 20
+
+
+def attempts(out_root):
+    return Counter((out_root / ATTEMPTS).read_text().split())
+
+
+def test_a_pool_worker_killed_mid_task_is_retried_once_then_crashed_and_blames_no_other(tmp_path):
+    got = run(["ok-a", "killworker-a", "ok-b", "ok-c", "ok-d"], jobs=2, out_root=tmp_path)
+    assert attempts(tmp_path)["killworker-a.json"] == 2
+    assert got["killworker-a"]["status"] == "crashed"
+    assert "died twice" in got["killworker-a"]["reason"]
+    assert got["killworker-a"]["worker"] is None
+    assert {got[k]["status"] for k in ("ok-a", "ok-b", "ok-c", "ok-d")} == {"upgraded"}
+
+
+def test_run_task_isolates_the_tasks_function_and_labels_the_worker():
+    record = run_task(tasks(["ok-a"])[0])
+    assert record["status"] == "upgraded" and record["worker"] == f"pool-{os.getpid()}"
+    assert set(MEASURED) <= set(record)
+
+
+def test_the_dask_key_of_a_task_changes_with_its_content_and_options():
+    """Dask names a pure task by tokenizing (function, kwargs, *args): a changed file or other
+    options must give another key, else the scheduler could serve a stale result."""
+    tokenize = pytest.importorskip("dask.base").tokenize
+    key = lambda task: tokenize(run_task, {}, task)  # noqa: E731 - Client.submit's own formula
+    (base,) = tasks(["ok-a"])
+    (same,) = tasks(["ok-a"])
+    (changed,) = tasks(["ok-a"], content="1" * 64)
+    (other,) = tasks(["ok-a"], options(timeout=5))
+    assert key(base) == key(same)
+    assert len({key(base), key(changed), key(other)}) == 3
+
+
+# --- the engine on Dask ------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dask_scheduler():
+    """One local cluster for the Dask tests that join a running one (--scheduler)."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    from pirc.migrate.engine import DASK_CONFIG
+    with dask.config.set(DASK_CONFIG), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
+def test_dask_runs_each_task_in_a_dask_worker(dask_scheduler):
+    got = run(["ok-a", "ok-b", "ok-c", "segv-a"], scheduler=dask_scheduler, executor="dask")
+    assert got["segv-a"]["status"] == "crashed"
+    workers = {r["worker"] for r in got.values()}
+    assert all(w.startswith("tcp://127.0.0.1:") for w in workers), workers
+
+
+def test_a_dask_worker_killed_mid_task_is_retried_then_crashed_and_blames_no_other(
+        dask_scheduler, tmp_path):
+    got = run(["ok-a", "killworker-a", "ok-b"], scheduler=dask_scheduler, executor="dask",
+              out_root=tmp_path)
+    assert attempts(tmp_path)["killworker-a.json"] == 2
+    assert got["killworker-a"]["status"] == "crashed"
+    assert got["killworker-a"]["reason"].startswith("KilledWorker")
+    assert got["ok-a"]["status"] == got["ok-b"]["status"] == "upgraded"
+
+
+def test_pool_and_a_dask_local_cluster_give_the_same_records():
+    pytest.importorskip("distributed")
+    names = ["ok-a", "ok-b", "raise-a", "segv-a", "sleep-a"]
+    opts = options(timeout=2)
+    pool = run(names, opts, jobs=2)
+    dask = run(names, opts, executor="dask", jobs=2)
+    strip = lambda got: {k: {f: v for f, v in r.items() if f not in MEASURED}  # noqa: E731
+                         for k, r in got.items()}
+    assert strip(pool) == strip(dask)
+    assert all(not r["worker"].startswith("pool-") for r in dask.values())
