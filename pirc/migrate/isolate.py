@@ -30,12 +30,15 @@ leaves no orphan writing into OUT.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import time
+import types
 from dataclasses import dataclass
 
 TEMPLATE_MODULE = "pirc.migrate.template"
@@ -58,11 +61,16 @@ class Outcome:
 
 def run_isolated(fn, args: tuple, *, timeout: float | None = None,
                  max_memory_mb: int | None = None) -> Outcome:
-    """`fn(*args)` in a child forked from the template; `fn` is a picklable top-level function."""
+    """`fn(*args)` in a child forked from the template; `fn` is a top-level function of an
+    importable module (the child imports it by name)."""
+    if fn.__module__ == "__main__":
+        raise ValueError(f"run_isolated needs a function of an importable module, not "
+                         f"__main__.{fn.__qualname__}")
     context = _template_context(fn)
     receiver, sender = context.Pipe(duplex=False)
     child = context.Process(target=_child_main, args=(fn, args, sender), name="pirc-migrate-model")
-    child.start()  # the first call in a process waits here for the template to start
+    with _main_module_hidden():
+        child.start()  # the first call in a process waits here for the template to start
     start = time.monotonic()
     sender.close()
     watch = _Watch(child, receiver, start, timeout, max_memory_mb)
@@ -80,10 +88,25 @@ def _template_context(fn) -> multiprocessing.context.BaseContext:
     preloading the template module and `fn`'s module (a real run's `pirc.migrate.job`)."""
     context = multiprocessing.get_context("forkserver")
     preload = [TEMPLATE_MODULE]
-    if fn.__module__ not in ("__main__", TEMPLATE_MODULE):
+    if fn.__module__ != TEMPLATE_MODULE:
         preload.append(fn.__module__)
     context.set_forkserver_preload(preload)
     return context
+
+
+@contextlib.contextmanager
+def _main_module_hidden():
+    """Start the child without the caller's main module.  multiprocessing has every child
+    re-run the main script (or module) of the process that starts it, and the forkserver
+    never preloads it (CPython 3.11's server is not even given the main path): a script that
+    imports Dask paid 170 ms a model for it.  The child needs nothing from it, `fn` lives in
+    an importable module, so it is told there is none."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 class _Watch:
