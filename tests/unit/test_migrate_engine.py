@@ -7,13 +7,18 @@ the zoo."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 
 import pytest
 
 from migrate_fakes import ATTEMPTS, FAKE_FUNCTION, HOG_LIMIT_MB, fake_migrate, options, source
+from pirc.errors import PircError
+from pirc.migrate import engine
 from pirc.migrate.engine import RESULT_FIELDS, Task, run_task, run_tasks
 from pirc.migrate.isolate import run_isolated
 from pirc.migrate.options import task_key
@@ -94,11 +99,17 @@ def test_memory_over_the_cap_kills_the_child_and_is_oom():
 # --- the engine on the process pool ------------------------------------------------------
 
 def test_pool_records_every_fault_as_that_models_result():
-    got = run(["ok-a", "segv-a", "raise-a", "sleep-a", "ok-b", "null-a"], options(timeout=2),
-              jobs=2)
+    work = tasks(["ok-a", "segv-a", "raise-a", "sleep-a", "ok-b", "null-a", "nomodule-a"],
+                 options(timeout=2))
+    work[-1] = dataclasses.replace(work[-1], function="no_such_module:migrate_model")
+    records = []
+    run_tasks(work, jobs=2, on_result=records.append)
+    got = {r["path"].split("/")[-1][:-len(".json")]: r for r in records}
     assert {k: r["status"] for k, r in got.items()} == {
         "ok-a": "upgraded", "ok-b": "upgraded", "segv-a": "crashed", "null-a": "crashed",
-        "raise-a": "failed", "sleep-a": "timeout"}
+        "raise-a": "failed", "sleep-a": "timeout", "nomodule-a": "failed"}
+    assert got["nomodule-a"]["reason"] == "ModuleNotFoundError: No module named 'no_such_module'"
+    del got["nomodule-a"]   # run_task itself failed: no worker, nothing measured
     assert got["ok-a"]["ops_after"] == 64 and got["ok-a"]["to_version"] == 4
     for name in ("segv-a", "sleep-a"):   # the job knew nothing: None, not a guess
         assert all(got[name][f] is None for f in RESULT_FIELDS)
@@ -119,6 +130,35 @@ def test_a_pool_worker_killed_mid_task_is_retried_once_then_crashed_and_blames_n
     assert "died twice" in got["killworker-a"]["reason"]
     assert got["killworker-a"]["worker"] is None
     assert {got[k]["status"] for k in ("ok-a", "ok-b", "ok-c", "ok-d")} == {"upgraded"}
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """Threads standing in for workers; records the most futures unfinished at once."""
+
+    def __init__(self):
+        super().__init__(4)
+        self.lock, self.open, self.most = threading.Lock(), 0, 0
+
+    def submit(self, fn, *args):
+        with self.lock:
+            self.open += 1
+            self.most = max(self.most, self.open)
+        future = super().submit(fn, *args)
+        future.add_done_callback(self._closed)
+        return future
+
+    def _closed(self, _):
+        with self.lock:
+            self.open -= 1
+
+
+def test_no_more_than_the_window_of_tasks_is_in_flight():
+    executor = CountingExecutor()
+    records = []
+    with executor:
+        engine._drive(tasks([f"ok-{i}" for i in range(12)]), lambda: executor, 3, records.append)
+    assert executor.most == 3
+    assert sorted(r["path"] for r in records) == sorted(f"zoo/ok-{i}.json" for i in range(12))
 
 
 def test_run_task_isolates_the_tasks_function_and_labels_the_worker():
@@ -168,6 +208,16 @@ def test_a_dask_worker_killed_mid_task_is_retried_then_crashed_and_blames_no_oth
     assert got["killworker-a"]["status"] == "crashed"
     assert got["killworker-a"]["reason"].startswith("KilledWorker")
     assert got["ok-a"]["status"] == got["ok-b"]["status"] == "upgraded"
+
+
+def test_daemonic_dask_workers_are_refused_before_anything_runs():
+    """A daemonic worker could not start a model's child: say how to start the workers."""
+    dask = pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    with dask.config.set({"distributed.worker.daemon": True}), distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        with pytest.raises(PircError, match="DASK_DISTRIBUTED__WORKER__DAEMON=False"):
+            run(["ok-a"], scheduler=cluster.scheduler_address)
 
 
 def test_pool_and_a_dask_local_cluster_give_the_same_records():
