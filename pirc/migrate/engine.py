@@ -5,7 +5,10 @@ comes from differs.
 
 - `executor="local"`: a `ProcessPoolExecutor(jobs)` whose workers are spawned (fresh
   interpreters: a forked copy of the caller would inherit its forkserver, its threads and
-  whatever it had imported).
+  whatever it had imported) and die with the caller (PR_SET_PDEATHSIG: a pool worker blocks
+  on its queue forever once the caller is gone, and a run killed for `--resume` must not
+  leave workers behind).  The pool starts its workers from the caller's thread on the first
+  submit; `run_tasks` is called from a thread that outlives the run.
 - `executor="dask"`: a `LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True)`,
   or with `scheduler="tcp://HOST:PORT"` a `Client` of a running cluster;
   `client.get_executor()` is the Executor.  Each worker process runs one model at a time.
@@ -55,7 +58,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ..errors import PircError
-from .isolate import describe_exception, run_isolated
+from .isolate import describe_exception, die_with_parent, run_isolated
 from .options import MigrateOptions
 from .sources import ModelSource
 
@@ -143,7 +146,7 @@ def _process_pool(jobs: int) -> Iterator[tuple[Callable[[], concurrent.futures.E
         if pools:
             pools.pop().shutdown(wait=True, cancel_futures=True)
         pools.append(concurrent.futures.ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("spawn")))
+            jobs, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent))
         return pools[-1]
 
     try:
@@ -230,8 +233,10 @@ def _drive(tasks: list[Task], new_executor, window: int, on_result) -> None:
                     on_result(_lost(task, "crashed", "its worker process died twice while running it"))
                 else:
                     suspects.append(task)
-            elif error is not None:
+            elif isinstance(error, Exception):
                 on_result(_lost(task, _status_of(error), describe_exception(error)))
+            elif error is not None:   # the worker was interrupted (Ctrl-C): not the model's result
+                raise error
             else:
                 on_result(future.result())
         if broken:

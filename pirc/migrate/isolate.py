@@ -23,9 +23,11 @@ resident size, a hundred MiB or more.  A child that dies before it is first seen
 segfault in its first milliseconds) shows 0.  The cap is therefore on RSS too: set `--max-memory-mb`
 above the template's size plus what a model needs.
 
-The child asks the kernel to kill it when its parent (the template) dies
-(PR_SET_PDEATHSIG), and the template exits when its worker does: a worker killed mid-model
-leaves no orphan writing into OUT.
+A worker killed mid-model leaves no orphan writing into OUT: the child watches the process
+that started it (a pidfd on the worker) and exits with it, and asks the kernel to kill it
+when the template dies (PR_SET_PDEATHSIG).  Watching the template alone is not enough: every
+child holds the worker's end of the template's keep-alive pipe, so the template outlives its
+worker for as long as any child runs.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ import ctypes
 import multiprocessing
 import multiprocessing.connection
 import os
+import select
 import signal
 import sys
+import threading
 import time
 import types
 from dataclasses import dataclass
@@ -194,8 +198,12 @@ def describe_exception(error: BaseException) -> str:
 
 
 def _child_main(fn, args, sender) -> None:
-    """The child: die with the template, run `fn`, send (kind, payload, own peak MiB)."""
-    _die_with_parent()
+    """The child: die with the worker and the template, run `fn`, send (kind, payload, own
+    peak MiB).  Ctrl-C on a terminal reaches every process of the run: the child ignores it
+    (its worker stops it), else the interrupted model would be reported "failed"."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+    _die_with_starter()
     try:
         message = ("value", fn(*args))
     except BaseException as error:  # noqa: BLE001 - the child reports everything, then exits
@@ -212,8 +220,23 @@ def _child_main(fn, args, sender) -> None:
     sender.close()
 
 
-def _die_with_parent() -> None:
-    """SIGKILL this process when its parent (the template) exits (Linux's PR_SET_PDEATHSIG)."""
+def _die_with_starter() -> None:
+    """Exit as soon as the process that started this child (the worker) is gone."""
+    try:
+        worker = os.pidfd_open(multiprocessing.parent_process().pid)
+    except ProcessLookupError:
+        os._exit(1)
+
+    def watch():
+        select.select([worker], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="pirc-migrate-watch-worker", daemon=True).start()
+
+
+def die_with_parent() -> None:
+    """SIGKILL this process when its parent exits (Linux's PR_SET_PDEATHSIG).  The parent is
+    the thread that started this process: start it from a thread that lives as long."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() == 1:  # the parent died before the request took effect

@@ -5,7 +5,8 @@ exercises every fault in one engine run: `ok-*` returns a record, `raise-*` rais
 kills itself with SIGSEGV, `null-*` reads address 0, `sleep-*` outlives any timeout, `hog-*`
 allocates until it is stopped, `killworker-*` SIGKILLs the worker that started it (the process
 pool's worker or the Dask worker), then waits to be reaped with it.  When OUT is an existing
-folder, each call is counted in OUT/attempts.log."""
+folder, each call writes a line to OUT/attempts.log: the file name, the child's pid and the
+pid of the worker that started it."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pirc.migrate.sources import ModelSource
 
 FAKE_FUNCTION = f"{__name__}:fake_migrate"
 
-# Each call appends the model's file name here, when OUT is an existing folder.
+# Each call appends "NAME CHILD_PID WORKER_PID" here, when OUT is an existing folder.
 ATTEMPTS = "attempts.log"
 
 # What `hog-*` allocates at most (MiB), in steps, if nothing stops it first.
@@ -34,7 +35,7 @@ def fake_migrate(src_root: str, out_root: str, source: ModelSource, options: Mig
     kind = name.split("-", 1)[0]
     if os.path.isdir(out_root):   # a test that counts the attempts
         with open(os.path.join(out_root, ATTEMPTS), "a") as f:
-            f.write(name + "\n")
+            f.write(f"{name} {os.getpid()} {multiprocessing.parent_process().pid}\n")
     if kind == "raise":
         raise ValueError(f"no such op in {source.path}\nsecond line")
     if kind == "segv":

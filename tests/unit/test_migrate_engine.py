@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 
@@ -119,8 +122,31 @@ def test_pool_records_every_fault_as_that_models_result():
     assert got["ok-a"]["peak_mb"] > 20 and got["sleep-a"]["peak_mb"] > 20
 
 
+def attempt_lines(out_root):
+    path = out_root / ATTEMPTS
+    return [line.split() for line in path.read_text().splitlines()] if path.exists() else []
+
+
 def attempts(out_root):
-    return Counter((out_root / ATTEMPTS).read_text().split())
+    return Counter(name for name, _, _ in attempt_lines(out_root))
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie waiting for its reaper does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def gone(pids, seconds=20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while any(running(p) for p in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def test_a_pool_worker_killed_mid_task_is_retried_once_then_crashed_and_blames_no_other(tmp_path):
@@ -128,6 +154,8 @@ def test_a_pool_worker_killed_mid_task_is_retried_once_then_crashed_and_blames_n
     assert attempts(tmp_path)["killworker-a.json"] == 2
     assert got["killworker-a"]["status"] == "crashed"
     assert "died twice" in got["killworker-a"]["reason"]
+    # The children of the killed workers do not live on, orphaned.
+    assert gone([int(child) for name, child, _ in attempt_lines(tmp_path)])
     assert got["killworker-a"]["worker"] is None
     assert {got[k]["status"] for k in ("ok-a", "ok-b", "ok-c", "ok-d")} == {"upgraded"}
 
@@ -159,6 +187,31 @@ def test_no_more_than_the_window_of_tasks_is_in_flight():
         engine._drive(tasks([f"ok-{i}" for i in range(12)]), lambda: executor, 3, records.append)
     assert executor.most == 3
     assert sorted(r["path"] for r in records) == sorted(f"zoo/ok-{i}.json" for i in range(12))
+
+
+KILLED_RUN = """
+import sys
+from test_migrate_engine import run
+run(["sleep-a", "sleep-b", "sleep-c"], out_root=sys.argv[1], jobs=2)
+"""
+
+
+def test_a_run_killed_leaves_no_worker_and_no_child_behind(tmp_path):
+    """`pirc-migrate` killed (to be resumed) takes its pool workers and models with it."""
+    run_dir = os.path.dirname(__file__)
+    caller = subprocess.Popen([sys.executable, "-c", KILLED_RUN, str(tmp_path)], cwd=run_dir,
+                              env={**os.environ, "PYTHONPATH": run_dir})
+    try:
+        deadline = time.monotonic() + 60
+        while len(attempt_lines(tmp_path)) < 2 and caller.poll() is None:
+            assert time.monotonic() < deadline, "the models never started"
+            time.sleep(0.1)
+    finally:
+        caller.kill()
+        caller.wait()
+    started = attempt_lines(tmp_path)
+    assert len(started) == 2
+    assert gone([int(pid) for _, child, worker in started for pid in (child, worker)])
 
 
 def test_run_task_isolates_the_tasks_function_and_labels_the_worker():
@@ -207,6 +260,7 @@ def test_a_dask_worker_killed_mid_task_is_retried_then_crashed_and_blames_no_oth
     assert attempts(tmp_path)["killworker-a.json"] == 2
     assert got["killworker-a"]["status"] == "crashed"
     assert got["killworker-a"]["reason"].startswith("KilledWorker")
+    assert gone([int(child) for name, child, _ in attempt_lines(tmp_path)])
     assert got["ok-a"]["status"] == got["ok-b"]["status"] == "upgraded"
 
 
