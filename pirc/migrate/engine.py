@@ -53,6 +53,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import sys
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -60,14 +61,11 @@ from dataclasses import dataclass
 from ..errors import PircError
 from .isolate import describe_exception, die_with_parent, run_isolated
 from .options import MigrateOptions
+from .schema import complete_record
 from .sources import ModelSource
 
 # The function a task isolates, as "module:function" so that a worker process imports it.
 MIGRATE_FUNCTION = "pirc.migrate.job:migrate_model"
-
-# A record's fields that only the job can know: None in a record the engine writes itself.
-RESULT_FIELDS = ("from_version", "to_version", "ops_before", "ops_after", "fingerprint_before",
-                 "fingerprint_after", "passes_changed", "passes_run", "check")
 
 # Tasks in flight per worker: one running, one waiting, so a worker never idles between two.
 IN_FLIGHT_PER_WORKER = 2
@@ -90,11 +88,6 @@ class Task:
     function: str = MIGRATE_FUNCTION   # what runs in the child: "module:function"
 
 
-def bare_record(path: str, status: str, reason: str) -> dict:
-    """A record for a model the job did not finish (timeout, oom, crashed, skipped)."""
-    return {"path": path, "status": status, "reason": reason, **dict.fromkeys(RESULT_FIELDS)}
-
-
 def run_task(task: Task) -> dict:
     """The worker function: the model in an isolated child, then its record with "seconds",
     "peak_mb" and "worker" added."""
@@ -106,19 +99,23 @@ def run_task(task: Task) -> dict:
     if outcome.status is None:
         record = dict(outcome.value)
     else:
-        record = bare_record(task.source.path, outcome.status, outcome.reason)
+        record = complete_record({"path": task.source.path, "status": outcome.status,
+                                  "reason": outcome.reason})
     record.update(seconds=round(outcome.seconds, 3), peak_mb=round(outcome.peak_mb, 1),
                   worker=worker_label())
     return record
 
 
 def worker_label() -> str:
-    """Where this runs: the Dask worker's address, else "pool-<pid>"."""
-    try:
-        from distributed import get_worker
-        return get_worker().address
-    except (ImportError, ValueError):
-        return f"pool-{os.getpid()}"
+    """Where this runs: the Dask worker's address, else "pool-<pid>".  A process that has not
+    imported distributed is no Dask worker (and a pool worker need not import it to learn so)."""
+    distributed = sys.modules.get("distributed")
+    if distributed is not None:
+        try:
+            return distributed.get_worker().address
+        except ValueError:   # distributed imported, but this is not one of its workers
+            pass
+    return f"pool-{os.getpid()}"
 
 
 def run_tasks(tasks: Iterable[Task], *, executor: str = "local", jobs: int = 1,
@@ -218,6 +215,10 @@ def _drive(tasks: list[Task], new_executor, window: int, on_result) -> None:
                 task = waiting.popleft()
                 in_flight[executor.submit(run_task, task)] = task
         done, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
+        cancelled = [in_flight[f].source.path for f in done if f.cancelled()]
+        if cancelled:   # not the model's doing: stop, and let --resume redo it
+            raise PircError(f"the executor cancelled {cancelled[0]} (the Dask scheduler or its "
+                            f"cluster went away?): finish the run with --resume")
         if any(isinstance(f.exception(), concurrent.futures.BrokenExecutor) for f in done):
             # Every other future of a broken pool fails too: collect them all, then rebuild.
             done = set(in_flight)
@@ -251,5 +252,4 @@ def _status_of(error: BaseException) -> str:
 
 def _lost(task: Task, status: str, reason: str) -> dict:
     """The record of a task whose worker gave no record: nothing measured, no worker."""
-    return {**bare_record(task.source.path, status, reason),
-            "seconds": None, "peak_mb": None, "worker": None}
+    return complete_record({"path": task.source.path, "status": status, "reason": reason})

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import yaml
 
 from ..errors import PircError
+from .schema import complete_record
 
 _KEYS = {"path", "reason", "expires"}
 
@@ -43,18 +44,24 @@ class SkipList:
         self.filename, self.entries = filename, entries
 
     def match(self, relpath: str, today: datetime.date) -> tuple[str | None, str | None]:
-        """(the reason to skip `relpath`, or None; a warning about an expired entry, or None)."""
+        """(the reason to skip `relpath`, or None; a warning about an expired entry, or None).
+        The warning names the entry's line; the caller prefixes the file."""
         warning = None
         for entry in self.entries:
             if not fnmatch.fnmatchcase(relpath, entry.glob):
                 continue
             if entry.expires is not None and today >= entry.expires:
                 warning = warning or (
-                    f"{self.filename}:{entry.line}: the skip of {entry.glob!r} expired on "
+                    f"line {entry.line}: the skip of {entry.glob!r} expired on "
                     f"{entry.expires.isoformat()}: {relpath} runs")
                 continue
             return entry.reason, None
         return None, warning
+
+
+def skipped_record(path: str, reason: str) -> dict:
+    """The report's record of a model the skip list skipped: its reason, nothing else known."""
+    return complete_record({"path": path, "status": "skipped", "reason": reason})
 
 
 def load_skip_list(path: str) -> SkipList:

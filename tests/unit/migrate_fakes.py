@@ -16,7 +16,6 @@ import os
 import signal
 import time
 
-from pirc.migrate.engine import RESULT_FIELDS
 from pirc.migrate.options import MigrateOptions
 from pirc.migrate.sources import ModelSource
 
@@ -52,8 +51,7 @@ def fake_migrate(src_root: str, out_root: str, source: ModelSource, options: Mig
     if kind == "killworker":
         os.kill(multiprocessing.parent_process().pid, signal.SIGKILL)
         time.sleep(120)
-    record = {"path": source.path, "status": "upgraded", "reason": "",
-              **dict.fromkeys(RESULT_FIELDS)}
+    record = {"path": source.path, "status": "upgraded", "reason": None}
     record.update(ops_before=len(source.path), ops_after=len(source.content_hash),
                   passes_changed=[], passes_run=["fake"], from_version=1,
                   to_version=options.target_version)

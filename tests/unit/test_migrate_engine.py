@@ -22,11 +22,10 @@ import pytest
 from migrate_fakes import ATTEMPTS, FAKE_FUNCTION, HOG_LIMIT_MB, fake_migrate, options, source
 from pirc.errors import PircError
 from pirc.migrate import engine
-from pirc.migrate.engine import RESULT_FIELDS, Task, run_task, run_tasks
+from pirc.migrate.engine import Task, run_task, run_tasks
 from pirc.migrate.isolate import run_isolated
 from pirc.migrate.options import task_key
-
-MEASURED = ("seconds", "peak_mb", "worker")
+from pirc.migrate.schema import RECORD_FIELDS, RUN_FIELDS
 
 
 def tasks(names, opts=None, content="0" * 64, out_root="/tmp/pd331-out"):
@@ -115,7 +114,9 @@ def test_pool_records_every_fault_as_that_models_result():
     del got["nomodule-a"]   # run_task itself failed: no worker, nothing measured
     assert got["ok-a"]["ops_after"] == 64 and got["ok-a"]["to_version"] == 4
     for name in ("segv-a", "sleep-a"):   # the job knew nothing: None, not a guess
-        assert all(got[name][f] is None for f in RESULT_FIELDS)
+        assert set(got[name]) == set(RECORD_FIELDS)
+        assert got[name]["from_version"] is got[name]["fingerprint_after"] is None
+        assert got[name]["passes_run"] == [] and got[name]["check"]["ok"] is None
     for record in got.values():
         assert record["worker"].startswith("pool-") and record["worker"] != f"pool-{os.getpid()}"
         assert record["seconds"] >= 0 and record["peak_mb"] >= 0
@@ -217,7 +218,7 @@ def test_a_run_killed_leaves_no_worker_and_no_child_behind(tmp_path):
 def test_run_task_isolates_the_tasks_function_and_labels_the_worker():
     record = run_task(tasks(["ok-a"])[0])
     assert record["status"] == "upgraded" and record["worker"] == f"pool-{os.getpid()}"
-    assert set(MEASURED) <= set(record)
+    assert set(RUN_FIELDS) <= set(record)
 
 
 def test_the_dask_key_of_a_task_changes_with_its_content_and_options():
@@ -280,7 +281,7 @@ def test_pool_and_a_dask_local_cluster_give_the_same_records():
     opts = options(timeout=2)
     pool = run(names, opts, jobs=2)
     dask = run(names, opts, executor="dask", jobs=2)
-    strip = lambda got: {k: {f: v for f, v in r.items() if f not in MEASURED}  # noqa: E731
+    strip = lambda got: {k: {f: v for f, v in r.items() if f not in RUN_FIELDS}  # noqa: E731
                          for k, r in got.items()}
     assert strip(pool) == strip(dask)
     assert all(not r["worker"].startswith("pool-") for r in dask.values())

@@ -8,7 +8,7 @@ import datetime
 import pytest
 
 from pirc.errors import PircError
-from pirc.migrate.skiplist import load_skip_list
+from pirc.migrate.skiplist import load_skip_list, skipped_record
 
 TODAY = datetime.date(2026, 12, 4)
 
@@ -40,7 +40,7 @@ def test_an_expired_entry_warns_and_the_model_runs_unless_a_later_entry_skips_it
     path = write(tmp_path, GOOD.split('- path: "zoo/*"')[0])
     reason, warning = load_skip_list(path).match("zoo/old-bert.json", TODAY)
     assert reason is None
-    assert warning.startswith(f"{path}:4: the skip of 'zoo/old-*.json' expired on 2026-12-01")
+    assert warning == "line 4: the skip of 'zoo/old-*.json' expired on 2026-12-01: zoo/old-bert.json runs"
     assert load_skip_list(write(tmp_path, GOOD)).match("zoo/old-bert.json", TODAY) == (
         "the whole zoo is parked", None)
 
@@ -77,3 +77,11 @@ def test_a_missing_file_is_an_error_naming_it(tmp_path):
     with pytest.raises(PircError) as caught:
         load_skip_list(str(tmp_path / "nope.yaml"))
     assert caught.value.render().startswith(f"{tmp_path / 'nope.yaml'}: error: cannot read")
+
+
+def test_a_skipped_record_has_every_field_of_a_report_record():
+    from pirc.migrate.schema import RECORD_FIELDS
+
+    record = skipped_record("zoo/a.json", "known drift")
+    assert set(record) == set(RECORD_FIELDS)
+    assert (record["status"], record["reason"], record["ops_before"]) == ("skipped", "known drift", None)
