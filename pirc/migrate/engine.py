@@ -160,7 +160,8 @@ def _dask(jobs: int, scheduler: str | None):
         import dask
         from distributed import Client, LocalCluster
     except ImportError:
-        raise PircError("--executor dask needs Dask distributed: pip install 'pirc[dask]'") from None
+        raise PircError("--executor dask needs Dask distributed: pip install 'pirc[dask]'"
+                        ) from None
     with dask.config.set(DASK_CONFIG), contextlib.ExitStack() as stack:
         if scheduler is None:
             cluster = stack.enter_context(LocalCluster(
@@ -231,7 +232,8 @@ def _drive(tasks: list[Task], new_executor, window: int, on_result) -> None:
                 broken = True
                 breaks[task.key] += 1
                 if breaks[task.key] > 1:
-                    on_result(_lost(task, "crashed", "its worker process died twice while running it"))
+                    on_result(_lost(task, "crashed",
+                                    "its worker process died twice while running it"))
                 else:
                     suspects.append(task)
             elif isinstance(error, Exception):

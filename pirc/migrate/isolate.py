@@ -56,7 +56,7 @@ _PR_SET_PDEATHSIG = 1
 
 @dataclass
 class Outcome:
-    status: str | None   # None: the function returned; else "timeout" | "oom" | "crashed" | "failed"
+    status: str | None   # None: fn returned; else "timeout" | "oom" | "crashed" | "failed"
     value: object        # the function's return value (None unless status is None)
     reason: str          # why, for the statuses other than None
     seconds: float

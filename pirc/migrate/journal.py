@@ -81,7 +81,8 @@ def _read(path: str, header: dict) -> tuple[dict[str, dict], int]:
     # Every complete line ends in "\n": what follows the last one is a cut line (or nothing).
     complete, good_size = lines[:-1], len(data) - len(lines[-1])
     if not complete:
-        raise PircError("the journal has no header line: start again without --resume").in_file(path)
+        raise PircError("the journal has no header line: start again without --resume"
+                        ).in_file(path)
     entries = []
     for number, line in enumerate(complete, 1):
         try:

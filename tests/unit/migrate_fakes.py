@@ -29,7 +29,8 @@ HOG_LIMIT_MB = 1536
 _HOG_STEP_MB = 32
 
 
-def fake_migrate(src_root: str, out_root: str, source: ModelSource, options: MigrateOptions) -> dict:
+def fake_migrate(src_root: str, out_root: str, source: ModelSource,
+                 options: MigrateOptions) -> dict:
     name = source.path.rsplit("/", 1)[-1]
     kind = name.split("-", 1)[0]
     if os.path.isdir(out_root):   # a test that counts the attempts

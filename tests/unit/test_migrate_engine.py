@@ -81,7 +81,8 @@ def test_a_segfault_costs_the_child_alone(name):
 
 def test_an_exception_is_failed_with_its_type_and_first_line():
     outcome = run_isolated(fake_migrate, args("raise-a"))
-    assert (outcome.status, outcome.reason) == ("failed", "ValueError: no such op in zoo/raise-a.json")
+    assert (outcome.status, outcome.reason) == (
+        "failed", "ValueError: no such op in zoo/raise-a.json")
 
 
 def test_a_timeout_kills_the_child():

@@ -40,7 +40,8 @@ def test_an_expired_entry_warns_and_the_model_runs_unless_a_later_entry_skips_it
     path = write(tmp_path, GOOD.split('- path: "zoo/*"')[0])
     reason, warning = load_skip_list(path).match("zoo/old-bert.json", TODAY)
     assert reason is None
-    assert warning == "line 4: the skip of 'zoo/old-*.json' expired on 2026-12-01: zoo/old-bert.json runs"
+    assert warning == ("line 4: the skip of 'zoo/old-*.json' expired on 2026-12-01: "
+                       "zoo/old-bert.json runs")
     assert load_skip_list(write(tmp_path, GOOD)).match("zoo/old-bert.json", TODAY) == (
         "the whole zoo is parked", None)
 
@@ -84,4 +85,5 @@ def test_a_skipped_record_has_every_field_of_a_report_record():
 
     record = skipped_record("zoo/a.json", "known drift")
     assert set(record) == set(RECORD_FIELDS)
-    assert (record["status"], record["reason"], record["ops_before"]) == ("skipped", "known drift", None)
+    assert (record["status"], record["reason"], record["ops_before"]) == (
+        "skipped", "known drift", None)
