@@ -327,6 +327,26 @@ def _create_temp(folder: str, name: str, path: str) -> tuple[int, str]:
     raise OutputError(f"cannot write this output: no free temporary name in {folder}", path)
 
 
+_TEMP_NAME = re.compile(r"\..+\.pirc-[0-9a-f]{8}\.tmp")
+
+
+def remove_stale_temporaries(root: str) -> int:
+    """Delete the temporary files (`.NAME.pirc-XXXX.tmp`, _create_temp's) that writers killed
+    before their rename left anywhere under `root`; how many.  For a folder pirc alone writes
+    (pirc-migrate's OUT, when a run starts or resumes): a killed writer's file is never renamed
+    over anything, so deleting it loses nothing."""
+    removed = 0
+    for folder, _, files in os.walk(root):
+        for name in files:
+            if _TEMP_NAME.fullmatch(name):
+                try:
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+    return removed
+
+
 def _keep_mode_and_owner(fd: int, existing: os.stat_result) -> None:
     os.fchmod(fd, stat.S_IMODE(existing.st_mode))
     try:  # only root (or the owner, for the group) may; a file we may not chown becomes ours

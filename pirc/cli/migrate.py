@@ -38,6 +38,15 @@ class UsageError(PircError):
     """A command line that cannot run: exit status 2, as argparse's own errors."""
 
 
+class BadSetup(Exception):
+    """A pirc error met while setting a run up, before any model ran (the options, SRC, the
+    skip list, a journal that does not match --resume): bad usage, exit status 2."""
+
+    def __init__(self, error: PircError):
+        super().__init__(str(error))
+        self.error = error
+
+
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pirc-migrate",
@@ -138,8 +147,8 @@ def run(argv=None) -> int:
             if args.compare_pipelines:
                 return compare_pipelines(args)
             return migrate(args, args.output, args.pipeline)
-        except UsageError as e:
-            print(e.render(), file=sys.stderr)
+        except BadSetup as e:
+            print(e.error.render(), file=sys.stderr)
             return USAGE_STATUS
 
     return report_errors(command, args.debug)
@@ -150,20 +159,27 @@ def run(argv=None) -> int:
 def migrate(args, out: str, pipeline: str | None) -> int:
     """Migrate SRC into `out` with `pipeline`; write the reports; the report's exit status."""
     from .. import __version__
+    from ..atomic import remove_stale_temporaries
     from ..migrate.engine import Task, run_tasks
     from ..migrate.journal import Journal
     from ..migrate.options import task_key
     from ..migrate.report import build_report, exit_status, write_reports
     from ..migrate.sources import find_models
 
-    src = os.path.abspath(args.src)
-    out = os.path.abspath(out)
-    _check_folders(src, out)
-    options = _options(args, pipeline)
-    sources = find_models(src)
-    skips = _skipped(args.skip_list, sources)
-    os.makedirs(out, exist_ok=True)
-    journal = Journal.open(out, options, resume=args.resume)
+    try:
+        src, out = os.path.abspath(args.src), os.path.abspath(out)
+        _check_folders(src, out)
+        options = _options(args, pipeline)
+        sources = find_models(src)
+        skips = _skipped(args.skip_list, sources)
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create the output folder: {e.strerror}").in_file(out) from None
+        journal = Journal.open(out, options, resume=args.resume)
+    except PircError as e:
+        raise BadSetup(e) from None
+    remove_stale_temporaries(out)   # what a killed run was writing: redone below
     done = journal.done()
     records, tasks = [], []
     for source in sources:
@@ -205,16 +221,11 @@ def _check_folders(src: str, out: str) -> None:
 
 
 def _options(args, pipeline: str | None):
-    """The run's MigrateOptions, checked before any model runs (target, pipeline, limits):
-    a bad one is a usage error."""
+    """The run's MigrateOptions, checked before any model runs (target, pipeline, limits)."""
     from ..migrate.options import MigrateOptions
 
-    try:
-        return MigrateOptions(target_version=args.target_version, pipeline=pipeline,
-                              check=args.check, timeout=args.timeout,
-                              max_memory_mb=args.max_memory_mb)
-    except PircError as e:
-        raise UsageError(str(e)) from None
+    return MigrateOptions(target_version=args.target_version, pipeline=pipeline,
+                          check=args.check, timeout=args.timeout, max_memory_mb=args.max_memory_mb)
 
 
 def _skipped(path: str | None, sources) -> dict:
