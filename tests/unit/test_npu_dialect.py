@@ -52,7 +52,7 @@ def literal(text: str):
 def test_the_dialect_has_every_fused_call_the_lowering_makes():
     from pirc.lower.npu.ops import ENTRY_POINTS
     assert {specs.get_spec(n, 4).kernel for n in NPU_OPS} == set(ENTRY_POINTS)
-    assert len(NPU_OPS) == 9
+    assert len(NPU_OPS) == 10
 
 
 @pytest.mark.parametrize("version", SUPPORTED_TORCH_NPU)
@@ -106,6 +106,7 @@ PROGRAM = """{
     (%5) = "npu.gelu" (%3) {approximate:"tanh"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
     (%6) = "npu.swiglu" (%5) {} : (tensor<2x8xf32>) -> tensor<2x4xf32>
     (%8, %9, %10) = "npu.add_rms_norm" (%1, %1, %0) {} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x8xf32>
+    (%27, %28, %29, %30) = "npu.add_layer_norm" (%1, %8, %0, %0) {additional_output:true} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x8xf32>
     (%11) = "npu.linear" (%8, %10, <<NULL VALUE>>) {} : (tensor<2x8xf32>, tensor<2x8xf32>, <<NULL TYPE>>) -> tensor<2x2xf32>
     (%12) = "npu.layer_norm_eval" (%8, %0, <<NULL VALUE>>) {eps:1e-05,normalized_shape:[8]} : (tensor<2x8xf32>, tensor<8xf32>, <<NULL TYPE>>) -> tensor<2x8xf32>
     (%13) = "pd_op.reshape" (%12, %14) {stop_gradient:[true]} : (tensor<2x8xf32>, tensor<4xi64>) -> tensor<2x2x4x1xf32>

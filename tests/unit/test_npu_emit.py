@@ -40,6 +40,9 @@ EXPECTED = {
     "fc": {"npu_linear": 4},
     "gelu": {"npu_gelu": 2},  # erf and tanh
     "layer_norm": {"npu_layer_norm_eval": 4},  # no statistics fetched
+    # a bias, alpha 0.5, no residual, no norm weights, and every mean / variance fetched:
+    # each keeps its kernel (test_fused_bias_residual_layernorm_declines_with_its_reason)
+    "fused_bias_residual_layernorm": {},
     "self_dp_attention": {"npu_fusion_attention": 2},  # q, k, v views of x, layout BSND
 }
 
@@ -288,3 +291,141 @@ def test_fused_rotary_embedding_of_q_alone_is_npu_rotary_mul(table):
     # the interleaved style or another dtype: the kernel
     assert fused_calls(api.lower(rope(neox=True, table=table), device="npu")) == {}
     assert fused_calls(api.lower(rope(dtype="f16", table=table), device="npu")) == {}
+
+
+# -- fused_bias_residual_layernorm -> npu_add_layer_norm --------------------------------------
+
+
+def test_fused_bias_residual_layernorm_declines_with_its_reason():
+    program, _, _, _ = op_fixture("fused_bias_residual_layernorm", "3.3.1")
+    reasons = [emit.why_not(op, 1) for op in program.walk()
+               if op.name == "pd_op.fused_bias_residual_layernorm"]
+    assert reasons == ["a bias (npu_add_layer_norm's schema takes none)",
+                       "residual_alpha is not 1 (npu_add_layer_norm adds x1 + x2)",
+                       "no residual (the kernel then normalises x alone and ignores the bias)",
+                       "a bias (npu_add_layer_norm's schema takes none)"]
+
+
+ADD_LN = ('"pd_op.layer_norm" (%4, %2, %3) {{begin_norm_axis:2,epsilon:1e-05,'
+          'stop_gradient:[true,true,true]}} : ({t}, tensor<8xf32>, tensor<8xf32>) -> {t}, '
+          'tensor<{rows}xf32>, tensor<{rows}xf32>')
+
+
+def residual_layer_norm(batch=2, fetch_sum=True, fetch_mean=False):
+    """layer_norm(x + r, w, b) over the last dim of [batch, 3, 8] (-1: a dynamic batch), the
+    sum fetched too where asked (the residual stream: fused_bias_residual_layernorm's
+    residual_out), the mean where asked (the fusion then declines)."""
+    t = f"tensor<{batch}x3x8xf32>"
+    rows = -1 if batch < 0 else batch * 3
+    lines = ["(%0) = " + data("x", batch, 3, 8), "(%1) = " + data("r", batch, 3, 8),
+             "(%2) = " + data("w", 8), "(%3) = " + data("b", 8),
+             f'(%4) = "pd_op.add" (%0, %1) {{stop_gradient:[true]}} : ({t}, {t}) -> {t}',
+             "(%5, %6, %7) = " + ADD_LN.format(t=t, rows=rows),
+             "(%8) = " + fetch("%5", 0, t)]
+    if fetch_sum:
+        lines.append("(%9) = " + fetch("%4", 1, t))
+    if fetch_mean:
+        lines.append("(%10) = " + fetch("%6", 2, f"tensor<{rows}xf32>"))
+    return parse(lines)
+
+
+def add_ln_inputs(x, seed=11):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.as_tensor(x), torch.randn(x.shape, generator=g) * 0.5,
+            torch.randn(8, generator=g), torch.randn(8, generator=g))
+
+
+@pytest.mark.parametrize("batch", [2, -1])
+@pytest.mark.parametrize("fetch_sum", [False, True])
+def test_residual_layer_norm_is_npu_add_layer_norm(batch, fetch_sum, monkeypatch):
+    """fuse-residual-layer-norm's op on device npu is one npu_add_layer_norm: the unfused
+    program's bits on device npu (add, then layer_norm as npu_layer_norm_eval), x + r as
+    residual_out where it is read (additional_output only then); the call binds to both
+    schemas."""
+    program = residual_layer_norm(batch, fetch_sum)
+    npu = api.lower(program, device="npu")
+    assert fused_calls(npu) == {"npu_add_layer_norm": 1}
+    unfused = api.lower(program, device="npu", pipeline="")
+    assert fused_calls(unfused) == {"npu_layer_norm_eval": 1}
+    x = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(3)) * 4 + 2
+    feeds = add_ln_inputs(x)
+    got, want = npu(*feeds), unfused(*feeds)
+    assert len(got) == len(want) == (2 if fetch_sum else 1)
+    for a, b in zip(got, want):
+        assert torch.equal(a, b)
+    calls = []
+
+    def record(fn, *args, **kwargs):
+        calls.append((fn, len(args), tuple(kwargs)))
+        # epsilon: layer_norm's float32 attribute, as npu_layer_norm_eval gets it
+        assert kwargs == {"epsilon": float(np.float32(1e-5)), "additional_output": fetch_sum}
+        return getattr(reference, fn)(*args, **kwargs)
+
+    monkeypatch.setattr(ops, "on_npu", lambda t: isinstance(t, torch.Tensor))
+    monkeypatch.setattr(ops, "npu_call", record)
+    for a, b in zip(npu(*feeds), want):
+        assert torch.equal(a, b)
+    assert [c[0] for c in calls] == ["npu_add_layer_norm"]
+    for version in ("2.13.0", "2.14.0"):
+        assert check_call(load_schemas(version), *calls[0]) == [], version
+
+
+def test_residual_layer_norm_on_npu_keeps_the_unfused_numbers_on_boundary_inputs():
+    """Every boundary input as x: device npu's fused program against the unfused program on
+    the CPU (pd_op.add, pd_op.layer_norm's kernel), within fuse-residual-layer-norm's
+    recorded tolerance; against the unfused program on device npu, bit for bit."""
+    from pirc.testing import boundary_inputs
+    from pirc.testing import fusion_tolerance as ft
+
+    program = residual_layer_norm(-1)
+    npu = api.lower(program, device="npu")
+    assert fused_calls(npu) == {"npu_add_layer_norm": 1}
+    cpu, unfused_npu = api.lower(program), api.lower(program, device="npu", pipeline="")
+    failures = []
+    for label, x in boundary_inputs("f32", (2, 3, 8)).items():
+        feeds = add_ln_inputs(x)
+        after = npu(*feeds)
+        for i, (a, b, c) in enumerate(zip(cpu(*feeds), after, unfused_npu(*feeds))):
+            verdict = ft.within("fuse-residual-layer-norm", "f32", a.numpy(), b.numpy(), label)
+            if not verdict.ok:
+                failures.append(f"{label}, output {i}: {verdict.detail}")
+            try:
+                torch.testing.assert_close(b, c, atol=0, rtol=0, equal_nan=True)
+            except AssertionError:
+                failures.append(f"{label}, output {i}: not the unfused npu bits")
+    assert not failures, "\n".join(failures)
+
+
+def test_near_constant_rows_keep_layer_norms_numbers_on_npu_and_the_kernels_on_cpu():
+    """Rows within 1e-3 of 1000.7, where Paddle's CPU kernel's E[v^2] - mean^2 cancels
+    (docs/FUSION.md): npu_add_layer_norm's variance is layer_norm's, so device npu keeps the
+    unfused program's numbers; the fused op on device cpu (a program holding it) still runs
+    Paddle's kernel, NaN included."""
+    program = residual_layer_norm(-1, fetch_sum=False)
+    fused = program.clone()
+    api.run_pipeline(fused, "fuse-residual-layer-norm", device="npu", report=False)
+    assert "pd_op.fused_bias_residual_layernorm" in {op.name for op in fused.walk()}
+    g = torch.Generator().manual_seed(4)
+    x = 1000.7 + (torch.rand(2, 3, 8, generator=g) - 0.5) * 1e-3
+    feeds = (x, torch.zeros(2, 3, 8), torch.ones(8), torch.zeros(8))
+    on_npu = api.lower(fused, device="npu", pipeline="")
+    assert fused_calls(on_npu) == {"npu_add_layer_norm": 1}
+    want = api.lower(program, device="npu", pipeline="")(*feeds)[0]
+    assert torch.equal(on_npu(*feeds)[0], want) and not want.isnan().any()
+    on_cpu = api.lower(fused, device="cpu", pipeline="")
+    assert fused_calls(on_cpu) == {}
+    assert not torch.allclose(on_cpu(*feeds)[0], want, atol=1e-2, equal_nan=False)
+
+
+def test_residual_layer_norm_whose_mean_is_read_is_not_fused():
+    """The mean fetched: fuse-residual-layer-norm declines (its near miss), nothing for the
+    emitter to take; and a fused op whose statistics are read keeps its kernel."""
+    program = residual_layer_norm(2, fetch_mean=True)
+    assert fused_calls(api.lower(program, device="npu")) == {}
+    fused = residual_layer_norm(2, fetch_mean=True)
+    result = api.run_pipeline(fused, "npu", device="npu", report=False)
+    assert "pd_op.fused_bias_residual_layernorm" not in {op.name for op in fused.walk()}
+    near = [m["failed"] for r in result.passes if r.name == "fuse-residual-layer-norm"
+            for n in r.near_misses.values() for m in n.first]
+    assert near == ["layer_norm statistics unused (the fused op's variance holds "
+                    "1/sqrt(var + eps))"]

@@ -35,8 +35,9 @@ LLAMA = {"npu_rms_norm": 1, "npu_add_rms_norm": 1, "npu_rotary_mul": 2,
          "npu_fusion_attention": 1, "npu_swiglu": 2}
 # four matmul + bias -> fc -> npu_linear; the attention core -> self_dp_attention ->
 # npu_fusion_attention (BSND); gelu -> npu_gelu; the final layer_norm -> npu_layer_norm_eval,
-# the residual one -> fused_bias_residual_layernorm (its kernel)
-TRANSFORMER = {"npu_linear": 4, "npu_layer_norm_eval": 1, "npu_gelu": 1, "npu_fusion_attention": 1}
+# the residual one -> fused_bias_residual_layernorm -> npu_add_layer_norm
+TRANSFORMER = {"npu_linear": 4, "npu_layer_norm_eval": 1, "npu_gelu": 1, "npu_fusion_attention": 1,
+               "npu_add_layer_norm": 1}
 EXPECTED = {
     "llama_block": LLAMA,
     # plain + two-dim rms -> npu_rms_norm; residual -> npu_add_rms_norm; residual + bias stays

@@ -52,6 +52,27 @@ def test_add_rms_norm_returns_y_rstd_sum():
     assert rstd.shape == (4, 1)
 
 
+def test_add_layer_norm_returns_y_mean_rstd_sum():
+    """AddLayerNorm's formula: x = x1 + x2, y = (x - E[x]) / sqrt(Var[x] + eps) * gamma + beta,
+    the variance E[(x - E[x])^2]; mean and rstd float32 of shape x.shape[:-gamma.dim()] + [1]."""
+    a, b, w, beta = rnd(2, 3, 8) * 3 + 5, rnd(2, 3, 8), rnd(8), rnd(8)
+    y, mean, rstd, s = reference.npu_add_layer_norm(a, b, w, beta, 1e-5, True)
+    x = (a + b).double()
+    mu = x.mean(-1, keepdim=True)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    close(y.double(), (x - mu) / torch.sqrt(var + 1e-5) * w.double() + beta.double())
+    assert torch.equal(s, a + b)
+    close(mean.double(), mu)
+    close(rstd.double(), 1 / torch.sqrt(var + 1e-5))
+    assert mean.shape == rstd.shape == (2, 3, 1) and rstd.dtype == torch.float32
+    # the same bits as the unfused add + layer_norm (what the npu lowering makes of both ops)
+    assert torch.equal(y, F.layer_norm(a + b, [8], w, beta, 1e-5))
+    w2, b2 = rnd(3, 8), rnd(3, 8)
+    y2, mean2, rstd2, _ = reference.npu_add_layer_norm(a, b, w2, b2)
+    assert torch.equal(y2, F.layer_norm(a + b, [3, 8], w2, b2, 1e-5))
+    assert mean2.shape == rstd2.shape == (2, 1)
+
+
 def test_swiglu():
     x = rnd(3, 10)
     a, b = x[:, :5], x[:, 5:]
@@ -155,6 +176,7 @@ class Recorder:
 EXAMPLES = {
     "npu_rms_norm": lambda: (rnd(2, 8), rnd(8)),
     "npu_add_rms_norm": lambda: (rnd(2, 8), rnd(2, 8), rnd(8)),
+    "npu_add_layer_norm": lambda: (rnd(2, 8), rnd(2, 8), rnd(8), rnd(8)),
     "npu_swiglu": lambda: (rnd(2, 8),),
     "npu_rotary_mul": lambda: (rnd(1, 2, 3, 8), rnd(1, 1, 3, 8), rnd(1, 1, 3, 8)),
     "npu_fusion_attention": lambda: (rnd(1, 2, 4, 8), rnd(1, 2, 4, 8), rnd(1, 2, 4, 8), 2, "BNSD"),

@@ -17,6 +17,7 @@ from ..npu import ops
 NPU_OPS = {
     "npu.rms_norm": ops.npu_rms_norm,
     "npu.add_rms_norm": ops.npu_add_rms_norm,
+    "npu.add_layer_norm": ops.npu_add_layer_norm,
     "npu.swiglu": ops.npu_swiglu,
     "npu.rotary_mul": ops.npu_rotary_mul,
     "npu.fusion_attention": ops.npu_fusion_attention,

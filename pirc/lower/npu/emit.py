@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from math import prod
 from typing import Callable
 
 import torch
@@ -157,6 +158,67 @@ def layer_norm(e: Emit):
     b = e.reshaped(bias, 2, normalized) if bias is not None else None
     return {0: e.call(ops.npu_layer_norm_eval, (x, normalized),
                       {"weight": weight, "bias": b, "eps": e.attrs.get("epsilon", 1e-5)})}
+
+
+# -- fused_bias_residual_layernorm -------------------------------------------------------
+
+
+def _add_layer_norm_when(op, v: OpView):
+    # operands: x, bias, residual, norm_weight, norm_bias; results: out, residual_out, mean,
+    # variance
+    if len(op.operands) != 5:
+        return f"{len(op.operands)} operands, fused_bias_residual_layernorm has 5"
+    if v.attr("quant_scale", -1.0) > 0:
+        return "quant_scale > 0 asks for int8 output"
+    if not v.has(2):
+        return "no residual (the kernel then normalises x alone and ignores the bias)"
+    if v.has(1):
+        return "a bias (npu_add_layer_norm's schema takes none)"
+    if not (v.has(3) and v.has(4)):
+        return "norm_weight and norm_bias not both given (npu_add_layer_norm takes gamma and beta)"
+    if v.attr("residual_alpha", 1.0) != 1:
+        return "residual_alpha is not 1 (npu_add_layer_norm adds x1 + x2)"
+    if v.used(2) or v.used(3):
+        return ("its mean or variance is used (Paddle's are [rows] and the variance holds "
+                "1/sqrt(var + eps); npu's keep x's leading dims)")
+    xs = v.operand_shape(0)
+    begin = v.attr("begin_norm_axis", 1)
+    if xs is None or not isinstance(begin, int) or not 0 < begin < len(xs):
+        return f"begin_norm_axis {begin!r} is not inside x's static rank"
+    if v.operand_shape(2) != xs:
+        return "the residual's static shape is not x's (npu_add_layer_norm does not broadcast)"
+    if any(v.operand_dtype(i) is not torch.float32 for i in (0, 2, 3, 4)):
+        return "not float32 (Paddle's kernel is float only)"
+    cols = xs[begin:]
+    if any(d < 0 for d in cols) or any(
+            v.operand_shape(i) not in ((prod(cols),), (1, prod(cols))) for i in (3, 4)):
+        return "norm_weight or norm_bias is not one row of the normalised dims' (static) size"
+    return None
+
+
+@emitter("pd_op.fused_bias_residual_layernorm", semantics=(1,), when=_add_layer_norm_when)
+def fused_bias_residual_layernorm(e: Emit):
+    """The residual form (what fuse-residual-layer-norm builds: x, residual, norm_weight,
+    norm_bias, alpha 1, no bias, no quantisation, statistics unused) ->
+    npu_add_layer_norm(x, residual, gamma, beta, epsilon, additional_output).
+
+    Both compute v = x + residual, then layer_norm(v) over dims [begin_norm_axis:] with
+    epsilon inside the square root, in float32; gamma and beta are the flat norm_weight and
+    norm_bias viewed as those dims.  The result x1 + x2 (asked for with additional_output
+    only where residual_out is read) is Paddle's residual_out.  Numerics: torch_npu's
+    variance is layer_norm's, E[(v - mean)^2] (its AddLayerNorm formula), where Paddle's
+    AVX-512 CPU kernel takes E[v^2] - mean^2: the same within the fusion's tolerance (atol
+    1e-5, rtol 1e-4) while |mean| is not large against the standard deviation; where it is,
+    the kernel cancels and this call keeps the unfused add + layer_norm's numbers
+    (docs/FUSION.md, docs/PARITY.md).
+    """
+    x, _, residual, weight, bias = e.args
+    normalized = e.trailing_dims(x, 0, e.attrs.get("begin_norm_axis", 1))
+    gamma, beta = e.reshaped(weight, 3, normalized), e.reshaped(bias, 4, normalized)
+    keep_x = e.view.used(1)
+    fused = e.call(ops.npu_add_layer_norm, (x, residual, gamma, beta),
+                   {"epsilon": e.attrs.get("epsilon", 1e-5), "additional_output": keep_x})
+    return {0: e.item(fused, 0), **({1: e.item(fused, 3)} if keep_x else {})}
 
 
 # -- rms_norm ---------------------------------------------------------------------------

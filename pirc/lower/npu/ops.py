@@ -41,6 +41,13 @@ def npu_add_rms_norm(x1, x2, gamma, epsilon=1e-06):
     return reference.npu_add_rms_norm(x1, x2, gamma, epsilon)
 
 
+def npu_add_layer_norm(x1, x2, gamma, beta, epsilon=1e-05, additional_output=False):
+    if on_npu(x1):
+        return npu_call("npu_add_layer_norm", x1, x2, gamma, beta, epsilon=epsilon,
+                        additional_output=additional_output)
+    return reference.npu_add_layer_norm(x1, x2, gamma, beta, epsilon, additional_output)
+
+
 def npu_swiglu(self, dim=-1):
     if on_npu(self):
         return npu_call("npu_swiglu", self, dim=dim)
@@ -200,6 +207,6 @@ def _nothing_masked(site):
 
 
 # The entry points the lowering emits (npu ops, emit.py), in the order of docs/NPU.md.
-ENTRY_POINTS = ("npu_rms_norm", "npu_add_rms_norm", "npu_swiglu", "npu_rotary_mul",
-                "npu_fusion_attention", "npu_gelu", "npu_layer_norm_eval", "npu_linear",
-                "npu_scaled_masked_softmax")
+ENTRY_POINTS = ("npu_rms_norm", "npu_add_rms_norm", "npu_add_layer_norm", "npu_swiglu",
+                "npu_rotary_mul", "npu_fusion_attention", "npu_gelu", "npu_layer_norm_eval",
+                "npu_linear", "npu_scaled_masked_softmax")

@@ -36,6 +36,23 @@ def npu_add_rms_norm(x1, x2, gamma, epsilon=1e-06):
     return y, rstd, x
 
 
+def npu_add_layer_norm(x1, x2, gamma, beta, epsilon=1e-05, additional_output=False):
+    """-> (y, mean, rstd, x) with x = x1 + x2 and y = layer_norm(x) over the last gamma.dim()
+    dims (torch_npu's AddLayerNorm formula: the variance E[(x - mean)^2], epsilon inside the
+    square root); mean and rstd float32 of shape x.shape[:-gamma.dim()] + [1].  x is
+    returned whatever additional_output says (torch_npu leaves it unset without it).
+
+    Two torch calls where gamma is 1-D (the add and native_layer_norm, whose statistics
+    then already have torch_npu's shape): F.layer_norm's own kernel, so the same bits as an
+    unfused add + layer_norm lowered on device npu (npu_layer_norm_eval)."""
+    x = x1 + x2
+    y, mean, rstd = torch.native_layer_norm(x, gamma.shape, gamma, beta, epsilon)
+    if gamma.dim() != 1:
+        keep = tuple(x.shape[:x.dim() - gamma.dim()]) + (1,)
+        mean, rstd = mean.reshape(keep), rstd.reshape(keep)
+    return y, _f32(mean), _f32(rstd), x
+
+
 def npu_swiglu(self, dim=-1):
     """silu(first half) * second half along dim."""
     a, b = torch.chunk(self, 2, dim=dim)

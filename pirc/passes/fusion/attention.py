@@ -11,7 +11,9 @@ Why it is sound.  Both compute softmax(s * q k^T [masked]) v per batch and head,
 dropped.  The rule fires only where that is provably the program's computation:
 
 * q, k, v are 4-D float32 [B, N, S, D] with equal B and N: static and equal, or the three
-  slices of one packed tensor; or (attention-bsnd, rooted at the transpose back) [B, S, N, D]
+  slices of one packed tensor, or a dynamic B provably the same dim in all three
+  (pirc.passes.infra.same_dim: LLaMA's q, k, v split from projections of one hidden state
+  with reshape targets [0, 0, N, D] copy its batch dim; two feeds of [-1, ...] do not); or (attention-bsnd, rooted at the transpose back) [B, S, N, D]
   tensors under transposes to [B, N, S, D] with k^T one transpose [0, 2, 3, 1], passed as
   input_layout BSND (LLaMA's layout) (matmul would broadcast a batch or head dim of 1, the fused ops
   do not); k^T is the matmul's transpose_y or a transpose(k, [0, 1, 3, 2]); transpose_x is
@@ -57,6 +59,7 @@ from ..infra.declarative import (Capture, Check, Const, Constraint, DeclarativeP
                                  attr_value, dtype_of)
 from ..infra.forwarding import unwritten
 from ..infra.registry import register_pass
+from ..infra.same_dim import same_dim
 
 NO_TRANSPOSE_X = Check("matmul q k^T has transpose_x false", lambda v: v is False)
 LAST = Check("softmax over the last axis", lambda a: a in (-1, 3))
@@ -110,7 +113,8 @@ def _layout(m) -> bool:
     m.captured["packed"] = _packed(m["q"], k, m["v"], m.pc.aliases)
     if m.captured["packed"] is not None:   # one tensor's slices: the same B and N, even dynamic
         return qs[1] > 0
-    return qs[:2] == ks[:2] == vs[:2] and all(d > 0 for d in qs[:2])
+    return qs[1] > 0 and qs[0] != 0 and all(
+        same_dim(m["q"], i, t, i, m.pc.aliases) for t in (k, m["v"]) for i in (0, 1))
 
 
 def _f32(m) -> bool:
@@ -223,8 +227,9 @@ ATTEN_MASK = (
 
 def _rule() -> Rule:
     constraints = MASK + (
-        Constraint("q, k, v are 4-D [B, N, S, D] with static, equal B and N; k^T by "
-                   "transpose_y or transpose(k, [0, 1, 3, 2])", _layout),
+        Constraint("q, k, v are 4-D [B, N, S, D] with static, equal B and N (a dynamic B "
+                   "provably the same dim); k^T by transpose_y or transpose(k, [0, 1, 3, 2])",
+                   _layout),
     ) + REST + (
         Constraint("not a self_dp_attention site with its transpose back (taken there)",
                    lambda m: not _taken_by_bsnh(m)),
@@ -263,7 +268,8 @@ def _bsnd_layout(m) -> bool:
     if any(len(sh) != 4 for sh in shapes):
         return False
     (b, _, n, _), ks, vs = shapes
-    if not (b > 0 and n > 0 and ks[0] == vs[0] == b and ks[2] == vs[2] == n):
+    if not (b != 0 and n > 0 and ks[2] == vs[2] == n
+            and same_dim(q, 0, k, 0, aliases) and same_dim(q, 0, v, 0, aliases)):
         return False
     m.captured.update(Q=q, K=k, V=v, k=k)
     return True
@@ -277,8 +283,9 @@ def _bsnd_rule() -> Rule:
     versions = dict(VERSIONS, **{"pd_op.transpose": (1,)})
     source = Op("pd_op.transpose", (_source(),), attrs={"perm": (0, 2, 1, 3)})
     constraints = MASK + (
-        Constraint("q, k, v are [B, S, N, D] tensors with static, equal B and N, under "
-                   "transposes to [B, N, S, D] (k^T by transpose [0, 2, 3, 1])", _bsnd_layout),
+        Constraint("q, k, v are [B, S, N, D] tensors with static, equal B and N (a dynamic "
+                   "B provably the same dim), under transposes to [B, N, S, D] (k^T by "
+                   "transpose [0, 2, 3, 1])", _bsnd_layout),
     ) + REST
     result = ATTEN_MASK + (
         New("npu.fusion_attention",

@@ -14,9 +14,11 @@ the row) when y is absent; SwiGLUInferMeta requires y of x's shape.  That is phi
 (x / (1 + exp(-x))) times b: pirc's lowering computes the same float operations, bit for bit.
 Paddle 3.3.1's kernels do not (its silu op vectorises exp): on 300k float32 values swiglu and
 silu(a) * b differ on 43% of them, by at most 2.9e-7 relative.  Tolerance: atol 1e-6, rtol
-1e-6 (docs/PARITY.md).  Hence a, b and the product must have one static shape: a
-broadcast b ("swiglu" of a [2, 8] by a [8]) is another computation, and a dynamic dim the
-rule cannot prove equal is a near miss.  A chunk along another axis, in three, or with the
+1e-6 (docs/PARITY.md).  Hence a, b and the product must have one shape: a broadcast b
+("swiglu" of a [2, 8] by a [8]) is another computation.  A dynamic dim counts where it is
+provably the same one in all three (pirc.passes.infra.same_dim: LLaMA's gate and up
+projections of one hidden state, [-1, S, I] both, copy its batch dim); two feeds of [-1, 16]
+are not (one may be 1 at run time and broadcast): a near miss.  A chunk along another axis, in three, or with the
 halves swapped is not swiglu(x) (the two-operand rule may still take it: swapped halves are
 swiglu(second, first)).
 """
@@ -29,13 +31,21 @@ from ..infra.declarative import (ANY_OP, Capture, Const, Constraint, Declarative
                                  Either, New, Op, Rule, attr_value)
 from ..folding.constants import int_array_values
 from ..infra.registry import register_pass
+from ..infra.same_dim import same_dim
 
 FLOATS = ("f32", "f64")   # phi's CPU swiglu kernel: float, double
 
 
-def _static_same_shape(m, *names) -> bool:
-    shapes = [tuple(m.root.results[0].type.shape)] + [m.shape(n) for n in names]
-    return all(d >= 0 for d in shapes[0]) and all(s == shapes[0] for s in shapes)
+def _same_shape(m, *names) -> bool:
+    """The product and every named value have one shape: each dim static and equal, or a
+    dynamic dim provably the same one (pirc.passes.infra.same_dim: copied from one dim of
+    one value, so no operand can broadcast another at run time)."""
+    out = m.root.results[0]
+    values = [m[n] for n in names]
+    rank = len(out.type.shape)
+    if any(m.shape(n) is None or len(m.shape(n)) != rank for n in names):
+        return False
+    return all(same_dim(out, i, v, i, m.pc.aliases) for v in values for i in range(rank))
 
 
 def _half(index: int) -> Op:
@@ -110,8 +120,9 @@ SWIGLU = Rule(
     constraints=(
         Constraint("float32 or float64 (Paddle's CPU swiglu kernel has no other dtype)",
                    lambda m: m.one_dtype("a", "b") in FLOATS),
-        Constraint("a, b and the product have one static shape (swiglu does not broadcast)",
-                   lambda m: _static_same_shape(m, "a", "b")),
+        Constraint("a, b and the product have one static shape, a dynamic dim provably "
+                   "the same one (swiglu does not broadcast)",
+                   lambda m: _same_shape(m, "a", "b")),
     ),
     result=(New("pd_op.swiglu", {"x": "a", "y": "b"}),),
 )

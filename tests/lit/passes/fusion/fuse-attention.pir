@@ -8,11 +8,13 @@
 // RUN: pirc-opt %s --from-version=4 --device=npu -p fuse-attention,dce --emit=paddle --split-input-file | FileCheck %s
 
 // Near misses: an additive float mask, finfo.min instead of -inf, a softmax over another
-// axis, k with one head (matmul would broadcast it).  Nothing fuses; --explain names each.
+// axis, k with one head (matmul would broadcast it), a dynamic batch of q from one feed and
+// of k, v from another (either may be 1 at run time and broadcast).  Nothing fuses; --explain names each.
 // RUN: pirc-opt %S/Inputs/attention_near_misses.pir --from-version=4 --device=npu -p fuse-attention --explain=fuse-attention --emit=paddle --split-input-file 2>&1 | FileCheck %s --check-prefix=NEAR
 // NEAR: mask is provably 0/-inf
 // NEAR: mask is provably 0/-inf
 // NEAR: softmax over the last axis
+// NEAR: static, equal B and N
 // NEAR: static, equal B and N
 // NEAR-NOT: "npu.fusion_attention"
 
@@ -138,4 +140,36 @@
     (%15) = "pd_op.matmul" (%14, %8) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<2x2x4x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x4x8xf32>
     (%16) = "pd_op.transpose" (%15) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<2x2x4x8xf32>) -> tensor<2x4x2x8xf32>
     (%17) = "pd_op.fetch" (%16) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<2x4x2x8xf32>) -> tensor<2x4x2x8xf32>
+}
+
+// -----
+
+// A dynamic batch, LLaMA's head split: q, k, v = transpose(reshape(x @ w, [0, 0, 2, 8]),
+// [0, 2, 1, 3]) of one x of [-1, 4, 16] all copy x's batch dim: one B, fused (BNSD).
+// CHECK-LABEL: name:"wv"
+// CHECK: "npu.fusion_attention" ({{.*}}) {{.*}}head_num:2,{{.*}}input_layout:"BNSD"{{.*}}scale:0.35{{.*}} -> tensor<-1x2x4x8xf32>
+// CHECK-NOT: "pd_op.softmax"
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[-1,4,16],stop_gradient:[true]} : () -> tensor<-1x4x16xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"wq",place:Place(undefined:0),shape:[16,16],stop_gradient:[true]} : () -> tensor<16x16xf32>
+    (%3) = "pd_op.data" () {dtype:float32,name:"wk",place:Place(undefined:0),shape:[16,16],stop_gradient:[true]} : () -> tensor<16x16xf32>
+    (%4) = "pd_op.data" () {dtype:float32,name:"wv",place:Place(undefined:0),shape:[16,16],stop_gradient:[true]} : () -> tensor<16x16xf32>
+    (%10) = "pd_op.matmul" (%0, %2) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<-1x4x16xf32>, tensor<16x16xf32>) -> tensor<-1x4x16xf32>
+    (%11) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[0,0,2,8]} : () -> tensor<4xi64>
+    (%12) = "pd_op.reshape" (%10, %11) {stop_gradient:[true]} : (tensor<-1x4x16xf32>, tensor<4xi64>) -> tensor<-1x4x2x8xf32>
+    (%13) = "pd_op.transpose" (%12) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<-1x4x2x8xf32>) -> tensor<-1x2x4x8xf32>
+    (%20) = "pd_op.matmul" (%0, %3) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<-1x4x16xf32>, tensor<16x16xf32>) -> tensor<-1x4x16xf32>
+    (%21) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[0,0,2,8]} : () -> tensor<4xi64>
+    (%22) = "pd_op.reshape" (%20, %21) {stop_gradient:[true]} : (tensor<-1x4x16xf32>, tensor<4xi64>) -> tensor<-1x4x2x8xf32>
+    (%23) = "pd_op.transpose" (%22) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<-1x4x2x8xf32>) -> tensor<-1x2x4x8xf32>
+    (%30) = "pd_op.matmul" (%0, %4) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<-1x4x16xf32>, tensor<16x16xf32>) -> tensor<-1x4x16xf32>
+    (%31) = "pd_op.full_int_array" () {dtype:int64,place:Place(cpu),stop_gradient:[true],value:[0,0,2,8]} : () -> tensor<4xi64>
+    (%32) = "pd_op.reshape" (%30, %31) {stop_gradient:[true]} : (tensor<-1x4x16xf32>, tensor<4xi64>) -> tensor<-1x4x2x8xf32>
+    (%33) = "pd_op.transpose" (%32) {perm:[0,2,1,3],stop_gradient:[true]} : (tensor<-1x4x2x8xf32>) -> tensor<-1x2x4x8xf32>
+    (%40) = "pd_op.matmul" (%13, %23) {stop_gradient:[true],transpose_x:false,transpose_y:true} : (tensor<-1x2x4x8xf32>, tensor<-1x2x4x8xf32>) -> tensor<-1x2x4x4xf32>
+    (%41) = "pd_op.full" () {dtype:float32,place:Place(cpu),shape:[1],stop_gradient:[true],value:0.35} : () -> tensor<1xf32>
+    (%42) = "pd_op.scale" (%40, %41) {bias:0,bias_after_scale:true,stop_gradient:[true]} : (tensor<-1x2x4x4xf32>, tensor<1xf32>) -> tensor<-1x2x4x4xf32>
+    (%43) = "pd_op.softmax" (%42) {axis:-1,stop_gradient:[true]} : (tensor<-1x2x4x4xf32>) -> tensor<-1x2x4x4xf32>
+    (%44) = "pd_op.matmul" (%43, %33) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<-1x2x4x4xf32>, tensor<-1x2x4x8xf32>) -> tensor<-1x2x4x8xf32>
+    (%45) = "pd_op.fetch" (%44) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<-1x2x4x8xf32>) -> tensor<-1x2x4x8xf32>
 }

@@ -10,12 +10,16 @@
 // RUN: pirc-opt %s --from-version=4 -p fuse-silu,fuse-swiglu --emit=paddle --split-input-file | FileCheck %s
 
 // Near misses (Inputs/swiglu_near_misses.pir): b of shape [8] broadcast over a [2, 8] (swiglu
-// takes y of x's shape), and a dynamic batch dim the rule cannot prove equal for a and b.
+// takes y of x's shape), and a dynamic batch dim the rule cannot prove equal for a and b:
+// two feeds of [-1, 8], and projections of two feeds of [-1, 4, 16] (either -1 may be 1 at
+// run time and broadcast the other).
 // RUN: pirc-opt %S/Inputs/swiglu_near_misses.pir --split-input-file --from-version=4 -p fuse-swiglu --explain=fuse-swiglu --emit=paddle 2>&1 | FileCheck %s --check-prefix=NEAR
 // NEAR:      rule swiglu: 0 rewrites, 1 near misses
-// NEAR-NEXT: swiglu_near_misses.pir:5:5: a, b and the product have one static shape (swiglu does not broadcast)
+// NEAR-NEXT: swiglu_near_misses.pir:5:5: a, b and the product have one static shape, a dynamic dim provably the same one (swiglu does not broadcast)
 // NEAR:      rule swiglu: 0 rewrites, 1 near misses
 // NEAR-NEXT: swiglu_near_misses.pir:13:5: a, b and the product have one static shape
+// NEAR:      rule swiglu: 0 rewrites, 1 near misses
+// NEAR-NEXT: swiglu_near_misses.pir:25:5: a, b and the product have one static shape
 // NEAR-NOT:  "pd_op.swiglu"
 
 // F.silu(a) * b
@@ -135,4 +139,24 @@
     (%20) = "pd_op.fetch" (%7) {col:0,name:"a",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
     (%21) = "pd_op.fetch" (%15) {col:1,name:"b",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
     (%22) = "pd_op.fetch" (%19) {col:2,name:"c",persistable:[true],stop_gradient:[true]} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+}
+
+// -----
+
+// A dynamic batch: the gate and up projections of one hidden state x * w_norm, [-1, 4, 32]
+// both (LLaMA's MLP), copy x's batch dim: provably one shape, fused.
+// CHECK-LABEL: name:"w_norm"
+// CHECK:       (%[[S:[0-9]+]]) = "pd_op.swiglu" (%{{[0-9]+}}, %{{[0-9]+}}) {{.*}} -> tensor<-1x4x32xf32>
+// CHECK-NEXT:  "pd_op.fetch" (%[[S]])
+{
+    (%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[-1,4,16],stop_gradient:[true]} : () -> tensor<-1x4x16xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"w_norm",place:Place(undefined:0),shape:[16],stop_gradient:[true]} : () -> tensor<16xf32>
+    (%2) = "pd_op.data" () {dtype:float32,name:"gate",place:Place(undefined:0),shape:[16,32],stop_gradient:[true]} : () -> tensor<16x32xf32>
+    (%3) = "pd_op.data" () {dtype:float32,name:"up",place:Place(undefined:0),shape:[16,32],stop_gradient:[true]} : () -> tensor<16x32xf32>
+    (%4) = "pd_op.multiply" (%0, %1) {stop_gradient:[true]} : (tensor<-1x4x16xf32>, tensor<16xf32>) -> tensor<-1x4x16xf32>
+    (%5) = "pd_op.matmul" (%4, %2) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<-1x4x16xf32>, tensor<16x32xf32>) -> tensor<-1x4x32xf32>
+    (%6) = "pd_op.matmul" (%4, %3) {stop_gradient:[true],transpose_x:false,transpose_y:false} : (tensor<-1x4x16xf32>, tensor<16x32xf32>) -> tensor<-1x4x32xf32>
+    (%7) = "pd_op.silu" (%5) {stop_gradient:[true]} : (tensor<-1x4x32xf32>) -> tensor<-1x4x32xf32>
+    (%8) = "pd_op.multiply" (%7, %6) {stop_gradient:[true]} : (tensor<-1x4x32xf32>, tensor<-1x4x32xf32>) -> tensor<-1x4x32xf32>
+    (%9) = "pd_op.fetch" (%8) {col:0,name:"out",persistable:[true],stop_gradient:[true]} : (tensor<-1x4x32xf32>) -> tensor<-1x4x32xf32>
 }
