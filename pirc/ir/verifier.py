@@ -115,30 +115,113 @@ def collect_problems(program, strict: bool = False) -> list[Problem]:
 
 
 def collect_problems_in(program, ops) -> list[Problem]:
-    """The problems of the top-level `ops` of `program` alone: each op against its spec, and
-    each operand defined earlier in the block.  What the pass manager checks after a pass,
-    given the ops the pass changed (pirc.passes.infra.fingerprint).  When one of them holds
-    regions, the whole program is checked: one walk, where scoping each such op alone would
-    rebuild what is visible before it, op by op."""
-    ops = list(ops)
-    if any(op.regions for op in ops):
-        return collect_problems(program)
-    checker = _Checker(program.version, False)
-    top = list(program.block.ops)
-    position = {id(op): i for i, op in enumerate(top)}
-    index = _print_indexes(top)
+    """The problems of `ops` alone, each op as the whole check sees it: what the pass
+    manager checks after a pass, given the ops the pass touched (pirc.passes.infra.touched).
+
+    For each of `ops` in the top-level block: its spec; each operand defined earlier in the
+    block; each operand not read after an in-place op before it changed the operand's
+    buffer's type; and, when the op is itself such an in-place op, the readers after it of
+    the value it retyped (their problem, which its arrival made).  An op nested in a region
+    stands for the top-level op holding it, and when one of those holds regions the whole
+    program is checked: one walk, where scoping each such op alone would rebuild what is
+    visible before it, op by op.  Ops no longer in the program are left out."""
+    block = program.block
+    tops: dict = {}
     for op in ops:
-        at = position.get(id(op))
-        if at is None:
+        top = _top_level(op, block)
+        if top is None:
             continue  # no longer in the program
+        if top.regions:
+            return collect_problems(program)
+        tops[id(top)] = top
+    if not tops:
+        return []
+    checker = _Checker(program.version, False)
+    position = {id(op): i for i, op in enumerate(block.ops)}
+    retypes: dict = {}   # id(value) -> [(position, op, new type)] of the ops retyping it in place
+    try:
+        late = _check_top_level(checker, tops, position, retypes)
+    except _Nested:
+        return collect_problems(program)
+    if checker.problems or late:
+        index = _print_indexes(list(block.ops))
+        for problem in checker.problems:
+            problem.index = index[problem.index]
+        for op, at, i, (write, name, new_type) in late:
+            message = _read_after_retype(i, index[write], name, new_type)
+            checker.report(op, index[at], message, False)
+        checker.problems.sort(key=lambda p: p.index)
+    return checker.problems
+
+
+class _Nested(Exception):
+    """An in-place op in a region changes a value the incremental check reads: check the
+    whole program."""
+
+
+def _check_top_level(checker, tops: dict, position: dict, retypes: dict) -> list:
+    """collect_problems_in's checks of `tops` (top-level ops), reporting positions in the
+    block (the caller turns them into print indexes); the reads after a retype, as (op,
+    position, operand index, the retype's entry), for the caller to report."""
+    late: list = []
+    reported: set = set()   # (id(reader), operand index) reported as read after a retype
+    for op in sorted(tops.values(), key=lambda o: position[id(o)]):
+        at = position[id(op)]
         for i, value in enumerate(op._operands):
             owner = getattr(value, "op", None)
             where = position.get(id(owner)) if owner is not None else None
-            if (where is None or where >= at) and not is_null_value(value):
-                checker.report(op, index[at], _used_out_of_scope(i))
-        checker.op(op, index[at])
-    checker.problems.sort(key=lambda p: p.index)
-    return checker.problems
+            if where is None or where >= at:
+                if not is_null_value(value):
+                    checker.report(op, at, _used_out_of_scope(i))
+                continue
+            before = [r for r in _retypes_of(value, checker, position, retypes)
+                      if where < r[0] < at]
+            if before:
+                reported.add((id(op), i))
+                late.append((op, at, i, before[-1]))
+        checker.op(op, at)
+        for _, value, _ in checker.retypes(op):
+            for use in value.uses:
+                reader = use.operation
+                later = position.get(id(reader))
+                if later is None:
+                    raise _Nested  # a reader nested in a region
+                if later <= at or id(reader) in tops or (id(reader), use.index) in reported:
+                    continue  # read before the write, or looked at as one of the ops
+                reported.add((id(reader), use.index))
+                entries = [r for r in _retypes_of(value, checker, position, retypes)
+                           if r[0] < later]
+                late.append((reader, later, use.index, entries[-1]))
+    return late
+
+
+def _top_level(op, block):
+    """The op of `block` that is `op` or holds it, or None when `op` is not in `block`."""
+    while op is not None:
+        parent = op.parent
+        if parent is block:
+            return op
+        op = parent.parent_op() if parent is not None else None
+    return None
+
+
+def _retypes_of(value, checker, position: dict, memo: dict) -> list:
+    """[(position, op name, new type text)] of the top-level in-place ops that change
+    `value`'s buffer's type, in order (`_Nested` for one in a region)."""
+    found = memo.get(id(value))
+    if found is None:
+        found = []
+        for use in value.uses:
+            user = use.operation
+            for _, operand, new_type in checker.retypes(user):
+                if operand is value:
+                    at = position.get(id(user))
+                    if at is None:
+                        raise _Nested
+                    found.append((at, user.name, _type_text(new_type)))
+        found.sort(key=lambda r: r[0])
+        memo[id(value)] = found
+    return found
 
 
 def _read_after_retype(i: int, at: int, name: str, new_type: str) -> str:
@@ -226,11 +309,18 @@ class _Checker:
         visible.difference_update(added)
 
     def note_retype(self, op, index: int) -> None:
-        plan = self.plans.get(op.name)
+        for _, value, new_type in self.retypes(op):
+            self.retyped[id(value)] = (index, op.name, _type_text(new_type))
+
+    def retypes(self, op) -> list:
+        """[(operand index, operand, new type)] for each operand whose buffer `op` changes in
+        place to another tensor type (module docstring)."""
+        plan = self.plan(op.name) if type(op) is not ProgramModuleOp else None
         if plan is None or not (plan.spec.inplace or op.name.endswith("_")):
-            return
+            return []
         from .aliasing import op_aliasing
 
+        out = []
         for r, o in op_aliasing(op.name, self.version).inplace:
             if r < len(op.results) and o < len(op.operands):
                 value, result = op.operands[o], op.results[r]
@@ -238,7 +328,8 @@ class _Checker:
                 # the array after array_pop (its own programs do)
                 if (isinstance(result.type, DenseTensorType) and value.type != result.type
                         and not is_null_value(value)):
-                    self.retyped[id(value)] = (index, op.name, _type_text(result.type))
+                    out.append((o, value, result.type))
+        return out
 
     # -- one op ---------------------------------------------------------------------------
 

@@ -17,11 +17,16 @@ outside the program (a new op not yet inserted, a clone) is not counted.  What i
 see: an attribute set in an op's dict, a result's type replaced.  `--verify-each=full`
 (pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
 and which ops' attributes and types changed outside every rewrite's ops.
+
+The watch also records what the pass touched (`touched`, pirc.passes.infra.touched): the
+region the incremental invariants and verifier check after it.
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Block, IRWithUses, Region
+
+from .touched import Touched
 
 # The watch of the pass running now (innermost), or None.
 _ACTIVE: "IRWatch | None" = None
@@ -43,6 +48,7 @@ class IRWatch:
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
         # kept, so the id is not reused), which may change their attributes or types.
         self.edited: dict | None = {} if record_ops else None
+        self.touched = Touched(program)
         self._saved = None
 
     # ------------------------------------------------------------ the gate's side
@@ -50,12 +56,14 @@ class IRWatch:
         """`pc.begin` allowed a rewrite: edits from now on are its own."""
         self.close_open()
         self.open, self.open_edits = rewrite, 0
+        self.touched.add(rewrite.matched)
         if self.edited is not None:
             for op in rewrite.matched:
                 self.edited[id(op)] = op
 
     def closed(self, rewrite=None, produced=()) -> None:
         """The rewrite is `done`: edits from now on are outside."""
+        self.touched.add(produced)
         if rewrite is not None and rewrite is not self.open:
             return  # a rewrite done twice, or after a later one began: nothing is open now
         if self.edited is not None:
@@ -77,9 +85,10 @@ class IRWatch:
         return bool(self.inside or self.outside)
 
     # ------------------------------------------------------------ the IR's side
-    def _edit(self, node, what: str, op) -> None:
+    def _edit(self, node, what: str, op, value=None) -> None:
         if not self._in_program(node):
             return
+        _record(self.touched, node, what, op, value)
         if self.open is not None:
             self.inside += 1
             self.open_edits += 1
@@ -114,12 +123,24 @@ class IRWatch:
             _uninstall()
 
 
+def _record(touched: Touched, node, what: str, op, value) -> None:
+    """What an edit of the program touched (pirc.passes.infra.touched)."""
+    if op is None:
+        touched.holder(node)
+    elif what == _DETACH:
+        touched.removed(op)
+    else:
+        touched.edited(op)
+        if what == _REMOVE_USE:
+            touched.lost_use(value, op)
+
+
 def _use_wrapper(original, what):
     def wrapper(self, use):
         watch = _ACTIVE
         if watch is not None:
             op = use.operation
-            watch._edit(op, what, op)
+            watch._edit(op, what, op, self)
         return original(self, use)
     return wrapper
 
@@ -142,6 +163,8 @@ def _node_wrapper(original, what):
     return wrapper
 
 
+_REMOVE_USE = "removed an operand of"   # a value loses a use
+_DETACH = "removed"                      # an op leaves a block
 _WRAPPED = (
     (IRWithUses, "add_use", _use_wrapper, "set an operand of"),
     (IRWithUses, "remove_use", _use_wrapper, "removed an operand of"),

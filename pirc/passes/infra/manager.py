@@ -8,13 +8,14 @@ entry instead), the verifier (unless `verify_each=False`) and every invariant th
 declared; the first failure stops the pipeline with a `PassFailure` naming the pass and
 what broke.
 
-`verify_each` is a level: "incremental" (True, the default) verifies the ops the pass
-touched; "full" verifies the whole program and checks the gate fully: the program's
-fingerprint before and after the pass (a pass whose fingerprint moved with no rewrite
-changed it outside the gate) and every op whose attributes or result types changed outside
-the ops a rewrite matched, produced or edited; False (`--no-verify-each`) drops the
-verifier, not the cheap gate check.  `PIRC_VERIFY_EACH=full` (the test suite sets it) makes
-"full" the default.  Each pass's statistics (matches, rewrites, skips and their
+`verify_each` is a level: "incremental" (True, the default) checks the verifier and the
+declared invariants in the region the pass touched (pirc.passes.infra.invariants); "full"
+checks them on the whole program and checks the gate fully: the program's fingerprint
+before and after the pass (a pass whose fingerprint moved with no rewrite changed it outside
+the gate) and every op whose attributes or result types changed outside the ops a rewrite
+matched, produced or edited; False (`--no-verify-each`) drops the verifier (the declared
+invariants stay, incremental), not the cheap gate check.  `PIRC_VERIFY_EACH=full` (the test
+suite sets it) makes "full" the default.  Each pass's statistics (matches, rewrites, skips and their
 reasons, ops before and after, seconds) are kept in the result, which the CLI prints
 (`--pass-stats`) and writes (`--pass-report`).
 """
@@ -246,17 +247,14 @@ class _Run:
         if record.changed or watch.changed:
             state.op_count = None
         record.ops_after = self.op_count()
-        touched = None
         if record.changed:
-            # The fingerprint after the pass (for its tag) also says which ops it touched: the
-            # verifier looks at those alone.  A pass that changed nothing needs no verifier:
-            # every change goes through pc.begin (the watch above holds passes to that).
+            # (for its tag) A pass that changed nothing needs no verifier: every change goes
+            # through pc.begin (the watch above holds passes to that).
             record.fingerprint_after = fingerprint_after or state.program_fingerprint()
-            touched = state.fingerprinter.touched
         # A pass cut short by --bisect-limit has not finished: what its invariants promise about
         # its output (no dead ops left) need not hold; the program must still verify.
         _check_after(p, index, program, self.level, changed=record.changed,
-                     touched=None if full else touched, complete=state.bisect.refused == refused)
+                     touched=watch.touched, complete=state.bisect.refused == refused)
         if self.tags and record.changed:
             program.graph_tags.append(GraphTag(p.name, cls.version, rollout_state, self.before,
                                                record.fingerprint_after))
@@ -321,11 +319,18 @@ def _outside_gate_full(p, index: int, program, record: PassRecord, watch: IRWatc
 def _check_after(p, index: int, program, level: str | None, changed: bool = True, touched=None,
                  complete: bool = True) -> None:
     """The invariants the pass declared (only `verified` when the pass was not `complete`),
-    then (with a verify level) the verifier: on the ops the pass touched when they are known,
-    not at all when it changed nothing."""
+    then (with a verify level) the verifier; not the verifier when the pass changed nothing.
+
+    Each on the whole program under "full", or without `touched` (what the watch recorded:
+    pirc.passes.infra.touched); else (incremental, and the declared invariants under
+    --no-verify-each) each in the region the pass touched that can break it
+    (pirc.passes.infra.invariants), unless the pass is a correctness pass or changed the
+    program's version: then whole."""
     cls = type(p)
     invariants = known_invariants()
     verify_each = level is not None
+    if level == "full" or touched is None or touched.whole_program(cls.correctness):
+        touched = None
     checks = [n for n in cls.invariants if (verify_each or n != "verified") and (complete or n == "verified")]
     if verify_each and "verified" not in checks:
         checks.append("verified")
@@ -336,7 +341,7 @@ def _check_after(p, index: int, program, level: str | None, changed: bool = True
         if name == "verified":
             problems = _verify(program, changed, touched)
         else:
-            problems = check(name, program)
+            problems = check(name, program, touched)
         if problems:
             shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
             what = (f"left a program that does not verify" if name == "verified" and name not in cls.invariants
@@ -346,12 +351,7 @@ def _check_after(p, index: int, program, level: str | None, changed: bool = True
 
 
 def _verify(program, changed: bool, touched) -> list[str]:
-    if not changed:
-        return []
-    if touched is None:
-        return check("verified", program)
-    from ...ir.verifier import collect_problems_in
-    return [str(problem) for problem in collect_problems_in(program, touched)]
+    return check("verified", program, touched) if changed else []
 
 
 def _skip_reason(cls, program, device: str, state) -> str | None:

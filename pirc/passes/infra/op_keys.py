@@ -73,3 +73,97 @@ def common_subexpressions(block, keys: OpKeys, aliases, outer: dict | None = Non
             for inner in region.blocks:
                 yield from common_subexpressions(inner, keys, aliases, seen)
         op = following
+
+
+def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> list:
+    """(op, earlier) for each op that `common_subexpressions` would yield on `program` and
+    that is one of `ops` or has one of them as an earlier op it stands for, each op once
+    (the incremental form of that walk: pirc.passes.infra.invariants says what `ops` must
+    hold for it to see every pair a pass made).
+
+    Ops with the key of one of `ops` are found among the users of its first operand, or,
+    for an op without operands, among the program's ops of its class (one walk, only then).
+    A pair is one when the earlier op is in the later one's block or an enclosing one,
+    before it (or before the op whose region holds it), and the alias model allows it:
+    `aliases` (a pirc.ir.aliasing.AliasAnalysis of the program), built here only when two
+    ops share a key."""
+    groups: dict = {}     # id(first operand) -> {key: [ops]}
+    by_class: dict = {}   # op class -> {key: [ops]}, for ops without operands
+    pairs: dict = {}      # (id, id) -> (op, op)
+    pending = []          # (op, key) of operand-less ops, looked up after one walk
+    memo: dict = {}       # id(op) -> (op, key): an op is often a candidate and a user both
+
+    def key_of(op):
+        entry = memo.get(id(op))
+        if entry is None:
+            entry = memo[id(op)] = (op, keys.key(op))
+        return entry[1]
+
+    for op in ops:
+        key = key_of(op)
+        if key is None:
+            continue
+        operands = op._operands
+        if not operands:
+            by_class.setdefault(type(op), {})
+            pending.append((op, key))
+            continue
+        first = operands[0]
+        group = groups.get(id(first))
+        if group is None:
+            group = groups[id(first)] = {}
+            for use in first.uses:
+                user = use.operation
+                user_key = key_of(user)
+                if user_key is not None:
+                    members = group.setdefault(user_key, [])
+                    if not any(m is user for m in members):
+                        members.append(user)
+        _pair(op, group.get(key, ()), pairs)
+    if pending:
+        for other in program.walk():
+            found = by_class.get(type(other))
+            if found is not None and not other._operands:
+                other_key = keys.key(other)
+                if other_key is not None:
+                    found.setdefault(other_key, []).append(other)
+        for op, key in pending:
+            _pair(op, by_class[type(op)].get(key, ()), pairs)
+    if not pairs:
+        return []
+    if aliases is None:
+        from ...ir.aliasing import AliasAnalysis
+        aliases = AliasAnalysis(program)
+    order = aliases.order
+    found: dict = {}   # id(later op) -> (later, earlier)
+    for a, b in pairs.values():
+        if not (aliases.knows_op(a) and aliases.knows_op(b)):
+            continue  # a reader left outside the program (a detached op keeps its operands)
+        earlier, op = (a, b) if order(a) < order(b) else (b, a)
+        if id(op) in found or not _visible(earlier, op, order):
+            continue
+        if any(aliases.is_written(r) for r in op.results) or any(
+                aliases.is_written(r) for r in earlier.results):
+            continue
+        if any(aliases.written_between(v, earlier, op) for v in op.operands):
+            continue
+        found[id(op)] = (op, earlier)
+    return sorted(found.values(), key=lambda pair: order(pair[0]))
+
+
+def _pair(op, members, pairs: dict) -> None:
+    for other in members:
+        if other is not op:
+            pairs[(min(id(op), id(other)), max(id(op), id(other)))] = (op, other)
+
+
+def _visible(earlier, op, order) -> bool:
+    """Whether `earlier` is in `op`'s block or an enclosing one, before `op` or the op whose
+    region holds it (`order`: program order, regions after the op that holds them)."""
+    block = earlier.parent
+    node = op
+    while node is not None:
+        if node.parent is block:
+            return order(earlier) < order(node)
+        node = node.parent_op()
+    return False

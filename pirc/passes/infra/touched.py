@@ -1,0 +1,104 @@
+"""What one pass touched: the region the checks after it look at under
+`--verify-each=incremental` (pirc.passes.infra.invariants, pirc.ir.verifier).
+
+The IR watch (pirc.passes.infra.ir_watch) records it while the pass runs, from the rewrite
+gate and from the xDSL primitives every structural edit goes through:
+
+* each op a rewrite matched or produced: the only ops whose attributes, properties or
+  result types a pass may change (the gate's contract; `--verify-each=full` checks it);
+* each op an edit reached, inside a rewrite or outside one: an operand set or dropped, the op
+  inserted into or removed from a block of the program; for an edit of a block's arguments
+  or of a region's blocks, the op holding them;
+* each value that lost a use, with the op that stopped reading it (an operand replaced, its
+  reader removed, with the ops nested in it): what can have become dead, and, when that
+  reader wrote the value in place, the buffer whose writes moved;
+* for each op removed from a block, the ops still reading its results: their operand is now
+  defined nowhere, or later than them if the op comes back.
+
+The record is cheap (a dict entry per edit) and kept by object, so an id is not reused while
+it lives.  What is recorded may no longer be in the program (an erased op): `present` keeps
+what is.  A pass that changed the program's version, and a correctness pass (which may edit
+where the gate does not look), are checked whole: `whole_program` says so.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Block
+
+
+class Touched:
+    """The ops, values and readers one pass touched (module docstring)."""
+
+    def __init__(self, program):
+        self.program = program
+        self.root = program.module
+        self.version = program.version   # as the pass found it
+        self.ops: dict = {}       # id(op) -> op: matched, produced or edited
+        self.released: list = []  # (value, the op that stopped reading it)
+        self.readers: dict = {}   # id(op) -> op: readers of a removed op's results
+
+    # ------------------------------------------------------------ recording (the watch)
+    def add(self, ops) -> None:
+        for op in ops:
+            self.ops[id(op)] = op
+
+    def edited(self, op) -> None:
+        self.ops[id(op)] = op
+
+    def lost_use(self, value, reader) -> None:
+        self.released.append((value, reader))
+
+    def removed(self, op) -> None:
+        """`op` is leaving a block of the program, its operands and uses still in place."""
+        self.ops[id(op)] = op
+        for inner in op.walk():
+            for value in inner._operands:
+                self.released.append((value, inner))
+        for result in op.results:
+            for use in result.uses:
+                self.readers[id(use.operation)] = use.operation
+
+    def holder(self, node) -> None:
+        """A block's arguments or a region's blocks changed: the op that holds them."""
+        op = node.parent_op() if isinstance(node, Block) else node.parent
+        if op is not None:
+            self.ops[id(op)] = op
+
+    # ------------------------------------------------------------ reading (the checks)
+    @property
+    def empty(self) -> bool:
+        return not (self.ops or self.released or self.readers)
+
+    def whole_program(self, correctness: bool) -> bool:
+        """Whether the checks must look at the whole program (module docstring)."""
+        return correctness or self.program.version != self.version
+
+    def contains(self, op) -> bool:
+        """Whether `op` is in the program now (nested ops included)."""
+        root = self.root
+        node = op
+        while node is not None:
+            if node is root:
+                return True
+            node = node.parent
+        return False
+
+    def present(self, ops) -> list:
+        """`ops` that are in the program now, each once, in no particular order."""
+        seen: set = set()
+        out = []
+        contains = self.contains
+        for op in ops:
+            if op is not None and id(op) not in seen:
+                seen.add(id(op))
+                if contains(op):
+                    out.append(op)
+        return out
+
+    def touched_ops(self) -> list:
+        """The matched, produced and edited ops still in the program."""
+        return self.present(self.ops.values())
+
+    def verify_ops(self) -> list:
+        """What the verifier looks at: the touched ops and the readers of removed ops."""
+        return self.present(list(self.ops.values()) + list(self.readers.values()))

@@ -1,0 +1,318 @@
+"""Each invariant and the verifier checked in the region a pass touched
+(`--verify-each=incremental`, pirc.passes.infra.invariants): a pass that breaks one in the
+region it touched is caught by the incremental form as by the whole one, each in its own
+way (an op produced, an operand edited, an op removed, an in-place write dropped or added);
+the incremental form walks no program; and on every corpus program, after every pass of
+the upgrade and default pipelines, it finds nothing the whole form does not (no false
+alarm), and nothing at all for what each pass declares."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import pirc
+from pirc.ir.aliasing import AliasAnalysis
+from pirc.ir.builder import append_op
+from pirc.ir.registry import op_class
+from pirc.passes import PassFailure, PircPass, register_pass, run_pipeline
+from pirc.passes.infra import manager
+from pirc.passes.infra.invariants import check, known_invariants
+from pirc.passes.infra.rewrites import ANY_OP, OpUse
+from pirc.text.parser import parse_text
+
+import broken_passes  # noqa: F401 - registers test-uses-later-value, test-erases-used-op
+from corpus_files import all_jsons
+from tools.bench_frontend import generate
+
+# A duplicate tanh, an unused relu (the program of tests/lit/passes).
+SMALL = (Path(__file__).resolve().parents[1] / "lit" / "passes" / "Inputs" / "small.pir").read_text()
+T = "tensor<2x3xf32>"
+SG = "{stop_gradient:[true]}"
+DATA = ('(%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],'
+        f'stop_gradient:[true]}} : () -> {T}')
+
+
+def fetch(value: int) -> str:
+    return (f'"pd_op.fetch" (%{value}) {{col:0,name:"out",persistable:[true],stop_gradient:[true]}}'
+            f' : ({T}) -> {T}')
+
+
+# Two tanh of one buffer, an in-place relu_ writing it between them: not one computation.
+WRITE_BETWEEN = f"""{{
+    {DATA}
+    (%1) = "pd_op.assign" (%0) {SG} : ({T}) -> {T}
+    (%2) = "pd_op.tanh" (%1) {SG} : ({T}) -> {T}
+    (%3) = "pd_op.relu_" (%1) {SG} : ({T}) -> {T}
+    (%4) = "pd_op.tanh" (%1) {SG} : ({T}) -> {T}
+    (%5) = "pd_op.add" (%2, %4) {SG} : ({T}, {T}) -> {T}
+    (%6) = {fetch(5)}
+}}
+"""
+
+# tanh of x and tanh of relu(x): different until the second reads x too.
+TWO_TANH = f"""{{
+    {DATA}
+    (%1) = "pd_op.relu" (%0) {SG} : ({T}) -> {T}
+    (%2) = "pd_op.tanh" (%0) {SG} : ({T}) -> {T}
+    (%3) = "pd_op.tanh" (%1) {SG} : ({T}) -> {T}
+    (%4) = "pd_op.add" (%2, %3) {SG} : ({T}, {T}) -> {T}
+    (%5) = {fetch(4)}
+}}
+"""
+
+# Where the in-place transpose_ the test pass inserts comes from.
+TRANSPOSE = f"""{{
+    {DATA}
+    (%1) = "pd_op.transpose_" (%0) {{perm:[1,0],stop_gradient:[true]}} : ({T}) -> tensor<3x2xf32>
+}}
+"""
+
+
+def parse(text: str = SMALL):
+    return parse_text(text, "p.pir", 4)
+
+
+def named(program, name: str, nth: int = 0):
+    return [op for op in program.block.ops if op.name == name][nth]
+
+
+def copy_of(op, operands):
+    """A new op like `op` (class, attributes, result types) reading `operands`."""
+    return append_op(type(op), list(operands), [r.type for r in op.results], dict(op.attributes), None)
+
+
+# ---------------------------------------------------------------- passes that break one invariant
+
+
+@register_pass
+@dataclass(frozen=True)
+class _DuplicatesATanh(PircPass):
+    """Puts a second tanh of x after the first and has the add read it: a common
+    subexpression the pass produced."""
+
+    name = "test-incr-duplicates-tanh"
+    invariants = ("no-common-subexpressions",)
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        tanh, add = named(pc.program, "pd_op.tanh"), named(pc.program, "pd_op.add")
+        rewrite = pc.begin([add])
+        twin = copy_of(tanh, tanh.operands)
+        pc.program.block.insert_op_after(twin, tanh)
+        add.operands = [add.operands[0], twin.results[0]]
+        rewrite.done([twin])
+
+
+@register_pass
+@dataclass(frozen=True)
+class _RedirectsATanh(PircPass):
+    """Makes the second tanh read x, as the first does: a common subexpression made by an
+    operand edit."""
+
+    name = "test-incr-redirects-tanh"
+    invariants = ("no-common-subexpressions",)
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        first, second = named(pc.program, "pd_op.tanh"), named(pc.program, "pd_op.tanh", 1)
+        rewrite = pc.begin([second])
+        second.operands = [first.operands[0]]
+        rewrite.done([second])
+
+
+@register_pass
+@dataclass(frozen=True)
+class _DropsAWrite(PircPass):
+    """Erases the in-place relu_ that kept two tanh apart: they now compute the same, and
+    neither was touched."""
+
+    name = "test-incr-drops-write"
+    invariants = ("no-common-subexpressions",)
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        write = named(pc.program, "pd_op.relu_")
+        rewrite = pc.begin([write])
+        pc.program.block.erase_op(write)
+        rewrite.done()
+
+
+@register_pass
+@dataclass(frozen=True)
+class _StrandsAProducer(PircPass):
+    """Has the fetch read x and erases the add: the tanh the add read is left unused, and
+    the pass never touched it."""
+
+    name = "test-incr-strands-producer"
+    invariants = ("no-dead-ops",)
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        data, add, fetch = (named(pc.program, n) for n in ("pd_op.data", "pd_op.add", "pd_op.fetch"))
+        rewrite = pc.begin([add, fetch])
+        fetch.operands = [data.results[0]]
+        pc.program.block.erase_op(add)
+        rewrite.done([fetch])
+
+
+@register_pass
+@dataclass(frozen=True)
+class _AddsAnUnusedOp(PircPass):
+    """Puts an unused exp of x after the tanh: a dead op the pass produced."""
+
+    name = "test-incr-adds-unused"
+    invariants = ("no-dead-ops",)
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        tanh = named(pc.program, "pd_op.tanh")
+        rewrite = pc.begin([tanh])
+        unused = append_op(op_class("pd_op.exp", 4), list(tanh.operands), [tanh.results[0].type],
+                           dict(tanh.attributes), None)
+        pc.program.block.insert_op_after(unused, tanh)
+        rewrite.done([unused])
+
+
+@register_pass
+@dataclass(frozen=True)
+class _RetypesARead(PircPass):
+    """Inserts an in-place transpose_ of the first tanh's result before the add reads it:
+    the add, untouched, reads the buffer with its old shape."""
+
+    name = "test-incr-retypes-read"
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        tanh = named(pc.program, "pd_op.tanh")
+        template = named(parse(TRANSPOSE), "pd_op.transpose_")
+        rewrite = pc.begin([tanh])
+        transpose = copy_of(template, [tanh.results[0]])
+        pc.program.block.insert_op_after(transpose, tanh)
+        rewrite.done([transpose])
+
+
+@register_pass
+@dataclass(frozen=True)
+class _DeclaresWithoutTouching(PircPass):
+    """Declares no-dead-ops and no-common-subexpressions, changes nothing."""
+
+    name = "test-incr-touches-nothing"
+    invariants = ("no-dead-ops", "no-common-subexpressions")
+
+    def run(self, pc):
+        pass
+
+
+# cse and dce first make small.pir data, tanh, add, fetch: the breakage is then the pass's.
+CASES = [
+    # (program, pipeline, the broken pass, the invariant, what the message says)
+    (SMALL, "cse,dce", "test-incr-duplicates-tanh", "no-common-subexpressions",
+     "pd_op.tanh computes what an earlier pd_op.tanh computes"),
+    (TWO_TANH, "", "test-incr-redirects-tanh", "no-common-subexpressions",
+     "pd_op.tanh computes what an earlier pd_op.tanh computes"),
+    (WRITE_BETWEEN, "", "test-incr-drops-write", "no-common-subexpressions",
+     "pd_op.tanh computes what an earlier pd_op.tanh computes"),
+    (SMALL, "cse,dce", "test-incr-strands-producer", "no-dead-ops",
+     "pd_op.tanh is pure and its results are unused"),
+    (SMALL, "cse,dce", "test-incr-adds-unused", "no-dead-ops",
+     "pd_op.exp is pure and its results are unused"),
+    (SMALL, "cse", "test-uses-later-value", "verified",
+     "pd_op.tanh: operand 0 is used before its definition"),
+    (SMALL, "cse", "test-erases-used-op", "verified",
+     "pd_op.relu: operand 0 is used before its definition"),
+    (SMALL, "cse,dce", "test-incr-retypes-read", "verified",
+     "op #3 pd_op.add: operand 0 is read after op #2 (pd_op.transpose_) changed its buffer in "
+     "place to tensor<3x2xf32>"),
+]
+
+
+def _pipeline(before: str, broken: str | None) -> tuple[str, int]:
+    passes = [p for p in before.split(",") if p] + ([broken] if broken else [])
+    return ",".join(passes), len(passes) - 1
+
+
+@pytest.mark.parametrize("mode", ["incremental", "full", False])
+@pytest.mark.parametrize("text, before, broken, invariant, message", CASES,
+                         ids=[c[2] or c[1] for c in CASES])
+def test_a_pass_breaking_an_invariant_where_it_touched_is_caught(text, before, broken, invariant,
+                                                                  message, mode):
+    if mode is False and invariant == "verified":
+        pytest.skip("--no-verify-each drops the verifier")
+    spec, index = _pipeline(before, broken)
+    with pytest.raises(PassFailure) as e:
+        run_pipeline(parse(text), spec, verify_each=mode)
+    assert (e.value.invariant, e.value.index) == (invariant, index)
+    assert message in str(e.value)
+
+
+def test_the_incremental_form_checks_what_the_pass_touched_not_what_it_found():
+    # small.pir's duplicate tanh and unused relu were there before: a pass that touches
+    # nothing broke nothing; the whole form says they are there
+    run_pipeline(parse(), "test-incr-touches-nothing", verify_each="incremental")
+    with pytest.raises(PassFailure) as e:
+        run_pipeline(parse(), "test-incr-touches-nothing", verify_each="full")
+    assert e.value.invariant == "no-dead-ops"
+
+
+def test_the_incremental_checks_walk_no_program(monkeypatch):
+    # cse merges the duplicate tanh: what it touched is the add that read it (and x, which
+    # lost a reader); no check needs more than that, nor the alias model
+    original, kept = manager._check_after, {}
+
+    def keep(p, index, program, level, changed=True, touched=None, complete=True):
+        kept[p.name] = touched
+        return original(p, index, program, level, changed, touched, complete)
+
+    monkeypatch.setattr(manager, "_check_after", keep)
+    program = parse()
+    run_pipeline(program, "cse", verify_each="incremental")
+    touched = kept["cse"]
+    assert [op.name for op in touched.touched_ops()] == ["pd_op.add"]
+    calls = []
+    monkeypatch.setattr(type(program), "walk", lambda self: calls.append("walk") or iter(()))
+    monkeypatch.setattr(AliasAnalysis, "__init__", lambda self, *a, **k: calls.append("aliases"))
+    for name in known_invariants():
+        assert check(name, program, touched) == []
+    assert calls == []
+
+
+def _programs():
+    """Every corpus program, and the benchmark's generated one (copies of real programs:
+    cse and dce have much to do there)."""
+    out = [pytest.param(lambda p=p: pirc.load(str(p)), id=f"{p.parent.name}/{p.stem}")
+           for p in all_jsons()]
+    out.append(pytest.param(lambda: parse_text(generate(3000), "bench.pir", 4), id="generated-3000"))
+    return out
+
+
+@pytest.mark.parametrize("load", _programs())
+def test_incremental_and_whole_agree_after_every_pass_of_default(load, monkeypatch):
+    original = manager._check_after
+    seen = Counter()
+
+    def both(p, index, program, level, changed=True, touched=None, complete=True):
+        assert touched is not None
+        whole_only = touched.whole_program(type(p).correctness)
+        for name in known_invariants():
+            if name == "verified" and not changed:
+                continue
+            whole = check(name, program)
+            part = whole if whole_only else check(name, program, touched)
+            extra = Counter(part) - Counter(whole)
+            assert not extra, f"after {p.name}, {name} incremental only: {list(extra)}"
+            if name in type(p).invariants:
+                assert whole == [], f"after {p.name}: {whole[:3]}"
+            seen[name] += 1
+        return original(p, index, program, level, changed, touched, complete)
+
+    monkeypatch.setattr(manager, "_check_after", both)
+    program = load()
+    ran = 0
+    if program.version != 4:
+        ran += sum(r.ran for r in run_pipeline(program, "upgrade", verify_each="incremental").passes)
+    ran += sum(r.ran for r in run_pipeline(program, "default", verify_each="incremental").passes)
+    assert seen["no-dead-ops"] == ran > 0   # every pass that ran was compared
