@@ -137,8 +137,7 @@ def collect_problems_in(program, ops) -> list[Problem]:
     if not tops:
         return []
     checker = _Checker(program.version, False)
-    position = {id(op): i for i, op in enumerate(block.ops)}
-    retypes: dict = {}   # id(value) -> [(position, op, new type)] of the ops retyping it in place
+    position, retypes = _positions(block, checker)
     try:
         late = _check_top_level(checker, tops, position, retypes)
     except _Nested:
@@ -155,8 +154,8 @@ def collect_problems_in(program, ops) -> list[Problem]:
 
 
 class _Nested(Exception):
-    """An in-place op in a region changes a value the incremental check reads: check the
-    whole program."""
+    """A region is involved where the incremental check reads (an in-place op in a region
+    changes a value it reads, or a reader sits in a region): check the whole program."""
 
 
 def _check_top_level(checker, tops: dict, position: dict, retypes: dict) -> list:
@@ -174,9 +173,10 @@ def _check_top_level(checker, tops: dict, position: dict, retypes: dict) -> list
                 if not is_null_value(value):
                     checker.report(op, at, _used_out_of_scope(i))
                 continue
-            before = [r for r in _retypes_of(value, checker, position, retypes)
-                      if where < r[0] < at]
+            before = [r for r in retypes.get(id(value), ()) if where < r[0] < at]
             if before:
+                if before[-1][1] is None:
+                    raise _Nested
                 reported.add((id(op), i))
                 late.append((op, at, i, before[-1]))
         checker.op(op, at)
@@ -189,8 +189,9 @@ def _check_top_level(checker, tops: dict, position: dict, retypes: dict) -> list
                 if later <= at or id(reader) in tops or (id(reader), use.index) in reported:
                     continue  # read before the write, or looked at as one of the ops
                 reported.add((id(reader), use.index))
-                entries = [r for r in _retypes_of(value, checker, position, retypes)
-                           if r[0] < later]
+                entries = [r for r in retypes[id(value)] if r[0] < later]
+                if entries[-1][1] is None:
+                    raise _Nested
                 late.append((reader, later, use.index, entries[-1]))
     return late
 
@@ -205,23 +206,38 @@ def _top_level(op, block):
     return None
 
 
-def _retypes_of(value, checker, position: dict, memo: dict) -> list:
-    """[(position, op name, new type text)] of the top-level in-place ops that change
-    `value`'s buffer's type, in order (`_Nested` for one in a region)."""
-    found = memo.get(id(value))
-    if found is None:
-        found = []
-        for use in value.uses:
-            user = use.operation
-            for _, operand, new_type in checker.retypes(user):
-                if operand is value:
-                    at = position.get(id(user))
-                    if at is None:
-                        raise _Nested
-                    found.append((at, user.name, _type_text(new_type)))
-        found.sort(key=lambda r: r[0])
-        memo[id(value)] = found
-    return found
+def _positions(block, checker) -> tuple[dict, dict]:
+    """Each op of `block` by id -> its position, and each value an op of the block changes
+    the type of in place, by id -> [(position, op name, new type text)] in order: one walk
+    of xDSL's links (pinned), the specs asked once per op class."""
+    ops = []
+    op = block._first_op
+    while op is not None:
+        ops.append(op)
+        op = op._next_op
+    position = {id(op): i for i, op in enumerate(ops)}
+    interesting = set()   # classes that may write in place, or hold regions
+    for cls in set(map(type, ops)):
+        if cls is ProgramModuleOp:
+            continue
+        plan = checker.plan(cls.name)
+        spec = plan.spec if plan is not None else None
+        if spec is not None and (spec.inplace or cls.name.endswith("_") or spec.regions):
+            interesting.add(cls)
+        elif spec is None:
+            interesting.add(cls)  # no spec: it may hold regions all the same
+    retypes: dict = {}
+    for i, op in ((i, op) for i, op in enumerate(ops) if type(op) in interesting):
+        for _, value, new_type in checker.retypes(op):
+            retypes.setdefault(id(value), []).append((i, op.name, _type_text(new_type)))
+        if op.regions:
+            # A write in a region counts at the op holding it; its name None: the caller
+            # checks the whole program when it matters (its print index is not counted here).
+            for inner in op.walk():
+                if inner is not op:
+                    for _, value, _ in checker.retypes(inner):
+                        retypes.setdefault(id(value), []).append((i, None, None))
+    return position, retypes
 
 
 def _read_after_retype(i: int, at: int, name: str, new_type: str) -> str:

@@ -106,9 +106,9 @@ def _around_writes(program, touched) -> tuple[list, object]:
     from ...ir.aliasing import AliasAnalysis
 
     ops = touched.touched_ops()
-    version = program.version
-    written = [value for value, reader in touched.released if _writes(reader, version)]
-    written += [value for op in ops if _writes(op, version) for value in op._operands]
+    writes = _Writes(program.version)
+    written = [value for value, reader in touched.released if writes(reader)]
+    written += [value for op in ops if writes(op) for value in op._operands]
     if not written:
         return ops, None
     aliases = AliasAnalysis(program)
@@ -125,9 +125,20 @@ def _around_writes(program, touched) -> tuple[list, object]:
 _STRUCTURAL_WRITERS = frozenset({"builtin.set_parameter", "pd_op.while"})  # pirc.ir.aliasing
 
 
-def _writes(op, version: int) -> bool:
-    """Whether `op` may write a buffer (in place, as a loop, or unknown to the alias model)."""
-    from ...ir.aliasing import aliasing_of
+class _Writes:
+    """Whether an op may write a buffer (in place, as a loop, or unknown to the alias model),
+    asked once per op class."""
 
-    aliasing = aliasing_of(op, version)
-    return not aliasing.known or bool(aliasing.writes) or op.name in _STRUCTURAL_WRITERS
+    def __init__(self, version: int):
+        self.version = version
+        self.by_class: dict = {}
+
+    def __call__(self, op) -> bool:
+        known = self.by_class.get(type(op))
+        if known is None:
+            from ...ir.aliasing import aliasing_of
+
+            aliasing = aliasing_of(op, self.version)
+            known = self.by_class[type(op)] = (not aliasing.known or bool(aliasing.writes)
+                                               or op.name in _STRUCTURAL_WRITERS)
+        return known

@@ -81,17 +81,14 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
     (the incremental form of that walk: pirc.passes.infra.invariants says what `ops` must
     hold for it to see every pair a pass made).
 
-    Ops with the key of one of `ops` are found among the users of its first operand, or,
-    for an op without operands, among the program's ops of its class (one walk, only then).
+    Ops with the key of one of `ops` are found among the readers of its first operand of
+    its class (keys are worked out only where there are two), or, for an op without
+    operands, among the program's operand-less ops of its class (one walk, only then).
     A pair is one when the earlier op is in the later one's block or an enclosing one,
     before it (or before the op whose region holds it), and the alias model allows it:
     `aliases` (a pirc.ir.aliasing.AliasAnalysis of the program), built here only when two
     ops share a key."""
-    groups: dict = {}     # id(first operand) -> {key: [ops]}
-    by_class: dict = {}   # op class -> {key: [ops]}, for ops without operands
-    pairs: dict = {}      # (id, id) -> (op, op)
-    pending = []          # (op, key) of operand-less ops, looked up after one walk
-    memo: dict = {}       # id(op) -> (op, key): an op is often a candidate and a user both
+    memo: dict = {}      # id(op) -> (op, key)
 
     def key_of(op):
         entry = memo.get(id(op))
@@ -99,36 +96,49 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
             entry = memo[id(op)] = (op, keys.key(op))
         return entry[1]
 
-    for op in ops:
+    groups: dict = {}    # id(first operand) -> (value, {op class: [its readers of that class]})
+    buckets: dict = {}   # (id(first operand) or None, op class) -> {key: [ops]}
+    pending = []         # operand-less ops, matched against the program's after one walk
+    pairs: dict = {}     # (id, id) -> (op, op)
+
+    def pair(op, group_key, members) -> None:
+        if len(members) < 2:
+            return  # no other op of its class reads that operand: no key worked out
+        bucket = buckets.get(group_key)
+        if bucket is None:
+            bucket = buckets[group_key] = {}
+            for member in members:
+                member_key = key_of(member)
+                if member_key is not None:
+                    bucket.setdefault(member_key, []).append(member)
         key = key_of(op)
-        if key is None:
-            continue
+        for other in bucket.get(key, ()) if key is not None else ():
+            if other is not op:
+                pairs[(min(id(op), id(other)), max(id(op), id(other)))] = (op, other)
+
+    for op in ops:
         operands = op._operands
         if not operands:
-            by_class.setdefault(type(op), {})
-            pending.append((op, key))
+            pending.append(op)
             continue
         first = operands[0]
-        group = groups.get(id(first))
-        if group is None:
-            group = groups[id(first)] = {}
+        entry = groups.get(id(first))
+        if entry is None:
+            by_class: dict = {}
             for use in first.uses:
-                user = use.operation
-                user_key = key_of(user)
-                if user_key is not None:
-                    members = group.setdefault(user_key, [])
-                    if not any(m is user for m in members):
-                        members.append(user)
-        _pair(op, group.get(key, ()), pairs)
+                members = by_class.setdefault(type(use.operation), [])
+                if not any(m is use.operation for m in members):
+                    members.append(use.operation)
+            entry = groups[id(first)] = (first, by_class)
+        pair(op, (id(first), type(op)), entry[1].get(type(op), ()))
     if pending:
+        classes = {type(op): [] for op in pending}
         for other in program.walk():
-            found = by_class.get(type(other))
-            if found is not None and not other._operands:
-                other_key = keys.key(other)
-                if other_key is not None:
-                    found.setdefault(other_key, []).append(other)
-        for op, key in pending:
-            _pair(op, by_class[type(op)].get(key, ()), pairs)
+            members = classes.get(type(other))
+            if members is not None and not other._operands:
+                members.append(other)
+        for op in pending:
+            pair(op, (None, type(op)), classes[type(op)])
     if not pairs:
         return []
     if aliases is None:
@@ -149,12 +159,6 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
             continue
         found[id(op)] = (op, earlier)
     return sorted(found.values(), key=lambda pair: order(pair[0]))
-
-
-def _pair(op, members, pairs: dict) -> None:
-    for other in members:
-        if other is not op:
-            pairs[(min(id(op), id(other)), max(id(op), id(other)))] = (op, other)
 
 
 def _visible(earlier, op, order) -> bool:

@@ -32,6 +32,7 @@ class Touched:
     def __init__(self, program):
         self.program = program
         self.root = program.module
+        self.block = program.block       # the top-level block (a property to compute)
         self.version = program.version   # as the pass found it
         self.ops: dict = {}       # id(op) -> op: matched, produced or edited
         self.released: list = []  # (value, the op that stopped reading it)
@@ -75,6 +76,8 @@ class Touched:
 
     def contains(self, op) -> bool:
         """Whether `op` is in the program now (nested ops included)."""
+        if op.parent is self.block:
+            return True  # most ops: the top-level block
         root = self.root
         node = op
         while node is not None:
