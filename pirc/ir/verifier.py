@@ -137,9 +137,9 @@ def collect_problems_in(program, ops) -> list[Problem]:
     if not tops:
         return []
     checker = _Checker(program.version, False)
-    position, retypes = _positions(block, checker)
+    position, retypes, writers = _positions(block, checker)
     try:
-        late = _check_top_level(checker, tops, position, retypes)
+        late = _check_top_level(checker, tops, position, retypes, writers)
     except _Nested:
         return collect_problems(program)
     if checker.problems or late:
@@ -158,10 +158,11 @@ class _Nested(Exception):
     changes a value it reads, or a reader sits in a region): check the whole program."""
 
 
-def _check_top_level(checker, tops: dict, position: dict, retypes: dict) -> list:
+def _check_top_level(checker, tops: dict, position: dict, retypes: dict, writers: set) -> list:
     """collect_problems_in's checks of `tops` (top-level ops), reporting positions in the
     block (the caller turns them into print indexes); the reads after a retype, as (op,
-    position, operand index, the retype's entry), for the caller to report."""
+    position, operand index, the retype's entry), for the caller to report.  `writers`:
+    the op classes that may write in place (or hold regions)."""
     late: list = []
     reported: set = set()   # (id(reader), operand index) reported as read after a retype
     for op in sorted(tops.values(), key=lambda o: position[id(o)]):
@@ -180,7 +181,7 @@ def _check_top_level(checker, tops: dict, position: dict, retypes: dict) -> list
                 reported.add((id(op), i))
                 late.append((op, at, i, before[-1]))
         checker.op(op, at)
-        for _, value, _ in checker.retypes(op):
+        for _, value, _ in checker.retypes(op) if type(op) in writers else ():
             for use in value.uses:
                 reader = use.operation
                 later = position.get(id(reader))
@@ -206,10 +207,11 @@ def _top_level(op, block):
     return None
 
 
-def _positions(block, checker) -> tuple[dict, dict]:
-    """Each op of `block` by id -> its position, and each value an op of the block changes
-    the type of in place, by id -> [(position, op name, new type text)] in order: one walk
-    of xDSL's links (pinned), the specs asked once per op class."""
+def _positions(block, checker) -> tuple[dict, dict, set]:
+    """Each op of `block` by id -> its position; each value an op of the block changes the
+    type of in place, by id -> [(position, op name, new type text)] in order; and the op
+    classes that may do that (or hold regions): one walk of xDSL's links (pinned), the
+    specs asked once per op class."""
     ops = []
     op = block._first_op
     while op is not None:
@@ -237,7 +239,7 @@ def _positions(block, checker) -> tuple[dict, dict]:
                 if inner is not op:
                     for _, value, _ in checker.retypes(inner):
                         retypes.setdefault(id(value), []).append((i, None, None))
-    return position, retypes
+    return position, retypes, interesting
 
 
 def _read_after_retype(i: int, at: int, name: str, new_type: str) -> str:
