@@ -29,41 +29,34 @@ from corpus_files import all_jsons
 from tools.bench_frontend import generate
 
 # A duplicate tanh, an unused relu (the program of tests/lit/passes).
-SMALL = (Path(__file__).resolve().parents[1] / "lit" / "passes" / "Inputs" / "small.pir").read_text()
+SMALL = (Path(__file__).resolve().parents[1] / "lit" / "passes" / "Inputs"
+         / "small.pir").read_text()
 T = "tensor<2x3xf32>"
 SG = "{stop_gradient:[true]}"
 DATA = ('(%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],'
         f'stop_gradient:[true]}} : () -> {T}')
 
 
-def fetch(value: int) -> str:
-    return (f'"pd_op.fetch" (%{value}) {{col:0,name:"out",persistable:[true],stop_gradient:[true]}}'
-            f' : ({T}) -> {T}')
+
+
+def program_text(*ops: str) -> str:
+    """x (a 2x3 data op), then `ops` (each "name operand...", one 2x3 result each, numbered
+    from %1), the last one fetched."""
+    lines = ["{", "    " + DATA]
+    for n, op in enumerate(ops, 1):
+        name, *operands = op.split()
+        ins = ", ".join(f"%{o}" for o in operands)
+        types = ", ".join([T] * len(operands))
+        lines.append(f'    (%{n}) = "pd_op.{name}" ({ins}) {SG} : ({types}) -> {T}')
+    lines.append(f'    (%{len(ops) + 1}) = "pd_op.fetch" (%{len(ops)}) {{col:0,name:"out",'
+                 f'persistable:[true],stop_gradient:[true]}} : ({T}) -> {T}')
+    return "\n".join(lines + ["}", ""])
 
 
 # Two tanh of one buffer, an in-place relu_ writing it between them: not one computation.
-WRITE_BETWEEN = f"""{{
-    {DATA}
-    (%1) = "pd_op.assign" (%0) {SG} : ({T}) -> {T}
-    (%2) = "pd_op.tanh" (%1) {SG} : ({T}) -> {T}
-    (%3) = "pd_op.relu_" (%1) {SG} : ({T}) -> {T}
-    (%4) = "pd_op.tanh" (%1) {SG} : ({T}) -> {T}
-    (%5) = "pd_op.add" (%2, %4) {SG} : ({T}, {T}) -> {T}
-    (%6) = {fetch(5)}
-}}
-"""
-
+WRITE_BETWEEN = program_text("assign 0", "tanh 1", "relu_ 1", "tanh 1", "add 2 4")
 # tanh of x and tanh of relu(x): different until the second reads x too.
-TWO_TANH = f"""{{
-    {DATA}
-    (%1) = "pd_op.relu" (%0) {SG} : ({T}) -> {T}
-    (%2) = "pd_op.tanh" (%0) {SG} : ({T}) -> {T}
-    (%3) = "pd_op.tanh" (%1) {SG} : ({T}) -> {T}
-    (%4) = "pd_op.add" (%2, %3) {SG} : ({T}, {T}) -> {T}
-    (%5) = {fetch(4)}
-}}
-"""
-
+TWO_TANH = program_text("relu 0", "tanh 0", "tanh 1", "add 2 3")
 # Where the in-place transpose_ the test pass inserts comes from.
 TRANSPOSE = f"""{{
     {DATA}
@@ -82,7 +75,8 @@ def named(program, name: str, nth: int = 0):
 
 def copy_of(op, operands):
     """A new op like `op` (class, attributes, result types) reading `operands`."""
-    return append_op(type(op), list(operands), [r.type for r in op.results], dict(op.attributes), None)
+    return append_op(type(op), list(operands), [r.type for r in op.results], dict(op.attributes),
+                     None)
 
 
 # ---------------------------------------------------------------- passes that break one invariant
@@ -152,7 +146,7 @@ class _StrandsAProducer(PircPass):
     rewrites = {ANY_OP: OpUse(ANY_OP)}
 
     def run(self, pc):
-        data, add, fetch = (named(pc.program, n) for n in ("pd_op.data", "pd_op.add", "pd_op.fetch"))
+        data, add, fetch = (named(pc.program, f"pd_op.{n}") for n in ("data", "add", "fetch"))
         rewrite = pc.begin([add, fetch])
         fetch.operands = [data.results[0]]
         pc.program.block.erase_op(add)
@@ -285,7 +279,8 @@ def _programs():
     cse and dce have much to do there)."""
     out = [pytest.param(lambda p=p: pirc.load(str(p)), id=f"{p.parent.name}/{p.stem}")
            for p in all_jsons()]
-    out.append(pytest.param(lambda: parse_text(generate(3000), "bench.pir", 4), id="generated-3000"))
+    out.append(pytest.param(lambda: parse_text(generate(3000), "bench.pir", 4),
+                            id="generated-3000"))
     return out
 
 
@@ -313,6 +308,7 @@ def test_incremental_and_whole_agree_after_every_pass_of_default(load, monkeypat
     program = load()
     ran = 0
     if program.version != 4:
-        ran += sum(r.ran for r in run_pipeline(program, "upgrade", verify_each="incremental").passes)
+        upgrade = run_pipeline(program, "upgrade", verify_each="incremental")
+        ran += sum(r.ran for r in upgrade.passes)
     ran += sum(r.ran for r in run_pipeline(program, "default", verify_each="incremental").passes)
     assert seen["no-dead-ops"] == ran > 0   # every pass that ran was compared
