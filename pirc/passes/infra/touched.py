@@ -37,6 +37,7 @@ class Touched:
         self.ops: dict = {}       # id(op) -> op: matched, produced or edited
         self.released: list = []  # (value, the op that stopped reading it)
         self.readers: dict = {}   # id(op) -> op: readers of a removed op's results
+        self._present: dict = {}  # id(op) -> (op, in the program): present()'s answers
 
     # ------------------------------------------------------------ recording (the watch)
     def add(self, ops) -> None:
@@ -87,15 +88,22 @@ class Touched:
         return False
 
     def present(self, ops) -> list:
-        """`ops` that are in the program now, each once, in no particular order."""
+        """`ops` that are in the program now, each once, in no particular order.  Asked
+        after the pass, by each check in turn: the answers are kept (with the op, so that
+        its id is not reused)."""
         seen: set = set()
         out = []
+        known = self._present
         contains = self.contains
         for op in ops:
-            if op is not None and id(op) not in seen:
-                seen.add(id(op))
-                if contains(op):
-                    out.append(op)
+            if op is None or id(op) in seen:
+                continue
+            seen.add(id(op))
+            entry = known.get(id(op))
+            if entry is None:
+                entry = known[id(op)] = (op, contains(op))
+            if entry[1]:
+                out.append(op)
         return out
 
     def touched_ops(self) -> list:
