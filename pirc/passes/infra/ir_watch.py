@@ -88,7 +88,16 @@ class IRWatch:
     def _edit(self, node, what: str, op, value=None) -> None:
         if not self._in_program(node):
             return
-        _record(self.touched, node, what, op, value)
+        # What the edit touched (pirc.passes.infra.touched), inline: it runs on every edit.
+        touched = self.touched
+        if op is None:
+            touched.holder(node)
+        elif what == _DETACH:
+            touched.removed(op)
+        else:
+            touched.ops[id(op)] = op
+            if what == _REMOVE_USE:
+                touched.released.append((value, op))
         if self.open is not None:
             self.inside += 1
             self.open_edits += 1
@@ -121,18 +130,6 @@ class IRWatch:
         _DEPTH -= 1
         if _DEPTH == 0:
             _uninstall()
-
-
-def _record(touched: Touched, node, what: str, op, value) -> None:
-    """What an edit of the program touched (pirc.passes.infra.touched)."""
-    if op is None:
-        touched.holder(node)
-    elif what == _DETACH:
-        touched.removed(op)
-    else:
-        touched.edited(op)
-        if what == _REMOVE_USE:
-            touched.lost_use(value, op)
 
 
 def _use_wrapper(original, what):

@@ -44,21 +44,18 @@ class Touched:
         for op in ops:
             self.ops[id(op)] = op
 
-    def edited(self, op) -> None:
-        self.ops[id(op)] = op
-
-    def lost_use(self, value, reader) -> None:
-        self.released.append((value, reader))
-
     def removed(self, op) -> None:
         """`op` is leaving a block of the program, its operands and uses still in place."""
         self.ops[id(op)] = op
-        for inner in op.walk():
+        released = self.released
+        for inner in op.walk() if op.regions else (op,):
             for value in inner._operands:
-                self.released.append((value, inner))
+                released.append((value, inner))
         for result in op.results:
-            for use in result.uses:
+            use = result.first_use
+            while use is not None:   # xDSL's use list (pinned), as the watch reads it
                 self.readers[id(use.operation)] = use.operation
+                use = use._next_use
 
     def holder(self, node) -> None:
         """A block's arguments or a region's blocks changed: the op that holds them."""
