@@ -77,12 +77,12 @@ class _Kept:
 
     __slots__ = ("op", "attrs", "operands", "types", "digest", "rank", "size", "prefix", "refs")
 
-    def __init__(self, op):
-        self.op = op
-        self.digest = None
+    def __init__(self, op, attrs=None, operands=None, types=None, digest=None, prefix=None, refs=None):
+        self.op, self.attrs, self.operands, self.types = op, attrs, operands, types
+        self.digest, self.prefix, self.refs = digest, prefix, refs
         self.rank = None
-        self.size = 0
-        self.prefix = self.refs = None
+        # A new op counts for nothing until it is hashed (_rehash counts it).
+        self.size = 0 if digest is None else 1 if not op.regions else _size(op)
 
 
 class Fingerprinter:
@@ -137,7 +137,7 @@ class Fingerprinter:
 
     def _program(self, program) -> str:
         block = program.block
-        ops = list(block.ops)
+        ops = _block_ops(block)
         inside = {id(op) for op in ops}
         kept = self._kept if block is self._top else {}
         memo: dict = {}
@@ -149,7 +149,7 @@ class Fingerprinter:
         count = 0
         for rank, op in enumerate(ops):
             key = id(op)
-            entry = kept.get(key)
+            entry = kept.get(key) if kept else None
             operands = op._operands  # the tuple itself: `op.operands` is a live view
             attrs = tuple(op.attributes.values())
             types = tuple([r.type for r in op.results])
@@ -158,24 +158,28 @@ class Fingerprinter:
                     and (not changed or not any(id(getattr(v, "op", None)) in changed for v in operands))):
                 digest = entry.digest  # entry.op is op: the entry keeps it alive, so ids are not reused
             else:
-                if entry is None:
-                    entry = _Kept(op)
-                entry.attrs, entry.operands, entry.types = attrs, operands, types
-                entry.prefix = entry.refs = None
+                prefix = refs = None
                 try:
                     if op.regions:
                         nested = True
                         digest = self._hash_one(op, inside, memo, False, attrs, types)
                     else:
-                        digest, entry.prefix, entry.refs = self._hash_top(op, inside, memo, attrs, types)
+                        digest, prefix, refs = self._hash_top(op, inside, memo, attrs, types)
                 except KeyError:  # a producer after its user (a graph region): hash in order
                     nested = True
                     digest = self._op_hash(op, inside, memo)
-                entry.size = _size(op)
-                if entry.digest != digest:
-                    changed.add(key)
-                entry.digest = digest
-                touched.append(op)
+                if entry is None:
+                    entry = _Kept(op, attrs, operands, types, digest, prefix, refs)
+                    if kept:
+                        changed.add(key)
+                        touched.append(op)
+                else:
+                    if entry.digest != digest:
+                        changed.add(key)
+                    entry.attrs, entry.operands, entry.types = attrs, operands, types
+                    entry.digest, entry.prefix, entry.refs = digest, prefix, refs
+                    entry.size = _size(op)
+                    touched.append(op)
             entry.rank = float(rank)
             count += entry.size
             memo[key] = digest
@@ -362,7 +366,7 @@ class Fingerprinter:
 
     def _renumber(self) -> None:
         kept = self._kept
-        for rank, op in enumerate(self._top.ops):
+        for rank, op in enumerate(_block_ops(self._top)):
             entry = kept.get(id(op))
             if entry is None or entry.op is not op:
                 raise _Redo
@@ -438,10 +442,11 @@ class Fingerprinter:
         refs = []
         for operand in op._operands:
             owner = getattr(operand, "op", None)
-            if owner is not None and id(owner) in inside:
-                piece = _index_bytes(operand.index)
-                parts += (b"e", memo[id(owner)], piece)  # KeyError: not yet hashed
-                refs.append((id(owner), piece))
+            if owner is not None and (oid := id(owner)) in inside:
+                index = operand.index
+                piece = _INDEX_BYTES[index] if index < 16 else b"#%d," % index
+                parts += (b"e", memo[oid], piece)  # KeyError: not yet hashed
+                refs.append((oid, piece))
             else:
                 piece = self._free(operand.type)
                 parts.append(piece)
@@ -456,7 +461,9 @@ class Fingerprinter:
         # is spelled once per distinct set of objects, keyed by their ids.  The entry holds
         # the objects, so an id cannot be reused while it lives.
         attributes = op.attributes
-        key = (op.name, tuple(attributes), tuple(map(id, values)), tuple(map(id, types)))
+        # (name, attribute names, ids of the values and of the types: names are strings, ids
+        # integers, so one flat tuple says which is which)
+        key = (op.name, *attributes, *map(id, values), *map(id, types))
         entry = self._statics.get(key)
         if entry is None:
             entry = self._statics[key] = (values, types, self._static(op))
@@ -490,7 +497,7 @@ class Fingerprinter:
 
     def _block(self, block, inside, memo: dict) -> bytes:
         parts = [b"a:" + self._type(arg.type) for arg in block.args]
-        ops = list(block.ops)
+        ops = _block_ops(block)
         self._hash_all(ops, inside, memo)
         parts.append(_combine(memo[id(op)] for op in ops).encode())
         return hashlib.blake2b(b"".join(parts), digest_size=20).digest()
@@ -538,13 +545,24 @@ class _Scope:
 
 # Below this many op hashes per change, the sorted hashes are edited in place; above it,
 # sorted afresh (C speed either way).
-_RESORT = 64
+_RESORT = 16
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
 
 
 def _index_bytes(index: int) -> bytes:
     return _INDEX_BYTES[index] if index < 16 else b"#%d," % index
+
+
+def _block_ops(block) -> list:
+    """The ops of `block`, in order, from xDSL's links (`list(block.ops)` walks the block
+    twice: once to count it)."""
+    ops = []
+    op = block._first_op
+    while op is not None:
+        ops.append(op)
+        op = op._next_op
+    return ops
 
 
 def _increasing(ranks: list) -> bool:
