@@ -70,8 +70,9 @@ class _Kept:
     its id is not reused), the attribute, operand and result-type tuples it was hashed with
     (what `program` compares), its hash, its place in the block (`rank`, increasing in block
     order), how many ops it counts for (itself and every op in its regions), and the bytes
-    of its hash that do not depend on its producers' hashes (`prefix`, then per operand
-    (id of the producing op, bytes) or (0, bytes of a free input)): an op whose producers'
+    of its hash that do not depend on its producers' hashes (`prefix`, then `refs`, flat, two
+    items per operand: the id of the producing op and bytes, or 0 and the bytes of a free
+    input; flat, since a tuple per operand costs more than the rest): an op whose producers'
     hashes moved is hashed again from those alone.  `refs` is None for an op with regions
     (hashed whole)."""
 
@@ -258,7 +259,8 @@ class Fingerprinter:
             else:  # only producers' hashes moved: the rest of the bytes are kept
                 parts = [entry.prefix]
                 try:
-                    for oid, piece in entry.refs:
+                    refs = entry.refs
+                    for oid, piece in zip(refs[::2], refs[1::2]):
                         if oid:
                             parts += (b"e", digests[oid], piece)
                         else:
@@ -446,11 +448,11 @@ class Fingerprinter:
                 index = operand.index
                 piece = _INDEX_BYTES[index] if index < 16 else b"#%d," % index
                 parts += (b"e", memo[oid], piece)  # KeyError: not yet hashed
-                refs.append((oid, piece))
+                refs += (oid, piece)
             else:
                 piece = self._free(operand.type)
                 parts.append(piece)
-                refs.append((0, piece))
+                refs += (0, piece)
         return hashlib.blake2b(b"".join(parts), digest_size=20).digest(), prefix, tuple(refs)
 
     def _prefix(self, op, values: tuple, types: tuple) -> bytes:
