@@ -599,8 +599,8 @@ def _users(op, block):
     for result in op.results:
         use = result.first_use
         while use is not None:
-            user = top_level(use.operation, block)
-            if user is not None:
+            user = use._operation
+            if user.parent is block or (user := top_level(user, block)) is not None:
                 yield user
             use = use._next_use
 
