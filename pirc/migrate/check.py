@@ -9,9 +9,14 @@ original's, and those the pipeline left).  An output that depends on a random op
 program) and an output that differs between two runs of the original (under two seeds: this
 catches randomness the taint cannot see, such as a draw inside a loop's body, and any other
 nondeterminism) is compared by shape and dtype only and listed in `random_outputs`; the
-others within the tolerances of pirc.testing.numerical_diff (its own defaults, atol 1e-5 and
-rtol 1e-4: |upgraded - original| <= atol + rtol * |original| per element, NaN matching NaN,
-integers and bools exact).  pirc's per-op tolerances in docs/PARITY.md hold pirc against
+others within numerical_diff's default tolerances taken over each whole output (atol 1e-5 and
+rtol 1e-4 of the output's largest finite |value|: |upgraded - original| <= atol + rtol *
+max|original|, NaN matching NaN, infinities exactly, integers and bools exact).  Relative to
+the output, not to each element: a pipeline may reassociate float32 arithmetic (conv-bn-fold,
+"within float32 rounding", docs/PASSES.md), and an element near zero then carries the
+rounding of the large values it was computed from.  Per element, the dev zoo's TPS text
+recogniser drifted by 1.4e-5-3.1e-5 under `default` on 11 of 44 weight-perturbed replicas
+(tools/bench_migrate.py, 2026-12-04): its grid_sample amplifies conv-bn-fold's last bits.  pirc's per-op tolerances in docs/PARITY.md hold pirc against
 Paddle op by op, and the fusion tolerances (pirc/passes/fusion/tolerances.yaml) one fused
 subgraph against its composition; neither bounds a whole program against itself, so the
 float32 default holds here (a float16 model run through fusion passes may exceed it, and is
@@ -55,6 +60,7 @@ from ..testing.random_ops import random_fetches
 _DEFAULTS = inspect.signature(numerical_diff).parameters
 ATOL: float = _DEFAULTS["atol"].default
 RTOL: float = _DEFAULTS["rtol"].default
+SCALE = "max"   # rtol is relative to each output's largest |value| (module docstring)
 
 # The seeds of the original's two runs (the upgraded program's run uses the first).
 SEEDS = (20261204, 7)
@@ -118,7 +124,7 @@ class _Outcome:
                     self.bad.append(f"output {i} (random): {g.dtype}{list(g.shape)} vs "
                                     f"{w.dtype}{list(w.shape)}")
                 continue
-            d = self.diffs[i] = compare_arrays(g, w, ATOL, RTOL)
+            d = self.diffs[i] = compare_arrays(g, w, ATOL, RTOL, SCALE)
             if not d.ok:
                 self.bad.append(f"output {i}: {d}")
 
@@ -175,7 +181,7 @@ def _locate(original, original_params, upgraded, upgraded_params, inputs, first,
 
     try:
         report = numerical_diff(original, upgraded, inputs, ATOL, RTOL, params=original_params,
-                                params_b=upgraded_params, runner=runner)
+                                params_b=upgraded_params, runner=runner, scale=SCALE)
     except Exception as e:  # noqa: BLE001 - the verdict stands; only the location is lost
         return None, f"the first diverging op could not be located ({type(e).__name__}: " \
                      f"{_first_line(e)})"

@@ -57,8 +57,13 @@ class ArrayDiff:
                 f"{self.frac_out:.2%} of elements out of tolerance")
 
 
-def compare_arrays(got, want, atol: float, rtol: float) -> ArrayDiff:
-    """Compare two arrays; NaN matches NaN at the same place, inf matches the same inf."""
+def compare_arrays(got, want, atol: float, rtol: float, scale: str = "element") -> ArrayDiff:
+    """Compare two arrays; NaN matches NaN at the same place, inf matches the same inf.
+
+    `scale`: what rtol is relative to: "element" (allclose's rule, |got - want| <= atol +
+    rtol * |want| for each element) or "max" (atol + rtol * max|want| over the finite
+    elements: a whole model's output, where an element near zero carries the rounding of
+    the large values it was computed from)."""
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape or got.dtype != want.dtype:
         return ArrayDiff(float("inf"), float("inf"), 1.0,
@@ -76,9 +81,14 @@ def compare_arrays(got, want, atol: float, rtol: float) -> ArrayDiff:
         diff = np.where(same, 0.0, np.abs(g - w))
         diff = np.where(np.isnan(diff), np.inf, diff)
         rel = np.where(same, 0.0, diff / np.maximum(np.abs(w), np.finfo(np.float64).tiny))
+        if scale == "max":
+            finite = np.abs(w[np.isfinite(w)])
+            reference = finite.max() if finite.size else 0.0
+        else:
+            reference = np.abs(w)
         # an infinite expected value would make rtol * |w| infinite and accept anything:
         # infinities (and NaN against an infinity) must match exactly
-        bad = (diff > atol + rtol * np.abs(w)) | (~same & (np.isinf(w) | np.isinf(g)))
+        bad = (diff > atol + rtol * reference) | (~same & (np.isinf(w) | np.isinf(g)))
     return ArrayDiff(float(diff.max()), float(rel.max()), float(bad.mean()))
 
 
@@ -117,13 +127,15 @@ class DiffReport:
 
 
 def numerical_diff(a, b, inputs: dict, atol: float = 1e-5, rtol: float = 1e-4, params=None,
-                   params_b=None, device: str = "cpu", runner=None, locate: bool = True) -> DiffReport:
+                   params_b=None, device: str = "cpu", runner=None, locate: bool = True,
+                   scale: str = "element") -> DiffReport:
     """Run programs `a` and `b` on `inputs` (feed name -> array) and compare their outputs.
 
     `params` binds both programs' parameters (`params_b`, when given, binds b's).  When the
     outputs differ, the report's `divergence` names the first paired op whose results differ
     (`locate=False`: only whether and which outputs differ, without the O(log n) probes).
     `runner(program, inputs, params, device) -> dict` replaces pirc.run (tests, other back ends).
+    `scale`: what rtol is relative to, each element or each value's largest (compare_arrays).
     """
     run = runner or _pirc_run
     params_b = params if params_b is None else params_b
@@ -132,13 +144,13 @@ def numerical_diff(a, b, inputs: dict, atol: float = 1e-5, rtol: float = 1e-4, p
     if len(out_a) != len(out_b):
         raise DiffError(f"program a has {len(out_a)} outputs and b has {len(out_b)}: compare "
                         "programs with the same fetches")
-    outputs = [(na, compare_arrays(vb, va, atol, rtol))
+    outputs = [(na, compare_arrays(vb, va, atol, rtol, scale))
                for (na, va), (_, vb) in zip(out_a.items(), out_b.items())]
     if all(d.ok for _, d in outputs):
         return DiffReport(True, outputs)
     report = DiffReport(False, outputs)
     if locate:
-        _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol)
+        _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol, scale)
     return report
 
 
@@ -160,10 +172,17 @@ def _pairs(a, b):
             i, j = blk.a + k, blk.b + k
             if names_a[i] in _SKIPPED_OPS or not ops_a[i].results:
                 continue
+            if names_a[i] == "builtin.parameter" and \
+                    _parameter_name(ops_a[i]) != _parameter_name(ops_b[j]):
+                continue   # a folding pass made new parameters: two names are two values
             if len(ops_a[i].results) != len(ops_b[j].results):
                 continue
             pairs.append((i, j))
     return pairs
+
+
+def _parameter_name(op) -> str | None:
+    return getattr(op.attributes.get("parameter_name"), "data", None)
 
 
 def _top_index(program):
@@ -227,7 +246,7 @@ def _probe_values(program, k, wanted, inputs, params, device, run):
     return got
 
 
-def _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol):
+def _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol, scale):
     """Find m with P(m-1) false and P(m) true, where P(m) = "some value live across the cut
     after paired op m, or a result of op m, differs".  P is false before the first op whose
     output diverges and true from the op that starts the chain of differing values reaching
@@ -251,7 +270,7 @@ def _bisect(report, a, b, inputs, params, params_b, device, run, atol, rtol):
         for (oi, ri), (oj, _) in zip(wa, wb):
             if (oi, ri) not in va or (oj, ri) not in vb:
                 continue
-            d = compare_arrays(vb[(oj, ri)], va[(oi, ri)], atol, rtol)
+            d = compare_arrays(vb[(oj, ri)], va[(oi, ri)], atol, rtol, scale)
             if not d.ok:
                 bad = True
                 if oi == i and own is None:

@@ -178,3 +178,16 @@ def test_bisects_past_ops_the_change_does_not_reach():
     assert not r.equal
     assert (r.divergence.op_name, r.divergence.position_a) == ("pd_op.pool2d", pool)
     assert 0 < r.divergence.diff.frac_out < 1
+
+
+def test_rtol_relative_to_the_largest_value_accepts_rounding_carried_to_small_elements():
+    from pirc.testing.numerical_diff import compare_arrays
+
+    want = np.array([100.0, 0.001, -50.0], dtype=np.float32)
+    got = want + np.array([0.0, 3e-5, 0.0], dtype=np.float32)   # 3% of the small element
+    assert not compare_arrays(got, want, 1e-5, 1e-4).ok                 # per element
+    assert compare_arrays(got, want, 1e-5, 1e-4, scale="max").ok        # 1e-5 + 1e-4 * 100
+    far = want + np.array([0.0, 0.02, 0.0], dtype=np.float32)
+    assert not compare_arrays(far, want, 1e-5, 1e-4, scale="max").ok
+    inf = np.array([np.inf, 1.0], dtype=np.float32)
+    assert not compare_arrays(np.array([1e30, 1.0], np.float32), inf, 1e-5, 1e-4, scale="max").ok

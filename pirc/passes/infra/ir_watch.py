@@ -18,8 +18,11 @@ see: an attribute set in an op's dict, a result's type replaced.  `--verify-each
 (pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
 and which ops' attributes and types changed outside every rewrite's ops.
 
-The watch also records what the pass touched (`touched`, pirc.passes.infra.touched): the
-region the incremental invariants and verifier check after it.
+Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
+and produced, that is what the program fingerprint after the pass hashes again
+(pirc.passes.infra.rewrites.RunState.fingerprint_after).  And the watch records what the
+pass touched (`touched`, pirc.passes.infra.touched): the region the incremental invariants
+and verifier check after it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .touched import Touched
 _ACTIVE: "IRWatch | None" = None
 _DEPTH = 0               # watches entered and not left: the wrappers stay while > 0
 _ORIGINALS: dict = {}    # (class, name) -> the xDSL function the wrapper replaced
+_OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
 
 
 class IRWatch:
@@ -39,6 +43,12 @@ class IRWatch:
 
     def __init__(self, program, record_ops: bool = False):
         self.root = program.module
+        self.block = program.block
+        # The top-level ops the edits happened in (an op edited, inserted or removed, or the
+        # op whose regions hold it), by id; `whole`: an edit of the top-level block itself
+        # (its arguments) or of the module's region, which no op holds.
+        self.tops: dict = {}
+        self.whole = False
         self.open = None          # the Rewrite in progress (begun, not done), or None
         self.open_edits = 0       # edits made inside it
         self.inside = 0           # edits inside rewrites
@@ -86,8 +96,13 @@ class IRWatch:
 
     # ------------------------------------------------------------ the IR's side
     def _edit(self, node, what: str, op, value=None) -> None:
-        if not self._in_program(node):
+        top = self._top(node, op)
+        if top is _OUTSIDE:
             return
+        if top is None:
+            self.whole = True
+        else:
+            self.tops[id(top)] = top
         # What the edit touched (pirc.passes.infra.touched), inline: it runs on every edit.
         touched = self.touched
         if op is None:
@@ -108,13 +123,20 @@ class IRWatch:
         if self.first_outside is None:
             self.first_outside = what if op is None else f"{what} {op.name}"
 
-    def _in_program(self, node) -> bool:
-        root = self.root
+    def _top(self, node, op):
+        """The top-level op an edit of `node` (an op, block or region; `op`: the op inserted
+        into or removed from a block `node`) happened in, None for the program's own block
+        or region, _OUTSIDE when `node` is not in the program."""
+        root, block = self.root, self.block
+        top = op if node is block else None
         while node is not None:
             if node is root:
-                return True
-            node = node.parent   # op -> block -> region -> op ...
-        return False
+                return top
+            parent = node.parent   # op -> block -> region -> op ...
+            if parent is block:
+                top = node
+            node = parent
+        return _OUTSIDE
 
     def __enter__(self) -> "IRWatch":
         global _ACTIVE, _DEPTH

@@ -244,13 +244,20 @@ class _Run:
             outside += _outside_gate_full(p, index, program, record, watch, snapshot,
                                           fingerprint_before, fingerprint_after)
         record.outside_gate = outside
-        if record.changed or watch.changed:
+        if record.changed:
+            # The fingerprint after the pass, for its tag.  A pass that changed nothing needs
+            # no verifier: every change goes through pc.begin (the watch above holds passes
+            # to that), so the ops its rewrites and edits touched are all that is hashed
+            # again (and the op count follows from them); a correctness pass may edit outside
+            # the gate, and with --verify-each=full every op is looked at.
+            if fingerprint_after is None:
+                exact = cls.correctness or watch.whole
+                fingerprint_after = (state.program_fingerprint() if exact
+                                     else state.fingerprint_after(watch.tops))
+            record.fingerprint_after = fingerprint_after
+        elif watch.changed:
             state.op_count = None
         record.ops_after = self.op_count()
-        if record.changed:
-            # (for its tag) A pass that changed nothing needs no verifier: every change goes
-            # through pc.begin (the watch above holds passes to that).
-            record.fingerprint_after = fingerprint_after or state.program_fingerprint()
         # A pass cut short by --bisect-limit has not finished: what its invariants promise about
         # its output (no dead ops left) need not hold; the program must still verify.
         _check_after(p, index, program, self.level, changed=record.changed,

@@ -15,6 +15,9 @@ on the answer after.  Between the two the manager (this module) has
 * and, on `done`, recorded the fingerprints of what was matched and what was produced, and
   which pass produced the new ops.
 
+What a rewrite matched and produced is also what the program fingerprint after the pass
+hashes again (with the ops the IR watch saw edited): `RunState.fingerprint_after`.
+
 `RunState` is one pipeline run's shared memory of all that; `RewriteCache` keeps plans by
 (fingerprint, pass, pass version, options, op-version digest) so identical subgraphs (a
 model's repeated layers) are worked out once.
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 from ...errors import PircError
 from ...runtime.op_versions import digest as op_versions_digest
 from ...runtime.op_versions import semantic_version
-from .fingerprint import Fingerprinter
+from .fingerprint import Fingerprinter, top_level
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,9 @@ class RunState:
     cache: RewriteCache = CACHE
     op_count: int | None = None            # the program's, when known to be current
     watch: object = None                   # the running pass's IRWatch (pirc.passes.infra.ir_watch)
+    # The top-level ops holding what rewrites matched or produced since the program's last
+    # fingerprint, by id: with the watch's, what the next one hashes again.
+    seeds: dict = field(default_factory=dict)
     _fingerprinter: Fingerprinter | None = None
 
     @property
@@ -146,7 +152,33 @@ class RunState:
         return self.fingerprinter.ops(ops)
 
     def program_fingerprint(self) -> str:
-        return self.fingerprinter.program(self.program)
+        """The program's fingerprint, every op looked at (pirc.passes.infra.fingerprint)."""
+        fingerprinter = self.fingerprinter
+        value = fingerprinter.program(self.program)
+        self.seeds.clear()
+        self.op_count = fingerprinter.op_count
+        return value
+
+    def fingerprint_after(self, edited) -> str:
+        """The program's fingerprint after a pass whose every change went through the gate:
+        only the ops its rewrites matched or produced and the top-level ops `edited` (the
+        IR watch's: each op an edit touched, by id) are hashed again, with what lies
+        downstream of them.  The op count comes with it, counted from what changed."""
+        fingerprinter = self.fingerprinter
+        seeds = self.seeds
+        seeds.update(edited)
+        value = fingerprinter.update(self.program, seeds.values())
+        seeds.clear()
+        self.op_count = fingerprinter.op_count
+        return value
+
+    def note(self, ops) -> None:
+        """The ops a rewrite matched or produced: their top-level ops change."""
+        block, seeds = self.program.block, self.seeds
+        for op in ops:
+            top = top_level(op, block)
+            if top is not None:
+                seeds[id(top)] = top
 
     def producer(self, op) -> str | None:
         entry = self.producers.get(id(op))
@@ -170,6 +202,7 @@ class Rewrite:
             state.watch.closed(self, produced)
         for op in produced:
             state.producers[id(op)] = (op, pc.pass_name)
+        state.note(produced)
         pc.rewrites += 1
         pc.rewrites_detail.append({"fingerprint": self.fingerprint,
                                    "produced": state.fingerprint(produced) if produced else None})
@@ -194,6 +227,7 @@ def gate(pc, ops) -> Rewrite | None:
         pc.skip(f"bisect: beyond --bisect-limit={state.bisect.limit}", ops[0] if ops else None, fingerprint)
         return None
     rewrite = Rewrite(pc, fingerprint, tuple(op.name for op in ops), tuple(ops))
+    state.note(ops)
     if state.watch is not None:
         state.watch.opened(rewrite)
     return rewrite

@@ -17,8 +17,9 @@ gate and from the xDSL primitives every structural edit goes through:
 
 The record is cheap (a dict entry per edit) and kept by object, so an id is not reused while
 it lives.  What is recorded may no longer be in the program (an erased op): `present` keeps
-what is.  A pass that changed the program's version, and a correctness pass (which may edit
-where the gate does not look), are checked whole: `whole_program` says so.
+what is.  A pass that changed the program's version or edited the program's own block or region
+(its arguments, its blocks), and a correctness pass (which may edit where the gate does not
+look), are checked whole: `whole_program` says so.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Touched:
         self.released: list = []  # (value, the op that stopped reading it)
         self.readers: dict = {}   # id(op) -> op: readers of a removed op's results
         self._present: dict = {}  # id(op) -> (op, in the program): present()'s answers
+        self.whole = False        # the program's own block or region was edited
 
     # ------------------------------------------------------------ recording (the watch)
     def add(self, ops) -> None:
@@ -58,9 +60,12 @@ class Touched:
                 use = use._next_use
 
     def holder(self, node) -> None:
-        """A block's arguments or a region's blocks changed: the op that holds them."""
+        """A block's arguments or a region's blocks changed: the op that holds them (the
+        program's own block or region: the whole program)."""
         op = node.parent_op() if isinstance(node, Block) else node.parent
-        if op is not None:
+        if op is self.root or op is None:
+            self.whole = True
+        else:
             self.ops[id(op)] = op
 
     # ------------------------------------------------------------ reading (the checks)
@@ -70,7 +75,7 @@ class Touched:
 
     def whole_program(self, correctness: bool) -> bool:
         """Whether the checks must look at the whole program (module docstring)."""
-        return correctness or self.program.version != self.version
+        return correctness or self.whole or self.program.version != self.version
 
     def contains(self, op) -> bool:
         """Whether `op` is in the program now (nested ops included)."""

@@ -1,0 +1,281 @@
+"""The program fingerprint the pass manager takes after each pass is incremental
+(pirc.passes.infra.fingerprint.Fingerprinter.update): only what the pass's rewrites matched,
+produced or edited, and what lies downstream of it, is hashed again.  Its `pfp1:` values are
+those of a fresh look at the program, after every pass of every corpus program (both
+releases) under `default`, `fuse` and `npu` and on generated programs, and those pirc wrote
+before the fingerprint was incremental (rollout allowlists, canary buckets, graph tags and
+migration reports hold them).
+
+tests/fixtures/fingerprints/corpus-pfp1.json was written once by commit effa193, the last one
+before the update was incremental: for each program and pipeline, `result.fingerprint` and
+each graph tag's `after` of `run_pipeline(program, pipeline, params=params)` (the loop of
+the corpus test below).  Never regenerate it to make this test pass: a change of what is
+hashed is a new format (`pfp2:`).
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import ArrayAttr
+
+import pirc
+from pirc.passes import PircPass, register_pass, run_pipeline
+from pirc.passes.infra.fingerprint import Fingerprinter, top_level
+from pirc.passes.infra.ir_watch import IRWatch
+from pirc.passes.infra.manager import Instrument
+from pirc.passes.infra.rewrites import ANY_OP, OpUse
+from pirc.testing.strategies import aliasing_programs
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+GOLDEN = ROOT / "tests" / "fixtures" / "fingerprints" / "corpus-pfp1.json"
+PROGRAMS = sorted(p for p in CORPUS.glob("3.*/*.json") if not p.name.startswith("gen_log"))
+PIPELINES = ("default", "fuse", "npu")
+_LOOK = Fingerprinter.program   # a fresh look, not counted by counting()
+
+
+def fresh(program) -> str:
+    return _LOOK(Fingerprinter(program.version), program)
+
+
+def _load(path: Path):
+    program = pirc.load(str(path))
+    params_file = path.with_suffix(".pdiparams")
+    params = pirc.read_params(str(params_file), program) if params_file.exists() else None
+    return program, params
+
+
+class AgainstAFreshLook(Instrument):
+    """After each pass that ran: the manager's idea of the program's fingerprint (the last
+    one it took: the pass's own when it changed the program) and op count against a fresh
+    Fingerprinter's and Program.op_count."""
+
+    def __init__(self, start: str):
+        self.last = start
+        self.passes = 0
+
+    def after(self, p, index, program, record):
+        if record.fingerprint_after is not None:
+            self.last = record.fingerprint_after
+        assert self.last == fresh(program), f"after {p.name} (#{index + 1} of the pipeline)"
+        assert record.ops_after == program.op_count(), f"after {p.name} (#{index + 1})"
+        self.passes += 1
+
+
+@contextmanager
+def counting():
+    """Every Fingerprinter.program and .update call of the block, with what each hashed."""
+    calls = {"program": 0, "update": [], "fallbacks": 0}
+    program, update = Fingerprinter.program, Fingerprinter.update
+
+    def counted_program(self, p):
+        calls["program"] += 1
+        return program(self, p)
+
+    def counted_update(self, p, seeds):
+        fallbacks = self.fallbacks
+        value = update(self, p, seeds)
+        calls["update"].append(len(self.touched or ()))
+        calls["fallbacks"] += self.fallbacks - fallbacks
+        return value
+
+    with mock.patch.object(Fingerprinter, "program", counted_program), \
+            mock.patch.object(Fingerprinter, "update", counted_update):
+        yield calls
+
+
+def checked_run(program, pipeline, params=None):
+    start = fresh(program)
+    check = AgainstAFreshLook(start)
+    with counting() as calls:
+        result = run_pipeline(program, pipeline, params=params, verify_each="incremental",
+                              instruments=[check])
+    assert result.fingerprint == start
+    assert calls["fallbacks"] == 0, "the update hashed the whole program again"
+    return result, check, calls
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name[: -len(".json")])
+def test_every_pass_of_the_corpus_gives_the_fresh_fingerprint(path, pipeline):
+    program, params = _load(path)
+    result, check, calls = checked_run(program, pipeline, params)
+    assert check.passes == sum(r.ran for r in result.passes)
+    changed = [r for r in result.passes if r.changed]
+    # One look at the program as it entered the pipeline; after that, updates only.
+    assert calls["program"] == 1 and len(calls["update"]) == len(changed)
+    golden = json.loads(GOLDEN.read_text())[f"{path.parent.name}/{path.name}:{pipeline}"]
+    assert [result.fingerprint] + [t.after for t in program.graph_tags] == golden
+
+
+def test_an_upgrade_looks_at_the_whole_program_and_the_passes_after_it_update():
+    path = CORPUS / "3.0.0" / "transformer.3.0.0.json"
+    program, params = _load(path)
+    result, _, calls = checked_run(program, "upgrade,default", params)
+    assert result.passes[0].name == "upgrade" and result.passes[0].changed
+    # the fingerprint before the pipeline and the one after the upgrade (a correctness pass
+    # may change the program outside the gate, and it changes the program's version)
+    assert calls["program"] == 2
+    assert len(calls["update"]) == sum(r.changed for r in result.passes[1:]) > 0
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(aliasing_programs(max_ops=10), st.sampled_from(PIPELINES))
+def test_generated_programs_give_the_fresh_fingerprint(g, pipeline):
+    checked_run(g.parse(), pipeline, g.fresh_params())
+
+
+@register_pass
+@dataclass(frozen=True)
+class EmptiesStopGradient(PircPass):
+    """An attribute-only rewrite: each relu's stop_gradient emptied, through the gate, with no
+    operand, op or block edited (the IR watch sees nothing: only the gate knows)."""
+
+    name = "test-empties-stop-gradient"
+    rewrites = {"pd_op.relu": OpUse(ANY_OP)}
+
+    def run(self, pc):
+        for op in [o for o in pc.program.block.ops if o.name == "pd_op.relu"]:
+            rewrite = pc.begin([op])
+            if rewrite is not None:
+                op.attributes["stop_gradient"] = ArrayAttr([])
+                rewrite.done([op])
+
+
+def test_an_op_edited_in_place_through_the_gate_is_hashed_again():
+    program, _ = _load(CORPUS / "3.3.1" / "mlp.3.3.1.json")
+    result, _, calls = checked_run(program, "test-empties-stop-gradient")
+    assert result.passes[0].rewrites > 0 and len(calls["update"]) == 1
+    assert program.graph_tags[0].before != program.graph_tags[0].after
+
+
+def test_a_pass_that_changes_nothing_hashes_nothing():
+    program, _ = _load(CORPUS / "3.3.1" / "mlp.3.3.1.json")
+    run_pipeline(program, "default")
+    with counting() as calls:
+        result = run_pipeline(program, "cse,dce", verify_each="incremental")
+    assert not any(r.changed for r in result.passes)
+    assert calls == {"program": 1, "update": [], "fallbacks": 0}
+
+
+# -- the update itself ----------------------------------------------------------------------
+
+
+def _mlp():
+    program, _ = _load(CORPUS / "3.3.1" / "mlp.3.3.1.json")
+    fingerprinter = Fingerprinter(program.version)
+    fingerprinter.program(program)
+    return program, fingerprinter
+
+
+def _downstream(op) -> set:
+    seen, todo = set(), [op]
+    while todo:
+        for result in todo.pop().results:
+            for use in result.uses:
+                if use.operation not in seen:
+                    seen.add(use.operation)
+                    todo.append(use.operation)
+    return seen
+
+
+def test_no_seeds_no_work():
+    program, f = _mlp()
+    before = f.program(program)
+    assert f.update(program, []) == before and f.touched == []
+
+
+def test_an_edit_rehashes_the_op_and_its_downstream_cone_only():
+    program, f = _mlp()
+    ops = list(program.block.ops)
+    names = [op.name for op in ops]
+    softmax, matmul = ops[names.index("pd_op.softmax")], ops[names.index("pd_op.matmul", 6)]
+    softmax.operands = [matmul.results[0]]   # skip the bias add
+    value = f.update(program, [softmax])
+    assert value == fresh(program)
+    assert f.touched[0] is softmax
+    assert set(f.touched) <= {softmax} | _downstream(softmax)
+    assert len(f.touched) < len(ops) // 2
+
+
+def test_an_op_merged_into_its_twin_moves_no_hash_below_it():
+    """cse's case: users pointed at an op that hashes like the one they read stay as they are."""
+    program, f = _mlp()
+    block = program.block
+    relu = next(op for op in block.ops if op.name == "pd_op.relu")
+    twin = relu.clone()
+    block.insert_op_after(twin, relu)
+    f.update(program, [twin])
+    users = {use.operation for use in relu.results[0].uses}
+    assert users
+    relu.results[0].replace_all_uses_with(twin.results[0])
+    before = f.update(program, users)
+    assert set(f.touched) == users   # hashed again, and the same: nothing below them
+    assert before == fresh(program)
+    block.erase_op(relu)
+    count = f.op_count
+    assert f.update(program, [relu]) == fresh(program)
+    assert f.touched == [] and f.op_count == count - 1 == program.op_count()
+
+
+def test_many_ops_inserted_between_the_same_two_ops():
+    """Each new op's rank lies between its neighbours'; when floats run out between two
+    kept ops the block is numbered afresh, not hashed again."""
+    program, f = _mlp()
+    block = program.block
+    relu = next(op for op in block.ops if op.name == "pd_op.relu")
+    anchor = relu.next_op
+    for i in range(120):
+        op = relu.clone()
+        block.insert_op_before(op, anchor)
+        anchor = op
+        value = f.update(program, [op])
+        if i % 20 == 0 or i == 119:
+            assert value == fresh(program)
+            assert f.op_count == program.op_count()
+        assert f.touched == [op]
+    assert f.fallbacks == 0
+
+
+def test_an_edit_inside_a_region_rehashes_the_op_that_holds_it():
+    program, _ = _load(CORPUS / "3.3.1" / "control_flow.3.3.1.json")
+    f = Fingerprinter(program.version)
+    f.program(program)
+    holder = next(op for op in program.block.ops if op.regions and any(
+        inner.operands for region in op.regions for block in region.blocks for inner in block.ops))
+    inner = next(o for region in holder.regions for block in region.blocks for o in block.ops
+                 if o.results and o.results[0].uses)
+    clone = inner.clone()
+    inner.parent.insert_op_after(clone, inner)
+    use = next(iter(inner.results[0].uses))
+    use.operation.operands = [clone.results[0] if v is inner.results[0] else v
+                              for v in use.operation.operands]
+    assert top_level(clone, program.block) is holder
+    assert f.update(program, [holder]) == fresh(program)
+    assert f.touched[0] is holder and f.op_count == program.op_count()
+
+
+def test_the_watch_names_the_top_level_op_of_each_edit():
+    program, _ = _load(CORPUS / "3.3.1" / "control_flow.3.3.1.json")
+    holder = next(op for op in program.block.ops if op.regions)
+    inner = next(o for region in holder.regions for block in region.blocks for o in block.ops)
+    outside = inner.clone()
+    some_type = next(op.results[0].type for op in program.block.ops if op.results)
+    watch = IRWatch(program)
+    with watch:
+        outside.operands = list(outside.operands)   # an op not in the program: not counted
+        assert watch.tops == {} and not watch.changed
+        inner.parent.insert_op_after(outside, inner)
+        assert watch.tops == {id(holder): holder} and not watch.whole
+        program.block.insert_arg(some_type, 0)
+    assert watch.whole
+
