@@ -95,34 +95,22 @@ def build_arg_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return n
+def _number(convert, accept, expected: str):
+    """An argparse type: `convert(text)` when `accept` holds for it, else what was expected."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not accept(value):
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+    return parse
 
 
-def _positive_float(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        x = 0.0
-    if not x > 0 or x == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
-    return x
-
-
-def _rate(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        x = -1.0
-    if not 0 <= x <= 1:
-        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}")
-    return x
+_positive_int = _number(int, lambda n: n >= 1, "a whole number >= 1")
+_positive_float = _number(float, lambda x: 0 < x < float("inf"), "a number of seconds > 0")
+_rate = _number(float, lambda x: 0 <= x <= 1, "a fraction between 0 and 1")
 
 
 def run(argv=None) -> int:

@@ -143,6 +143,9 @@ def test_resume_with_other_options_is_bad_usage(baseline, src, tmp_path):
     (["{src}", "-o", "{tmp}/out", "-p", "no-such-pass"], "unknown pass"),
     (["{src}", "-o", "{tmp}/out", "--target-version", "99"], "target version 99"),
     (["{src}"], "-o OUT"),
+    (["{src}", "-o", "{tmp}/out", "--jobs", "0"], "whole number >= 1"),
+    (["{src}", "-o", "{tmp}/out", "--timeout", "nan"], "seconds > 0"),
+    (["--compare", "{tmp}/a.json", "{tmp}/b.json", "--alarm-change-rate", "2"], "between 0 and 1"),
     (["--compare", "{tmp}/a.json", "{tmp}/b.json", "{src}"], "--compare"),
 ])
 def test_bad_usage_exits_2_with_what_to_do(argv, words, src, tmp_path):
