@@ -17,9 +17,15 @@ outside the program (a new op not yet inserted, a clone) is not counted.  What i
 see: an attribute set in an op's dict, a result's type replaced.  `--verify-each=full`
 (pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
 and which ops' attributes and types changed outside every rewrite's ops.
+
+The same wrappers keep the pipeline's op index (pirc.passes.infra.op_index) current: each op
+inserted into or removed from a block of the program, and each block added to or removed
+from one of its regions, is counted in or out with the ops nested in it.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from xdsl.ir import Block, IRWithUses, Region
 
@@ -32,8 +38,9 @@ _ORIGINALS: dict = {}    # (class, name) -> the xDSL function the wrapper replac
 class IRWatch:
     """Counts the structural edits of one program while one pass runs (`with watch:`)."""
 
-    def __init__(self, program, record_ops: bool = False):
+    def __init__(self, program, record_ops: bool = False, index=None):
         self.root = program.module
+        self.index = index        # the pipeline's OpIndex to keep current, or None
         self.open = None          # the Rewrite in progress (begun, not done), or None
         self.open_edits = 0       # edits made inside it
         self.inside = 0           # edits inside rewrites
@@ -77,18 +84,20 @@ class IRWatch:
         return bool(self.inside or self.outside)
 
     # ------------------------------------------------------------ the IR's side
-    def _edit(self, node, what: str, op) -> None:
+    def _edit(self, node, what: str, op) -> bool:
+        """Count an edit of `node` (False: not in the program, nothing counted)."""
         if not self._in_program(node):
-            return
+            return False
         if self.open is not None:
             self.inside += 1
             self.open_edits += 1
             if self.edited is not None and op is not None:
                 self.edited[id(op)] = op
-            return
+            return True
         self.outside += 1
         if self.first_outside is None:
             self.first_outside = what if op is None else f"{what} {op.name}"
+        return True
 
     def _in_program(self, node) -> bool:
         root = self.root
@@ -124,12 +133,21 @@ def _use_wrapper(original, what):
     return wrapper
 
 
-def _block_op_wrapper(original, what):
+def _block_op_wrapper(original, what, sign):
     def wrapper(self, op, *args, **kwargs):
         watch = _ACTIVE
-        if watch is not None:
-            watch._edit(self, what, op)
+        if watch is not None and watch._edit(self, what, op) and watch.index is not None:
+            watch.index.op(op, sign)
         return original(self, op, *args, **kwargs)
+    return wrapper
+
+
+def _region_block_wrapper(original, what, sign):
+    def wrapper(self, block, *args, **kwargs):
+        watch = _ACTIVE
+        if watch is not None and watch._edit(self, what, None) and watch.index is not None:
+            watch.index.block(self.blocks[block] if isinstance(block, int) else block, sign)
+        return original(self, block, *args, **kwargs)
     return wrapper
 
 
@@ -145,12 +163,12 @@ def _node_wrapper(original, what):
 _WRAPPED = (
     (IRWithUses, "add_use", _use_wrapper, "set an operand of"),
     (IRWithUses, "remove_use", _use_wrapper, "removed an operand of"),
-    (Block, "_attach_op", _block_op_wrapper, "inserted"),
-    (Block, "detach_op", _block_op_wrapper, "removed"),
+    (Block, "_attach_op", partial(_block_op_wrapper, sign=1), "inserted"),
+    (Block, "detach_op", partial(_block_op_wrapper, sign=-1), "removed"),
     (Block, "insert_arg", _node_wrapper, "added a block argument"),
     (Block, "erase_arg", _node_wrapper, "erased a block argument"),
-    (Region, "_attach_block", _node_wrapper, "added a block"),
-    (Region, "detach_block", _node_wrapper, "removed a block"),
+    (Region, "_attach_block", partial(_region_block_wrapper, sign=1), "added a block"),
+    (Region, "detach_block", partial(_region_block_wrapper, sign=-1), "removed a block"),
 )
 
 

@@ -128,7 +128,6 @@ class RunState:
     bisect: Bisect = field(default_factory=Bisect)
     producers: dict = field(default_factory=dict)   # id(op) -> (op, pass name)
     cache: RewriteCache = CACHE
-    op_count: int | None = None            # the program's, when known to be current
     watch: object = None                   # the running pass's IRWatch (pirc.passes.infra.ir_watch)
     _fingerprinter: Fingerprinter | None = None
 
