@@ -6,8 +6,9 @@ pirc-opt runs), without a pipeline and with `--pipeline=PIPELINE` (the default l
 function's own time is charged to its module; a builtin's (`dict.get`, `isinstance`) to the
 modules that called it, in proportion to their calls' own time there.  The table lists the
 modules by what the pipeline added (the second run less the first), the top functions by
-own time after them.  cProfile slows Python code 1.5-3x, evenly enough that shares, not
-seconds, are what to read.
+own time after them.  The clock is the process's CPU time (`time.process_time`), so other
+work on a shared machine does not land in the figures; cProfile with that clock slows
+Python code 3-5x, evenly enough that shares, not seconds, are what to read.
 
     python tools/profile_passes.py PROGRAM.json [--pipeline default] [--top 15]
     python tools/profile_passes.py --make generated:100000 [...]     # tools/bench_passes.py's
@@ -75,12 +76,12 @@ def profiled(argv: list[str]) -> tuple[pstats.Stats, float]:
     CACHE._plans.clear()   # the warm-up's plans: each profiled run plans afresh, as a new process
     gc.collect()
     gc.disable()
-    profile = cProfile.Profile()
-    start = time.perf_counter()
+    profile = cProfile.Profile(time.process_time)
+    start = time.process_time()
     profile.enable()
     status = run(argv)
     profile.disable()
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     gc.enable()
     if status != 0:
         raise SystemExit(f"pirc-opt {' '.join(argv)}: exit status {status}")
@@ -133,7 +134,7 @@ def main() -> None:
     total_a, total_b = sum(a.values()), sum(b.values())
     name = args.make or Path(args.program).name
     print(f"{name}: no pipeline {plain_s:.2f} s, --pipeline={args.pipeline} {pipeline_s:.2f} s "
-          f"under cProfile (+{pipeline_s - plain_s:.2f} s)\n")
+          f"(CPU, under cProfile: +{pipeline_s - plain_s:.2f} s)\n")
     print("| module | no pipeline, s | with it, s | added, s | share of the added |")
     print("|---|---|---|---|---|")
     gained = sum(v for v in added.values() if v > 0) or 1.0
