@@ -8,7 +8,7 @@ modules that called it, in proportion to their calls' own time there.  The table
 modules by what the pipeline added (the second run less the first), the top functions by
 own time after them.  The clock is the process's CPU time (`time.process_time`), so other
 work on a shared machine does not land in the figures; cProfile with that clock slows
-Python code 3-5x, evenly enough that shares, not seconds, are what to read.
+pirc-opt about 5x, evenly enough that shares, not seconds, are what to read.
 
     python tools/profile_passes.py PROGRAM.json [--pipeline default] [--top 15]
     python tools/profile_passes.py --make generated:100000 [...]     # tools/bench_passes.py's
