@@ -228,6 +228,7 @@ class ConstantFolding(PircPass):
         "pd_op.assign_value_": _FOLDED,
         COMBINE: OpUse(ANY_OP),
     }
+    interest = frozenset(RULES)   # the patterns' roots
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     max_elements: int = 1024
 

@@ -19,8 +19,9 @@ normalisation.  The values are computed in float64 and rounded once to the weigh
 the folded program reassociates the arithmetic, so it agrees with the original within
 float32 rounding, not bit for bit (tests/unit/test_conv_bn_fold.py states the tolerance).
 
-It reads parameter values (`pc.params`): without them every match is skipped with the
-reason.  It reads them as stored, so a parameter whose buffer an op changes in place (the
+It reads parameter values (`pc.params`): without them the manager skips it whole, with the
+reason (`reads_weights`); a program without a batch norm gives it nothing to do
+(`interest`).  It reads them as stored, so a parameter whose buffer an op changes in place (the
 alias model, pirc.ir.aliasing: `relu_(w)` before the conv) is skipped too, with the reason;
 the inference norm's own write of its running statistics keeps their values and is no
 obstacle.  The parameters the fold leaves unused go, with their values, so the parameters
@@ -37,7 +38,7 @@ from ..ir import attrs as A
 from ..ir.ops import is_null_value
 from ..ir.registry import op_class
 from ..ir.types import DenseTensorType
-from .infra.parameters import (add_parameter, erase_unused, fresh_name, needs_params,
+from .infra.parameters import (add_parameter, erase_unused, fresh_name,
                                not_persisted_reason, parameter_name, parameter_op,
                                program_parameter_names, weights_digest)
 from .infra.pass_base import PassContext, PircPass
@@ -78,6 +79,8 @@ class ConvBatchNormFold(PircPass):
         "pd_op.batch_norm_": OpUse((1,)), "pd_op.batch_norm": OpUse((1,)),
         "pd_op.add": OpUse((1,)), "pd_op.reshape": OpUse((1,)),
     }
+    reads_weights = True
+    interest = frozenset(NORMS)   # a match ends at a batch norm
 
     def run(self, pc: PassContext) -> None:
         taken = None
@@ -90,9 +93,6 @@ class ConvBatchNormFold(PircPass):
             if written:
                 pc.skip(f"aliasing: parameter {', '.join(written)} is written in place",
                         norm, pc.state.fingerprint(m.ops))
-                continue
-            if pc.params is None:
-                pc.skip(needs_params(self.name), norm, pc.state.fingerprint(m.ops))
                 continue
             values = operand_values(pc, m)
             if isinstance(values, str):

@@ -12,8 +12,10 @@ The values are computed by pirc's own kernels, through the lowering (a small pro
 folded ops, run once), so they are the numbers the unfolded program computes, bit for bit;
 that is why the pass needs no per-op semantic version (`rewrites = {"*": ...}`): it encodes
 no op's numerics, it runs the kernel the program's version resolves to, and an op without a
-registered kernel (pirc.runtime.op_versions) is not folded.  torch is imported only when
-parameters are given: without them every match is skipped with the reason.  Results over
+registered kernel (pirc.runtime.op_versions) is not folded.  It reads the parameter
+values: without them the manager skips it whole, with the reason (`reads_weights`), and a
+program without a `builtin.parameter` gives it nothing to do (`interest`); torch is
+imported only when a cone is evaluated.  Results over
 2**20 elements, or of dynamic shape, stay computed, so folding never multiplies a model's
 size; random ops, in-place ops, control flow and tensor arrays are never pure, so never
 folded.
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from ..ir.effects import is_pure
 from ..ir.types import DenseTensorType
 from ..runtime.op_versions import semantic_version
-from .infra.parameters import (PARAMETER, add_parameter, erase_unused, fresh_name, needs_params,
+from .infra.parameters import (PARAMETER, add_parameter, erase_unused, fresh_name,
                                not_persisted_reason, parameter_name, program_parameter_names,
                                weights_digest)
 from .infra.pass_base import PassContext, PircPass
@@ -60,13 +62,12 @@ class ParamFold(PircPass):
     # their spec says, and param-fold computes them with the kernels the unfolded program
     # runs, so the value is the same bit for bit (docs/PASSES.md, "Who rewrites whose output").
     may_rewrite_after = ("canonicalize", "const-fold")
+    reads_weights = True
+    interest = frozenset({PARAMETER})   # every cone reads a parameter
 
     def run(self, pc: PassContext) -> None:
         block = pc.program.block
-        # Without parameters nothing is folded (each match is a skip): the alias model is only
-        # asked when values will be read.
-        computable, frontier = foldable(block, pc.program.version,
-                                        pc.aliases if pc.params is not None else None)
+        computable, frontier = foldable(block, pc.program.version, pc.aliases)
         # Block positions, taken once: ordering each cone by a walk of the block made the
         # pass quadratic (33 s at 100k ops).  Parameters made on the way have no position:
         # they read nothing, so they may come first.
@@ -76,9 +77,6 @@ class ParamFold(PircPass):
             cone = cone_of(value, computable, position)
             pc.matched()
             ops = [op for op in cone if op.name != PARAMETER]
-            if pc.params is None:
-                pc.skip(needs_params(self.name), value.owner, pc.state.fingerprint(ops))
-                continue
             params = [op for op in cone if op.name == PARAMETER]
             unknown = not_persisted_reason(params)
             if unknown:

@@ -80,13 +80,13 @@ def test_parameters_after_the_fold_are_the_programs():
     assert params.keys() == before.keys()  # the caller's dict is not changed
 
 
-def test_without_parameters_the_match_is_skipped_with_the_reason():
+def test_without_parameters_the_pass_is_skipped_whole_with_the_reason():
     program, _ = _load(CNNS[0])
     result = run_pipeline(program, "conv-bn-fold")
     record = result.passes[0]
-    assert (record.matches, record.rewrites) == (1, 0)
-    assert [s.reason for s in record.skips] == [
-        "params: conv-bn-fold needs the parameter values: --params FILE.pdiparams"]
+    assert not record.ran
+    assert record.skipped_reason == "params: conv-bn-fold needs the parameter values: --params FILE.pdiparams"
+    assert (record.matches, record.rewrites, record.skips) == (0, 0, [])
     assert any(op.name == "pd_op.batch_norm_" for op in program.walk())
 
 

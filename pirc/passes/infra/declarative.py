@@ -1013,11 +1013,19 @@ class DeclarativePass(PircPass):
             cls.rewrites = declared_rewrites(cls.rules)
         cls._patterns = None
 
-    def run(self, pc: PassContext) -> None:
-        cls = type(self)
+    @classmethod
+    def patterns(cls) -> list[Pattern]:
         if cls._patterns is None:
             cls._patterns = compile_rules(cls.rules)
+        return cls._patterns
+
+    @classmethod
+    def ops_of_interest(cls) -> frozenset[str]:
+        """The root ops of the rules' forms: a program without one gives no candidate."""
+        return frozenset(p.root for p in cls.patterns())
+
+    def run(self, pc: PassContext) -> None:
         try:  # the instance's: a subclass may make max-iterations a pass option (a field)
-            apply_patterns(pc, cls._patterns, self.max_iterations)
+            apply_patterns(pc, type(self).patterns(), self.max_iterations)
         finally:
             record_near_misses(pc)

@@ -23,9 +23,15 @@ and produced, that is what the program fingerprint after the pass hashes again
 (pirc.passes.infra.rewrites.RunState.fingerprint_after).  And the watch records what the
 pass touched (`touched`, pirc.passes.infra.touched): the region the incremental invariants
 and verifier check after it.
+
+The same wrappers keep the pipeline's op index (pirc.passes.infra.op_index) current: each op
+inserted into or removed from a block of the program, and each block added to or removed
+from one of its regions, is counted in or out with the ops nested in it.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from xdsl.ir import Block, IRWithUses, Region
 
@@ -41,7 +47,7 @@ _OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
 class IRWatch:
     """Counts the structural edits of one program while one pass runs (`with watch:`)."""
 
-    def __init__(self, program, record_ops: bool = False):
+    def __init__(self, program, record_ops: bool = False, index=None):
         self.root = program.module
         self.block = program.block
         # The top-level ops the edits happened in (an op edited, inserted or removed, or the
@@ -49,6 +55,7 @@ class IRWatch:
         # (its arguments) or of the module's region, which no op holds.
         self.tops: dict = {}
         self.whole = False
+        self.index = index        # the pipeline's OpIndex to keep current, or None
         self.open = None          # the Rewrite in progress (begun, not done), or None
         self.open_edits = 0       # edits made inside it
         self.inside = 0           # edits inside rewrites
@@ -95,10 +102,11 @@ class IRWatch:
         return bool(self.inside or self.outside)
 
     # ------------------------------------------------------------ the IR's side
-    def _edit(self, node, what: str, op, value=None) -> None:
+    def _edit(self, node, what: str, op, value=None) -> bool:
+        """Count an edit of `node` (False: not in the program, nothing counted)."""
         top = self._top(node, op)
         if top is _OUTSIDE:
-            return
+            return False
         if top is None:
             self.whole = True
         else:
@@ -118,10 +126,11 @@ class IRWatch:
             self.open_edits += 1
             if self.edited is not None and op is not None:
                 self.edited[id(op)] = op
-            return
+            return True
         self.outside += 1
         if self.first_outside is None:
             self.first_outside = what if op is None else f"{what} {op.name}"
+        return True
 
     def _top(self, node, op):
         """The top-level op an edit of `node` (an op, block or region; `op`: the op inserted
@@ -164,12 +173,21 @@ def _use_wrapper(original, what):
     return wrapper
 
 
-def _block_op_wrapper(original, what):
+def _block_op_wrapper(original, what, sign):
     def wrapper(self, op, *args, **kwargs):
         watch = _ACTIVE
-        if watch is not None:
-            watch._edit(self, what, op)
+        if watch is not None and watch._edit(self, what, op) and watch.index is not None:
+            watch.index.op(op, sign)
         return original(self, op, *args, **kwargs)
+    return wrapper
+
+
+def _region_block_wrapper(original, what, sign):
+    def wrapper(self, block, *args, **kwargs):
+        watch = _ACTIVE
+        if watch is not None and watch._edit(self, what, None) and watch.index is not None:
+            watch.index.block(self.blocks[block] if isinstance(block, int) else block, sign)
+        return original(self, block, *args, **kwargs)
     return wrapper
 
 
@@ -187,12 +205,12 @@ _DETACH = "removed"                      # an op leaves a block
 _WRAPPED = (
     (IRWithUses, "add_use", _use_wrapper, "set an operand of"),
     (IRWithUses, "remove_use", _use_wrapper, "removed an operand of"),
-    (Block, "_attach_op", _block_op_wrapper, "inserted"),
-    (Block, "detach_op", _block_op_wrapper, "removed"),
+    (Block, "_attach_op", partial(_block_op_wrapper, sign=1), "inserted"),
+    (Block, "detach_op", partial(_block_op_wrapper, sign=-1), "removed"),
     (Block, "insert_arg", _node_wrapper, "added a block argument"),
     (Block, "erase_arg", _node_wrapper, "erased a block argument"),
-    (Region, "_attach_block", _node_wrapper, "added a block"),
-    (Region, "detach_block", _node_wrapper, "removed a block"),
+    (Region, "_attach_block", partial(_region_block_wrapper, sign=1), "added a block"),
+    (Region, "detach_block", partial(_region_block_wrapper, sign=-1), "removed a block"),
 )
 
 

@@ -1,12 +1,14 @@
 """The pass manager: runs a pipeline on a program, pass by pass, as MLIR's PassManager does.
 
-Before a pass: its device and program-version declarations (outside them the pass is skipped
-whole, with the reason).  While it runs: a watch on the IR (pirc.passes.infra.ir_watch)
-that counts each edit made outside the rewrite gate.  After it: the gate check (an edit
-outside the gate is an error naming the pass; a correctness pass gets a tag and a report
-entry instead), the verifier (unless `verify_each=False`) and every invariant the pass
-declared; the first failure stops the pipeline with a `PassFailure` naming the pass and
-what broke.
+Before a pass: its device and program-version declarations, and for a pass that reads
+weights, whether the run has parameters (outside them the pass is skipped whole, with the
+reason); a pass none of whose ops of interest is in the program (the op index,
+pirc.passes.infra.op_index) is not run: it reports a run that found nothing.  While it
+runs: a watch on the IR (pirc.passes.infra.ir_watch) that counts each edit made outside
+the rewrite gate.  After it: the gate check (an edit outside the gate is an error naming the
+pass; a correctness pass gets a tag and a report entry instead), the verifier (unless
+`verify_each=False`) and every invariant the pass declared; the first failure stops the
+pipeline with a `PassFailure` naming the pass and what broke.
 
 `verify_each` is a level: "incremental" (True, the default) checks the verifier and the
 declared invariants in the region the pass touched (pirc.passes.infra.invariants); "full"
@@ -29,8 +31,10 @@ from dataclasses import dataclass, field
 from ...errors import PircError
 from .invariants import check, known_invariants
 from .ir_watch import IRWatch
+from .op_index import OpIndex
 from ...ir.program import GraphTag
 from .manifest import conservative_reason, make_manifest
+from .parameters import needs_params
 from .pass_base import PassContext
 from .pipeline import Pipeline, build_pipeline, resolve_device
 from .rewrites import Bisect, RunState
@@ -194,20 +198,24 @@ class _Run:
     params: dict | None
     tags: bool
     before: str | None = None  # the program's fingerprint after the last pass that changed it
+    index: OpIndex | None = None   # op-name counts, kept current by the watch (op_index)
+
+    def op_index(self) -> OpIndex:
+        # Built by the walk that counts the ops for the first report entry (a quarter second
+        # at 100k ops); the watch keeps it current, so no pass's count walks again.
+        if self.index is None:
+            self.index = OpIndex(self.program)
+        return self.index
 
     def op_count(self) -> int:
-        # Counting walks the program (a quarter second at 100k ops): the count after the
-        # last pass that ran is still right unless that pass changed the program.
-        if self.state.op_count is None:
-            self.state.op_count = self.program.op_count()
-        return self.state.op_count
+        return self.op_index().total
 
     def one(self, p, index: int, rollout_state: str) -> PassRecord:
         program, state, cls = self.program, self.state, type(p)
         record = PassRecord(p.name, cls.version, ran=False, state=rollout_state)
         self.result.passes.append(record)
         record.ops_before = record.ops_after = self.op_count()
-        reason = _skip_reason(cls, program, self.device, state)
+        reason = _skip_reason(cls, program, self.device, state, self.params)
         if reason is not None:
             record.skipped_reason = reason
             return record
@@ -219,11 +227,14 @@ class _Run:
             snapshot = _snapshot(program)
         refused = state.bisect.refused
         pc = PassContext(program, self.device, pass_obj=p, state=state, params=self.params)
-        watch = state.watch = IRWatch(program, record_ops=full)
+        op_index = self.op_index()
+        watch = state.watch = IRWatch(program, record_ops=full, index=op_index)
+        interest = p.ops_of_interest()
         start = time.perf_counter()
         try:
             with watch:
-                p.run(pc)
+                if interest is None or op_index.has_any(interest):
+                    p.run(pc)
             watch.close_open()
         except PircError:
             raise
@@ -248,15 +259,17 @@ class _Run:
             # The fingerprint after the pass, for its tag.  A pass that changed nothing needs
             # no verifier: every change goes through pc.begin (the watch above holds passes
             # to that), so the ops its rewrites and edits touched are all that is hashed
-            # again (and the op count follows from them); a correctness pass may edit outside
-            # the gate, and with --verify-each=full every op is looked at.
+            # again; a correctness pass may edit outside the gate, and with
+            # --verify-each=full every op is looked at.
             if fingerprint_after is None:
                 exact = cls.correctness or watch.whole
                 fingerprint_after = (state.program_fingerprint() if exact
                                      else state.fingerprint_after(watch.tops))
             record.fingerprint_after = fingerprint_after
-        elif watch.changed:
-            state.op_count = None
+        if cls.correctness:
+            self.index = None   # it may rename ops in place, which the watch cannot see
+        elif full:
+            _check_index(p, index, program, self.index)
         record.ops_after = self.op_count()
         # A pass cut short by --bisect-limit has not finished: what its invariants promise about
         # its output (no dead ops left) need not hold; the program must still verify.
@@ -287,6 +300,14 @@ def _outside_gate(p, index: int, record: PassRecord, watch: IRWatch) -> int:
                           f"the rewrite gate: {watch.outside} edit(s), the first: "
                           f"{watch.first_outside}; {_HOW}", p.name, GATE, index)
     return watch.outside
+
+
+def _check_index(p, position: int, program, index: OpIndex) -> None:
+    """--verify-each=full: the op index the watch kept must be a fresh count's."""
+    problem = index.mismatch(program)
+    if problem is not None:
+        raise PassFailure(f"pass {p.name!r} (#{position + 1} of the pipeline) changed the IR where "
+                          f"the watch cannot see it: {problem}; {_HOW}", p.name, GATE, position)
 
 
 def _snapshot(program) -> dict:
@@ -361,7 +382,7 @@ def _verify(program, changed: bool, touched) -> list[str]:
     return check("verified", program, touched) if changed else []
 
 
-def _skip_reason(cls, program, device: str, state) -> str | None:
+def _skip_reason(cls, program, device: str, state, params=None) -> str | None:
     if state.conservative is not None and not cls.conservative_safe:
         return f"conservative mode: {state.conservative}; {cls.name} is not declared safe for it"
     if device not in cls.devices:
@@ -371,4 +392,6 @@ def _skip_reason(cls, program, device: str, state) -> str | None:
     if version != 0 and not low <= version <= high:
         return (f"version: {cls.name} is declared safe for PIR versions {low}-{high}, "
                 f"the program is version {version}")
+    if cls.reads_weights and params is None:
+        return needs_params(cls.name)
     return None

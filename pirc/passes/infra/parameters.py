@@ -5,7 +5,8 @@ A pass that folds weights (conv-bn-fold, param-fold) reads the values of the
 to `pc.params` under new names, makes a new `builtin.parameter` op for each (the original's
 attributes, the new name), and removes the parameter ops it left unused, with their values,
 so the parameters written after the pipeline (`--params-out`) are exactly the program's.
-Without parameters (`pc.params is None`) every match is skipped with `needs_params`' reason.
+Such a pass declares `reads_weights`: without parameters the manager skips it whole, with
+`needs_params`' reason (pirc.passes.infra.manager).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ PARAMETER = "builtin.parameter"
 
 
 def needs_params(pass_name: str) -> str:
-    """The skip reason of a weight-reading pass run without parameters."""
+    """Why a weight-reading pass was skipped: the run has no parameters."""
     return f"params: {pass_name} needs the parameter values: --params FILE.pdiparams"
 
 

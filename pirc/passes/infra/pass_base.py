@@ -17,7 +17,13 @@ variables read by the manager (pirc.passes.infra.manager) before and after the p
 * `may_rewrite_after`: passes whose output this one may rewrite (`*`: any, for cleanups);
 * `correctness`: needed for a correct program (upgrade): the kill switch never disables it;
 * `rewrites`: per op it rewrites (or `*`), an `OpUse`: the semantic op versions it was
-  written for and whether that use is safe in conservative mode.
+  written for and whether that use is safe in conservative mode;
+* `interest`: the op names it starts from (None: any op); when the program holds none of
+  them the manager does not run it (`ops_of_interest`, pirc.passes.infra.op_index): its
+  report is that of a run that found nothing, at the cost of a lookup;
+* `reads_weights`: it reads parameter values (`pc.params`); run without them, the manager
+  skips it whole with the reason (`skipped_reason`, no match), as for a device it does not
+  apply to.
 """
 
 from __future__ import annotations
@@ -147,6 +153,14 @@ class PircPass(ModulePass):
     may_rewrite_after: ClassVar[tuple[str, ...]] = ()
     correctness: ClassVar[bool] = False
     rewrites: ClassVar[dict] = {}   # op name (or "*") -> OpUse (pirc.passes.infra.rewrites)
+    interest: ClassVar[frozenset[str] | None] = None   # op names it starts from; None: any
+    reads_weights: ClassVar[bool] = False
+
+    @classmethod
+    def ops_of_interest(cls) -> frozenset[str] | None:
+        """The op names the pass starts from (its matches' roots): a program without any of
+        them gives it nothing to do.  None: any op may start a match."""
+        return cls.interest
 
     @abstractmethod
     def run(self, pc: PassContext) -> None:
@@ -157,6 +171,8 @@ class PircPass(ModulePass):
         program of the latest version."""
         from ...ir.program import Program
 
+        if self.reads_weights:
+            return  # no parameter values come this way: nothing to read (the manager's skip)
         self.run(PassContext(Program(module=op, version=LATEST_VERSION), pass_obj=self))
 
     @classmethod

@@ -131,7 +131,6 @@ class RunState:
     bisect: Bisect = field(default_factory=Bisect)
     producers: dict = field(default_factory=dict)   # id(op) -> (op, pass name)
     cache: RewriteCache = CACHE
-    op_count: int | None = None            # the program's, when known to be current
     watch: object = None                   # the running pass's IRWatch (pirc.passes.infra.ir_watch)
     # The top-level ops holding what rewrites matched or produced since the program's last
     # fingerprint, by id: with the watch's, what the next one hashes again.
@@ -156,20 +155,18 @@ class RunState:
         fingerprinter = self.fingerprinter
         value = fingerprinter.program(self.program)
         self.seeds.clear()
-        self.op_count = fingerprinter.op_count
         return value
 
     def fingerprint_after(self, edited) -> str:
         """The program's fingerprint after a pass whose every change went through the gate:
         only the ops its rewrites matched or produced and the top-level ops `edited` (the
         IR watch's: each op an edit touched, by id) are hashed again, with what lies
-        downstream of them.  The op count comes with it, counted from what changed."""
+        downstream of them."""
         fingerprinter = self.fingerprinter
         seeds = self.seeds
         seeds.update(edited)
         value = fingerprinter.update(self.program, seeds.values())
         seeds.clear()
-        self.op_count = fingerprinter.op_count
         return value
 
     def note(self, ops) -> None:

@@ -1,0 +1,75 @@
+"""How many ops of each name a program holds, kept current while a pipeline runs.
+
+A pass declares the ops it can start from (`PircPass.ops_of_interest`: a declarative pass's
+rules' root ops, const-fold's folding rules, conv-bn-fold's batch norms); when none of them
+is in the program, the manager does not run it: the pass has nothing to do, so its report
+is the one it would have written (no match, no rewrite) and it costs one dict lookup per
+name instead of a walk of the program.  MLIR's greedy driver pays a walk for every pattern
+set; at 100k ops and a dozen passes the walks are the cost.
+
+The index is built by one walk when the pipeline first needs it (the same walk that counted
+the ops for the first pass's report: `total` is `Program.op_count()`), and then kept current
+by the manager's IR watch (pirc.passes.infra.ir_watch): every op attached to or detached from
+a block of the program, and every block attached to or detached from one of its regions,
+passes through the xDSL primitives the watch wraps, and is counted here with the ops nested
+in it.  What the watch cannot see cannot be counted: an op renamed in place (only a
+correctness pass, upgrade, rewrites ops that way) or blocks moved with `Region.move_blocks`;
+the manager rebuilds the index after a correctness pass or an edit outside the rewrite gate,
+and `--verify-each=full` compares it with a fresh count after every pass.
+"""
+
+from __future__ import annotations
+
+
+class OpIndex:
+    """Op-name counts of one program (its module's body, nested regions included)."""
+
+    def __init__(self, program):
+        self.counts: dict[str, int] = {}
+        self.total = 0
+        for region in program.module.regions:
+            for block in region.blocks:
+                self.block(block, 1)
+
+    def has_any(self, names) -> bool:
+        """Whether an op of one of `names` is in the program."""
+        counts = self.counts
+        return any(counts.get(name, 0) > 0 for name in names)
+
+    def op(self, op, sign: int) -> None:
+        """Count `op` and the ops nested in it in (`sign` 1) or out (-1)."""
+        counts = self.counts
+        name = op.name
+        counts[name] = counts.get(name, 0) + sign
+        self.total += sign
+        for region in op.regions:
+            for block in region.blocks:
+                self.block(block, sign)
+
+    def block(self, block, sign: int) -> None:
+        """Count the ops of `block` (nested ones included) in or out.  Reads xDSL's links
+        (`_first_op`, `_next_op`; xDSL is pinned exactly), as the greedy driver's walk does."""
+        counts = self.counts
+        op = block._first_op
+        n = 0
+        while op is not None:
+            name = op.name
+            counts[name] = counts.get(name, 0) + sign
+            n += 1
+            for region in op.regions:
+                for inner in region.blocks:
+                    self.block(inner, sign)
+            op = op._next_op
+        self.total += sign * n
+
+    def mismatch(self, program) -> str | None:
+        """How this index differs from a fresh count of `program`, or None when it does not."""
+        fresh = OpIndex(program)
+        mine = {k: v for k, v in self.counts.items() if v}
+        theirs = {k: v for k, v in fresh.counts.items() if v}
+        if mine == theirs:
+            return None
+        names = sorted(set(mine) | set(theirs), key=lambda n: (mine.get(n, 0) == theirs.get(n, 0), n))
+        shown = ", ".join(f"{n} {mine.get(n, 0)} (program: {theirs.get(n, 0)})" for n in names[:3]
+                          if mine.get(n, 0) != theirs.get(n, 0))
+        return f"the op index counts {shown}"
