@@ -55,6 +55,13 @@ def excerpt(text: str, limit: int) -> str:
     return text[:cut].rstrip() + "..."
 
 
+def first_line(error: BaseException, empty: str = "") -> str:
+    """The first line of an exception's message (`empty` when it has none): what a one-line
+    record or message quotes of it."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else empty
+
+
 def _inside_word(text: str, i: int) -> bool:
     """Whether a cut before text[i] splits a word (a run of letters, digits and `_`)."""
     return _word_char(text[i - 1]) and _word_char(text[i])

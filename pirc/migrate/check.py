@@ -52,7 +52,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ..errors import PircError
+from ..errors import PircError, first_line
 from ..testing.numerical_diff import compare_arrays, numerical_diff
 from ..testing.random_ops import random_fetches
 
@@ -184,17 +184,12 @@ def _locate(original, original_params, upgraded, upgraded_params, inputs, first,
                                 params_b=upgraded_params, runner=runner, scale=SCALE)
     except Exception as e:  # noqa: BLE001 - the verdict stands; only the location is lost
         return None, f"the first diverging op could not be located ({type(e).__name__}: " \
-                     f"{_first_line(e)})"
+                     f"{first_line(e)})"
     d = report.divergence
     if d is None:
         return None, report.note or "no single op diverges first"
     name = d.op_name if not d.op_name_b or d.op_name_b == d.op_name else f"{d.op_name}/{d.op_name_b}"
     return f"{name} #{d.position_a}", str(d)
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else ""
 
 
 def outputs_check(upgraded, params, inputs: dict, references: list) -> tuple[dict, str | None]:

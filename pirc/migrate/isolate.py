@@ -45,6 +45,8 @@ import time
 import types
 from dataclasses import dataclass
 
+from ..errors import first_line
+
 TEMPLATE_MODULE = "pirc.migrate.template"
 
 # How often the watcher reads the child's memory and checks the clock; a result or the
@@ -193,8 +195,8 @@ def resident_peak_mb(pid: int | str) -> float:
 
 def describe_exception(error: BaseException) -> str:
     """'ExcType: first line of the message', the reason a record gives for an exception."""
-    lines = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    line = first_line(error)
+    return f"{type(error).__name__}: {line}" if line else type(error).__name__
 
 
 def _child_main(fn, args, sender) -> None:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import PircError, VersionError
+from ..errors import PircError, VersionError, first_line
 from .check import CheckUnavailable, record as check_record, resolve_mode
 from .options import MigrateOptions
 from .sources import ModelSource
@@ -66,15 +66,10 @@ def migrate_model(src_root: str, out_root: str, source: ModelSource,
         _migrate(out_root, source, options, rec)
     except Exception as e:  # noqa: BLE001 - one model's failure is its record, never the run's
         rec["status"] = "failed"
-        rec["reason"] = f"{type(e).__name__}: {_first_line(e)}"
+        rec["reason"] = f"{type(e).__name__}: {first_line(e, '(no message)')}"
     if rec["reason"] is not None:
         rec["reason"] = _relative(rec["reason"], src_root, out_root, source)
     return rec
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else "(no message)"
 
 
 def _relative(text: str, src_root: str, out_root: str, source: ModelSource) -> str:
@@ -92,7 +87,7 @@ def _migrate(out_root: str, source: ModelSource, options: MigrateOptions, rec: d
     try:
         program = pirc.load(source.program)
     except VersionError as e:  # newer than this pirc: a refusal, as an upgrade's own
-        rec["status"], rec["reason"] = "refused", _first_line(e)
+        rec["status"], rec["reason"] = "refused", first_line(e, "(no message)")
         return
     rec["from_version"] = program.version
     rec["ops_before"] = program.op_count()
@@ -106,7 +101,7 @@ def _migrate(out_root: str, source: ModelSource, options: MigrateOptions, rec: d
     try:
         pirc.upgrade(program, options.target_version)
     except PircError as e:
-        rec["status"], rec["reason"] = "refused", _first_line(e)
+        rec["status"], rec["reason"] = "refused", first_line(e, "(no message)")
         return
     rec["to_version"] = program.version
     pirc.verify(program)
