@@ -158,25 +158,6 @@ def summarise(label: str, result: dict) -> dict:
             "peak_mb": {w: (statistics.median(v), max(v)) for w, v in sorted(peaks.items())}}
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True).stdout.strip() or "?"
-    except OSError:
-        return "?"
-
-
 def table(rows: list[dict], startup: dict) -> str:
     base = {r["run"]: r["wall"] for r in rows}
     one = base.get("pool:1")
@@ -232,6 +213,7 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    from tools.bench_run import commit, cpu_model
     from tools.zoo_weights import materialise
 
     work = args.workdir or tempfile.mkdtemp(prefix="bench-migrate-")

@@ -57,13 +57,14 @@ def zoo_bound() -> tuple[float, float]:
 
 
 def recorded(io: Path, save: Path) -> bool:
-    """The saving release's outputs as out__<i> in `save` (check_json_loads' keys)."""
-    with np.load(io) as d:
-        keys = [k for k in d.files if k.startswith("reload_out__")] or \
-            [k for k in d.files if k.startswith("out__")]
-        if not keys:
-            return False
-        np.savez(save, **{"out__" + k.rsplit("__", 1)[1]: d[k] for k in keys})
+    """The saving release's outputs (pirc.migrate.inputs.reference_outputs: reload_out__<i>,
+    else out__<i>) as out__<i> in `save`, check_json_loads' keys."""
+    from pirc.migrate.inputs import reference_outputs
+
+    outputs = reference_outputs(str(io))
+    if not outputs:
+        return False
+    np.savez(save, **{f"out__{i}": v for i, v in enumerate(outputs)})
     return True
 
 
