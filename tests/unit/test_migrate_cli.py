@@ -154,6 +154,8 @@ def test_bad_usage_exits_2_with_what_to_do(argv, words, src, tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr
     assert hashes(src) == before
+    # refused before anything is written: no OUT, no journal, no report
+    assert not (tmp_path / "out").exists() and not (src / "out").exists()
 
 
 def test_every_model_over_its_time_is_a_timeout_and_the_run_says_so(src, tmp_path):
