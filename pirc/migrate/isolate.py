@@ -127,7 +127,10 @@ class _Watch:
         waitables = [self.receiver, self.child.sentinel]
         while True:
             self.peak_mb = max(self.peak_mb, resident_peak_mb(self.child.pid))
-            ready = multiprocessing.connection.wait(waitables, timeout=_POLL_SECONDS)
+            wait = _POLL_SECONDS
+            if self.timeout is not None:   # wake at the deadline, not up to a poll after it
+                wait = max(min(wait, self.start + self.timeout - time.monotonic()), 0.0)
+            ready = multiprocessing.connection.wait(waitables, timeout=wait)
             self.peak_mb = max(self.peak_mb, resident_peak_mb(self.child.pid))
             if self.receiver in ready:
                 message = self._receive()
