@@ -165,3 +165,30 @@ def test_a_chain_on_a_parameter_and_constant_ops_folds_into_one_parameter():
     x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
     np.testing.assert_array_equal(pirc.run(program, {"x": x}, result.params)["out"],
                                   pirc.run(original, {"x": x}, {"p": p})["out"])
+
+
+# `p` twice: the first op's cone folds away, the second op is read by the feed's multiply.
+TWO_OPS_ONE_NAME = """{
+    (%0) = "builtin.parameter" () {is_distributed:[false],is_parameter:[true],need_clip:[true],parameter_name:"p",persistable:[true],stop_gradient:[false],trainable:[true]} : () -> tensor<4xf32>
+    (%1) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[4],stop_gradient:[true]} : () -> tensor<4xf32>
+    (%2) = "pd_op.exp" (%0) {stop_gradient:[false]} : (tensor<4xf32>) -> tensor<4xf32>
+    (%3) = "pd_op.multiply" (%1, %2) {stop_gradient:[false]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    (%4) = "builtin.parameter" () {is_distributed:[false],is_parameter:[true],need_clip:[true],parameter_name:"p",persistable:[true],stop_gradient:[false],trainable:[true]} : () -> tensor<4xf32>
+    (%5) = "pd_op.multiply" (%3, %4) {stop_gradient:[false]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    (%6) = "pd_op.fetch" (%5) {col:0,name:"out",persistable:[true],stop_gradient:[false]} : (tensor<4xf32>) -> tensor<4xf32>
+}"""
+
+
+def test_a_parameter_another_op_still_names_keeps_its_value():
+    """Erasing one of two builtin.parameter ops named `p` keeps `p` in the parameters: the
+    pass counts the ops per name (no walk per erased op) and drops a value only with its
+    last op."""
+    program = pirc.parse(TWO_OPS_ONE_NAME, from_version=4)
+    original = pirc.parse(TWO_OPS_ONE_NAME, from_version=4)
+    p = np.array([0.0, 1.0, -2.0, 0.5], np.float32)
+    result = run_pipeline(program, "param-fold,dce", params={"p": p})
+    assert result.passes[0].rewrites == 1
+    assert sorted(result.params) == ["p", "p.exp"] == names_from_program(program)
+    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    np.testing.assert_array_equal(pirc.run(program, {"x": x}, result.params)["out"],
+                                  pirc.run(original, {"x": x}, {"p": p})["out"])

@@ -12,6 +12,7 @@ Such a pass declares `reads_weights`: without parameters the manager skips it wh
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 
 from xdsl.dialects.builtin import StringAttr
 
@@ -65,6 +66,17 @@ def program_parameter_names(program) -> set[str]:
     return {parameter_name(op) for op in program.walk() if op.name == PARAMETER}
 
 
+def _name_counts(pc) -> Counter:
+    """How many builtin.parameter ops of `pc`'s program bear each name: one walk the first
+    time a pass asks, then kept by add_parameter and erase_unused (the only places a weight
+    pass makes or removes parameter ops).  A walk per erased parameter made conv-bn-fold
+    quadratic: 60 folds walked DenseNet-121's 1,157 ops 60 times."""
+    if pc._parameter_names is None:
+        pc._parameter_names = Counter(parameter_name(op) for op in pc.program.walk()
+                                      if op.name == PARAMETER)
+    return pc._parameter_names
+
+
 def fresh_name(base: str, taken) -> str:
     """`base`, or `base_1`, `base_2`, ... : the first not in `taken` (deterministic)."""
     name, n = base, 0
@@ -83,21 +95,23 @@ def add_parameter(pc, like, name: str, array, result_type, before):
                                                         attributes=attributes)
     before.parent.insert_op_before(op, before)
     pc.params[name] = array
+    if pc._parameter_names is not None:
+        pc._parameter_names[name] += 1
     return op
 
 
 def erase_unused(pc, ops) -> None:
     """Erase each of `ops` (producers the rewrite may have orphaned) whose results nobody
     uses; a parameter op's value leaves `pc.params` once no op names it any more."""
-    gone = []
     for op in ops:
         if op is None or op.parent is None or any(r.first_use is not None for r in op.results):
             continue
         if op.name == PARAMETER:
-            gone.append(parameter_name(op))
+            counts = _name_counts(pc)
+            name = parameter_name(op)
+            counts[name] -= 1
+            if counts[name] <= 0:
+                del counts[name]
+                if pc.params is not None:
+                    pc.params.pop(name, None)
         op.parent.erase_op(op, safe_erase=False)
-    if gone and pc.params is not None:
-        remaining = program_parameter_names(pc.program)
-        for name in gone:
-            if name not in remaining:
-                pc.params.pop(name, None)

@@ -69,6 +69,7 @@ class PassContext:
     rule_rewrites: dict = field(default_factory=dict)   # rule name -> rewrites it made
     _near_pending: dict = field(default_factory=dict, repr=False)
     _aliases: object = field(default=None, repr=False)
+    _parameter_names: object = field(default=None, repr=False)   # pirc.passes.infra.parameters
 
     def __post_init__(self):
         if self.state is None:
