@@ -13,6 +13,11 @@ pirc-opt about 5x, evenly enough that shares, not seconds, are what to read.
     python tools/profile_passes.py PROGRAM.json [--pipeline default] [--top 15]
     python tools/profile_passes.py --make generated:100000 [...]     # tools/bench_passes.py's
     python tools/profile_passes.py --make transformer:100000 [...]   # programs, made first
+    python tools/profile_passes.py MODEL.json --params MODEL.pdiparams --repeat 50   # a zoo model
+
+`--params` hands the weights to both runs (the weight passes are skipped whole without
+them); `--repeat N` profiles N runs of each command, for a program small enough that one
+run is a few tens of milliseconds (the seconds printed are then per run).
 """
 
 from __future__ import annotations
@@ -69,23 +74,26 @@ def top_functions(stats: pstats.Stats, n: int) -> list[tuple[str, int, float, fl
     return sorted(rows, key=lambda r: -r[2])[:n]
 
 
-def profiled(argv: list[str]) -> tuple[pstats.Stats, float]:
+def profiled(argv: list[str], repeat: int = 1) -> tuple[pstats.Stats, float]:
+    """cProfile of `repeat` runs of pirc-opt ARGV, and the CPU seconds of one run (mean)."""
     from pirc.cli.opt import run
     from pirc.passes.infra.rewrites import CACHE
 
-    CACHE._plans.clear()   # the warm-up's plans: each profiled run plans afresh, as a new process
-    gc.collect()
-    gc.disable()
     profile = cProfile.Profile(time.process_time)
-    start = time.process_time()
-    profile.enable()
-    status = run(argv)
-    profile.disable()
-    seconds = time.process_time() - start
-    gc.enable()
-    if status != 0:
-        raise SystemExit(f"pirc-opt {' '.join(argv)}: exit status {status}")
-    return pstats.Stats(profile), seconds
+    seconds = 0.0
+    for _ in range(repeat):
+        CACHE._plans.clear()   # earlier runs' plans: each profiled run plans afresh, as a new process
+        gc.collect()
+        gc.disable()
+        start = time.process_time()
+        profile.enable()
+        status = run(argv)
+        profile.disable()
+        seconds += time.process_time() - start
+        gc.enable()
+        if status != 0:
+            raise SystemExit(f"pirc-opt {' '.join(argv)}: exit status {status}")
+    return pstats.Stats(profile), seconds / repeat
 
 
 def make(spec: str, folder: Path) -> Path:
@@ -115,21 +123,29 @@ def main() -> None:
     ap.add_argument("--pipeline", default="default")
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--json", dest="json_out", help="also write the figures here")
+    ap.add_argument("--params", help="the program's .pdiparams, for both runs")
+    ap.add_argument("--repeat", type=int, default=1, help="profile N runs of each (per-run seconds)")
     args = ap.parse_args()
+    if args.repeat < 1:
+        ap.error("--repeat: at least 1")
     if (args.program is None) == (args.make is None):
         ap.error("give PROGRAM or --make")
     os.environ.pop("PIRC_VERIFY_EACH", None)
     with tempfile.TemporaryDirectory(prefix="pirc-profile-") as tmp:
         program = make(args.make, Path(tmp)) if args.make else Path(args.program)
         out = str(Path(tmp) / "out.json")
-        plain_argv = [str(program), "-o", out]
-        pipeline_argv = [str(program), f"--pipeline={args.pipeline}", "-o", out]
+        params = ["--params", args.params] if args.params else []
+        plain_argv = [str(program), *params, "-o", out]
+        pipeline_argv = [str(program), *params, f"--pipeline={args.pipeline}", "-o", out]
         from pirc.cli.opt import run
 
         run(pipeline_argv)  # warm-up: bytecode, specs, the user cache
-        plain, plain_s = profiled(plain_argv)
-        with_pipeline, pipeline_s = profiled(pipeline_argv)
+        plain, plain_s = profiled(plain_argv, args.repeat)
+        with_pipeline, pipeline_s = profiled(pipeline_argv, args.repeat)
     a, b = per_module(plain), per_module(with_pipeline)
+    if args.repeat > 1:   # per run, as the seconds above
+        a = {m: v / args.repeat for m, v in a.items()}
+        b = {m: v / args.repeat for m, v in b.items()}
     added = {m: b.get(m, 0.0) - a.get(m, 0.0) for m in set(a) | set(b)}
     total_a, total_b = sum(a.values()), sum(b.values())
     name = args.make or Path(args.program).name
