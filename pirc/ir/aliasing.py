@@ -261,7 +261,7 @@ class AliasAnalysis:
         self._joins: list = []        # (value, value, horizon): the two name one buffer
         self._written: list = []      # (op, value, horizon): `op` changes the values of `value`'s buffer
         self._by_class: dict = {}     # op class -> its OpAliasing if the walk reads its ops, else None
-        self._horizon = (0, 0)        # (ops, blocks) the walk has reached
+        self._horizon = (0, 0)        # (ops, blocks) walked, for `_key`: all of them once built
         self._parent: dict | None = None  # union-find over ids of the values that share a buffer
         from .builder import gc_paused
 
@@ -277,6 +277,7 @@ class AliasAnalysis:
         blocks = self._blocks
         blocks[id(block)] = (len(ops), block, len(blocks))
         by_class = self._by_class
+        params = self._params
         op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
         while op is not None:
             append(op)
@@ -292,8 +293,19 @@ class AliasAnalysis:
             except KeyError:
                 oa = self._kind(op)
             if oa is not None:
-                self._horizon = (len(ops), len(blocks))
-                self._op(op, oa)
+                if op.name == PARAMETER:
+                    # the commonest op read here (a model's weights), read without a call:
+                    # every parameter of one name is one buffer
+                    result = op.results[0]
+                    key = getattr(op.attributes.get("parameter_name"), "data", None)
+                    if key is not None:
+                        first = params.setdefault(key, result)
+                        if first is not result:
+                            self._join(first, result)
+                    if oa is not _NONE:  # a table entry for it would be read as for any op
+                        self._op(op, oa)
+                else:
+                    self._op(op, oa)
             op = op._next_op
 
     def _kind(self, op) -> OpAliasing | None:
@@ -301,7 +313,7 @@ class AliasAnalysis:
         are structural), else None.  Asked once per class: an op class has one name
         (xDSL's `name` is a class variable)."""
         oa = aliasing_of(op, self.version)
-        kind = self._by_class[type(op)] = oa if oa is not _NONE or op.name in _SPECIAL else None
+        kind = self._by_class[type(op)] = None if oa is _NONE and op.name not in _SPECIAL else oa
         return kind
 
     def _op(self, op, oa: OpAliasing) -> None:
@@ -310,13 +322,6 @@ class AliasAnalysis:
             self._members[id(op.results[0])] = (op.results[0], tuple(op.operands))
         elif name in SPLITS:
             self._split(op)
-        elif name == PARAMETER:
-            result = op.results[0]
-            key = getattr(op.attributes.get("parameter_name"), "data", None)
-            if key is not None:
-                first = self._params.setdefault(key, result)
-                if first is not result:
-                    self._join(first, result)
         elif name == SET_PARAMETER:
             pname = getattr(op.attributes.get("parameter_name"), "data", None)
             first = self._params.get(pname) if pname is not None else None
@@ -330,7 +335,7 @@ class AliasAnalysis:
                 self._write(op, v)
             return
         if oa is _NONE:
-            return  # a structural op that is only what the branches above read
+            return  # a structural op: the branches above read all there is
         results, operands = op.results, op.operands
         for r, o in oa.inplace:
             if r < len(results) and o < len(operands):
@@ -344,7 +349,8 @@ class AliasAnalysis:
                     self._write(op, operands[o])
 
     def _join(self, a, b) -> None:
-        self._joins.append((a, b, self._horizon))
+        # the walk is at the op being read: what it has reached is what the lists hold
+        self._joins.append((a, b, (len(self._ops), len(self._blocks))))
 
     def _vector(self, value):
         """The values a vector gathers (a builtin.combine result), or None."""
@@ -357,7 +363,7 @@ class AliasAnalysis:
             for m in members:
                 self._write(op, m)
             return
-        self._written.append((op, value, self._horizon))
+        self._written.append((op, value, (len(self._ops), len(self._blocks))))
 
     def _split(self, op) -> None:
         vector = op.operands[0]
