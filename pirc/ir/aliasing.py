@@ -244,8 +244,9 @@ class AliasAnalysis:
       walk had reached when it met it (`_horizon`), so a value used before its definition
       counts as no value, as it did when the walk did the joining itself.
 
-    Most programs have no in-place op: then no query builds the buffers, and the walk is
-    the whole cost.  Tables are keyed by `id()` with the object kept beside it and checked
+    Most programs have no in-place op: the passes' questions (`writers`, `written_after`,
+    ...) are then answered from the empty record of writes, and the walk is the whole
+    cost.  Tables are keyed by `id()` with the object kept beside it and checked
     on lookup (xDSL's IR objects hash in Python, and an id may be reused once a pass erased
     its object)."""
 
@@ -262,7 +263,10 @@ class AliasAnalysis:
         self._written: list = []      # (op, value, horizon): `op` changes the values of `value`'s buffer
         self._by_class: dict = {}     # op class -> its OpAliasing if the walk reads its ops, else None
         self._horizon = (0, 0)        # (ops, blocks) walked, for `_key`: all of them once built
-        self._parent: dict | None = None  # union-find over ids of the values that share a buffer
+        self._parent: dict = {}       # union-find over ids of the values that share a buffer,
+        self._vals: dict = {}         # id -> value, for the ids in _parent,
+        self._writers: dict | None = None  # root id -> (root value, its writers): all made by _buffers
+        self._names: dict | None = None    # root id -> the buffer's names (_groups)
         from .builder import gc_paused
 
         with gc_paused():  # a walk that allocates: no collections meanwhile
@@ -438,10 +442,8 @@ class AliasAnalysis:
     def _buffers(self) -> None:
         """The union-find and the writers of each buffer, from the walk's record (each
         entry with the horizon the walk had when it made it)."""
-        if self._parent is not None:
+        if self._writers is not None:
             return
-        self._parent, self._vals = {}, {}  # _vals: id -> value, for the ids in _parent
-        self._names = None
         reached = self._horizon
         written = []
         try:
