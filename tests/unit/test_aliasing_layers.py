@@ -8,17 +8,20 @@ in-place writes, views, parameters written back and loops: an analysis left unto
 until the pass has edited the program answers every query kind (knows, knows_op, order,
 loops_of, buffer_of, names, writers, is_written, aliased, written_after, written_before,
 written_between) exactly as one whose every layer was made when both were built; and two
-fresh analyses asked in opposite orders agree."""
+fresh analyses asked in opposite orders agree.  The same on random programs with in-place
+ops, views and parameters written in place (pirc.testing.strategies)."""
 
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 import pirc
 from pirc.ir.aliasing import AliasAnalysis
 from pirc.passes import run_pipeline
 from pirc.passes.infra.manager import Instrument
 from pirc.testing.corpus_reports import corpus_programs
+from pirc.testing.strategies import aliasing_programs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # programs whose buffers are written in place, viewed, written back to a parameter or
@@ -117,6 +120,15 @@ def test_answers_do_not_depend_on_when_they_are_worked_out(key, path, params_pat
         compare = _Compare()
         run_pipeline(program, "default", params=params, instruments=[compare])
         assert compare.passes == 6
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(aliasing_programs(max_ops=10))
+def test_answers_on_generated_programs_do_not_depend_on_when_they_are_worked_out(g):
+    compare = _Compare()
+    run_pipeline(g.parse(), "default", params=g.fresh_params(), instruments=[compare])
+    assert compare.passes >= 4
 
 
 def _parse(body: str):
