@@ -229,47 +229,242 @@ class AliasAnalysis:
     included.  Build it once per pass run: it is a snapshot, and a value or op made after it
     was built is unknown to it (`knows`, `knows_op`; `buffer_of` raises KeyError for it).
 
-    Built in one walk that touches only what aliases: most values name a buffer of their
-    own and never enter the union-find; a buffer's id is the position of its first name in
-    program order (an int, the same on every run).  Tables are keyed by `id()` with the
-    object kept beside it and checked on lookup (xDSL's values hash in Python, and an id may
-    be reused once a pass erased its object)."""
+    Built in one walk that reads the IR and keeps only what later queries need: every op
+    in program order (a list), the blocks, the loops around each op, and, from the few ops
+    that alias, write or are structural, the pairs of values that share a buffer and the
+    values written.  What follows from those is worked out on the first query that needs
+    it, from that record alone, so a later edit of the program changes no answer:
+
+    * positions (`knows`, `knows_op`, `order`): a dict from `id()` to program-order index,
+      made from the list in one pass that runs in C;
+    * buffers (`buffer_of`, `names`; `writers` once the walk recorded a write): a
+      union-find over the values that share a buffer.  Most values name a buffer of their
+      own and never enter it; a buffer's id is the position of its first name in program
+      order (an int, the same on every run).  Each pair and write is taken with what the
+      walk had reached when it met it (`_horizon`), so a value used before its definition
+      counts as no value, as it did when the walk did the joining itself.
+
+    Most programs have no in-place op: the passes' questions (`writers`, `written_after`,
+    ...) are then answered from the empty record of writes, and the walk is the whole
+    cost.  Tables are keyed by `id()` with the object kept beside it and checked
+    on lookup (xDSL's IR objects hash in Python, and an id may be reused once a pass erased
+    its object)."""
 
     def __init__(self, program_or_block, version: int | None = None):
         block = getattr(program_or_block, "block", program_or_block)
         self.version = version if version is not None else getattr(program_or_block, "version", None)
-        self._parent: dict = {}       # union-find over ids of the values that share a buffer
-        self._vals: dict = {}         # id -> value, for the ids in _parent
-        self._order: dict = {}        # id(op) -> (program-order index, op): pre-order
-        self._blocks: dict = {}       # id(block) -> (index of its first op, block)
-        self._members: dict = {}      # id(vector) -> (vector, its member values): combine results
-        self._raw_writes: list = []   # (op, written value) in program order
+        self._ops: list = []          # every op, in program order (pre-order: an op before its regions)
+        self._pos: dict | None = None  # id(op) -> its index in _ops (made on first need)
+        self._blocks: dict = {}       # id(block) -> (index of its first op, block, blocks walked before it)
         self._loops: dict = {}        # id(op) -> (op, the loops around it, outermost first)
+        self._members: dict = {}      # id(vector) -> (vector, its member values): combine results
         self._params: dict = {}       # parameter name -> first value naming it
-        self._by_class: dict = {}     # op class -> its OpAliasing (one lookup per class)
+        self._joins: list = []        # (value, value, horizon): the two name one buffer
+        self._written: list = []      # (op, value, horizon): `op` changes the values of `value`'s buffer
+        self._by_class: dict = {}     # op class -> its OpAliasing if the walk reads its ops, else None
+        self._horizon = (0, 0)        # (ops, blocks) walked, for `_key`: all of them once built
+        self._parent: dict = {}       # union-find over ids of the values that share a buffer,
+        self._vals: dict = {}         # id -> value, for the ids in _parent,
+        self._writers: dict | None = None  # root id -> (root value, its writers): all made by _buffers
+        self._names: dict | None = None    # root id -> the buffer's names (_groups)
         from .builder import gc_paused
 
         with gc_paused():  # a walk that allocates: no collections meanwhile
             self._walk_block(block, ())
-            self._finish()
+        self._horizon = (len(self._ops), len(self._blocks))
 
-    # -- building
+    # -- the walk
+
+    def _walk_block(self, block, loops: tuple) -> None:
+        ops = self._ops
+        append = ops.append
+        blocks = self._blocks
+        blocks[id(block)] = (len(ops), block, len(blocks))
+        by_class = self._by_class
+        params = self._params
+        op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
+        while op is not None:
+            append(op)
+            if loops:
+                self._loops[id(op)] = (op, loops)
+            if op.regions:
+                inner = loops + (op,) if op.name in _LOOPS else loops
+                for region in op.regions:
+                    for b in region.blocks:
+                        self._walk_block(b, inner)
+            try:
+                oa = by_class[type(op)]
+            except KeyError:
+                oa = self._kind(op)
+            if oa is not None:
+                if op.name == PARAMETER:
+                    # the commonest op read here (a model's weights), read without a call:
+                    # every parameter of one name is one buffer
+                    result = op.results[0]
+                    key = getattr(op.attributes.get("parameter_name"), "data", None)
+                    if key is not None:
+                        first = params.setdefault(key, result)
+                        if first is not result:
+                            self._join(first, result)
+                    if oa is not _NONE:  # a table entry for it would be read as for any op
+                        self._op(op, oa)
+                else:
+                    self._op(op, oa)
+            op = op._next_op
+
+    def _kind(self, op) -> OpAliasing | None:
+        """The OpAliasing of `op`'s class if the walk reads its ops (they alias, write or
+        are structural), else None.  Asked once per class: an op class has one name
+        (xDSL's `name` is a class variable)."""
+        oa = aliasing_of(op, self.version)
+        kind = self._by_class[type(op)] = None if oa is _NONE and op.name not in _SPECIAL else oa
+        return kind
+
+    def _op(self, op, oa: OpAliasing) -> None:
+        name = op.name
+        if name == COMBINE:
+            self._members[id(op.results[0])] = (op.results[0], tuple(op.operands))
+        elif name in SPLITS:
+            self._split(op)
+        elif name == SET_PARAMETER:
+            pname = getattr(op.attributes.get("parameter_name"), "data", None)
+            first = self._params.get(pname) if pname is not None else None
+            if first is not None:
+                self._join(first, op.operands[0])
+                self._write(op, first)
+        if op.regions and name in _REGION_OPS:
+            self._regions(op)
+        if not oa.known:
+            for v in op.operands:
+                self._write(op, v)
+            return
+        if oa is _NONE:
+            return  # a structural op: the branches above read all there is
+        results, operands = op.results, op.operands
+        for r, o in oa.inplace:
+            if r < len(results) and o < len(operands):
+                self._join(results[r], operands[o])
+        for r, o in oa.views:
+            if r < len(results) and o < len(operands):
+                self._join(results[r], operands[o])
+        if oa.writes:
+            for o in oa.value_writes(op):
+                if o < len(operands):
+                    self._write(op, operands[o])
+
+    def _join(self, a, b) -> None:
+        # the walk is at the op being read: what it has reached is what the lists hold
+        self._joins.append((a, b, (len(self._ops), len(self._blocks))))
+
+    def _vector(self, value):
+        """The values a vector gathers (a builtin.combine result), or None."""
+        entry = self._members.get(id(value))
+        return entry[1] if entry is not None and entry[0] is value else None
+
+    def _write(self, op, value) -> None:
+        members = self._vector(value)
+        if members is not None:
+            for m in members:
+                self._write(op, m)
+            return
+        self._written.append((op, value, (len(self._ops), len(self._blocks))))
+
+    def _split(self, op) -> None:
+        vector = op.operands[0]
+        members = self._vector(vector)
+        if op.name == "builtin.slice":
+            index = getattr(op.attributes.get("index"), "value", None)
+            index = getattr(index, "data", None)
+            if members is not None and index is not None and 0 <= index < len(members):
+                self._join(op.results[0], members[index])
+            else:
+                for m in members or (vector,):
+                    self._join(op.results[0], m)
+            return
+        if members is not None and len(members) == len(op.results):
+            for r, m in zip(op.results, members):
+                self._join(r, m)
+        else:
+            for r in op.results:
+                for m in members or (vector,):
+                    self._join(r, m)
+
+    def _regions(self, op) -> None:
+        """An if / while / pylayer: per position, the op's results, its regions' yields and
+        (for a while or a pylayer) its inputs and block arguments are one buffer; a while
+        writes its loop values (each iteration carries new values into them)."""
+        loop = op.name in _LOOPS
+        carried = list(op.operands[1:]) if loop else []
+        inputs = carried if loop else list(op.operands) if op.name == "pd_op.pylayer" else []
+        for region in op.regions:
+            for block in region.blocks:
+                for arg, value in zip(block.args, inputs):
+                    self._join(arg, value)
+                last = block.last_op
+                if last is None or last.name != "cf.yield":
+                    continue
+                yielded = list(last.operands[1:]) if loop else list(last.operands)
+                for i, v in enumerate(yielded):
+                    if i < len(op.results):
+                        self._join(op.results[i], v)
+                    if loop and i < len(carried):
+                        self._join(carried[i], v)
+        if loop:
+            for v in carried:
+                self._write(op, v)
+
+    # -- positions
+
+    def _positions(self) -> dict:
+        if self._pos is None:
+            ops = self._ops
+            self._pos = dict(zip(map(id, ops), range(len(ops))))
+        return self._pos
 
     def _index(self, op) -> int | None:
-        entry = self._order.get(id(op))
-        return entry[0] if entry is not None and entry[1] is op else None
+        i = (self._pos or self._positions()).get(id(op))
+        return i if i is not None and self._ops[i] is op else None
 
     def _key(self, v) -> int | None:
-        """The position of `v`'s definition in program order, or None (a null operand or a
-        value from outside the walk)."""
+        """The position of `v`'s definition in program order, or None (a null operand, a
+        value from outside the walk, or one the walk had not reached: `_horizon`)."""
         owner = v.owner
-        entry = self._order.get(id(owner))
-        if entry is not None and entry[1] is owner:
-            return (entry[0] << 20) | (v.index + (1 << 19))
+        i = (self._pos or self._positions()).get(id(owner))
+        if i is not None and self._ops[i] is owner:
+            return (i << 20) | (v.index + (1 << 19)) if i < self._horizon[0] else None
         entry = self._blocks.get(id(owner))
-        if entry is not None and entry[1] is owner:
+        if entry is not None and entry[1] is owner and entry[2] < self._horizon[1]:
             return (entry[0] << 20) | ((1 << 19) - 1 - v.index)  # before the block's first op
         return None
+
+    # -- buffers
+
+    def _buffers(self) -> None:
+        """The union-find and the writers of each buffer, from the walk's record (each
+        entry with the horizon the walk had when it made it)."""
+        if self._writers is not None:
+            return
+        reached = self._horizon
+        written = []
+        try:
+            for a, b, horizon in self._joins:
+                self._horizon = horizon
+                self._union(a, b)
+            for op, value, horizon in self._written:
+                self._horizon = horizon
+                if self._key(value) is not None:  # not a null operand
+                    written.append((op, value))
+        finally:
+            self._horizon = reached
+        writers: dict = {}
+        for op, value in written:
+            root, first = self._root(value)
+            entry = writers.setdefault(root, (first, []))
+            if op not in entry[1]:
+                entry[1].append(op)
+        index = self._index
+        self._writers = {root: (first, tuple(sorted(ops, key=index)))
+                         for root, (first, ops) in writers.items()}
 
     def _root(self, v):
         """(id, value) of the first name of `v`'s buffer (`v` itself when it shares none)."""
@@ -300,137 +495,15 @@ class AliasAnalysis:
         self._vals[rb] = vb
         self._parent[rb] = ra
 
-    def _walk_block(self, block, loops: tuple) -> None:
-        order = self._order
-        self._blocks[id(block)] = (len(order), block)
-        by_class = self._by_class
-        op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
-        while op is not None:
-            order[id(op)] = (len(order), op)
-            if loops:
-                self._loops[id(op)] = (op, loops)
-            if op.regions:
-                inner = loops + (op,) if op.name in _LOOPS else loops
-                for region in op.regions:
-                    for b in region.blocks:
-                        self._walk_block(b, inner)
-            cls = type(op)
-            oa = by_class.get(cls)
-            if oa is None:
-                oa = by_class[cls] = aliasing_of(op, self.version)
-            if oa is not _NONE or op.name in _SPECIAL:
-                self._op(op, oa)
-            op = op._next_op
-
-    def _op(self, op, oa: OpAliasing) -> None:
-        name = op.name
-        if name == COMBINE:
-            self._members[id(op.results[0])] = (op.results[0], tuple(op.operands))
-        elif name in SPLITS:
-            self._split(op)
-        elif name == PARAMETER:
-            key = getattr(op.attributes.get("parameter_name"), "data", None)
-            if key is not None:
-                first = self._params.setdefault(key, op.results[0])
-                if first is not op.results[0]:
-                    self._union(first, op.results[0])
-        elif name == SET_PARAMETER:
-            pname = getattr(op.attributes.get("parameter_name"), "data", None)
-            first = self._params.get(pname) if pname is not None else None
-            if first is not None:
-                self._union(first, op.operands[0])
-                self._write(op, first)
-        if op.regions and name in _REGION_OPS:
-            self._regions(op)
-        if not oa.known:
-            for v in op.operands:
-                self._write(op, v)
-            return
-        results, operands = op.results, op.operands
-        for r, o in oa.inplace:
-            if r < len(results) and o < len(operands):
-                self._union(results[r], operands[o])
-        for r, o in oa.views:
-            if r < len(results) and o < len(operands):
-                self._union(results[r], operands[o])
-        if oa.writes:
-            for o in oa.value_writes(op):
-                if o < len(operands):
-                    self._write(op, operands[o])
-
-    def _vector(self, value):
-        """The values a vector gathers (a builtin.combine result), or None."""
-        entry = self._members.get(id(value))
-        return entry[1] if entry is not None and entry[0] is value else None
-
-    def _write(self, op, value) -> None:
-        members = self._vector(value)
-        if members is not None:
-            for m in members:
-                self._write(op, m)
-            return
-        if self._key(value) is not None:  # not a null operand
-            self._raw_writes.append((op, value))
-
-    def _split(self, op) -> None:
-        vector = op.operands[0]
-        members = self._vector(vector)
-        if op.name == "builtin.slice":
-            index = getattr(op.attributes.get("index"), "value", None)
-            index = getattr(index, "data", None)
-            if members is not None and index is not None and 0 <= index < len(members):
-                self._union(op.results[0], members[index])
-            else:
-                for m in members or (vector,):
-                    self._union(op.results[0], m)
-            return
-        if members is not None and len(members) == len(op.results):
-            for r, m in zip(op.results, members):
-                self._union(r, m)
-        else:
-            for r in op.results:
-                for m in members or (vector,):
-                    self._union(r, m)
-
-    def _regions(self, op) -> None:
-        """An if / while / pylayer: per position, the op's results, its regions' yields and
-        (for a while or a pylayer) its inputs and block arguments are one buffer; a while
-        writes its loop values (each iteration carries new values into them)."""
-        loop = op.name in _LOOPS
-        carried = list(op.operands[1:]) if loop else []
-        inputs = carried if loop else list(op.operands) if op.name == "pd_op.pylayer" else []
-        for region in op.regions:
-            for block in region.blocks:
-                for arg, value in zip(block.args, inputs):
-                    self._union(arg, value)
-                last = block.last_op
-                if last is None or last.name != "cf.yield":
-                    continue
-                yielded = list(last.operands[1:]) if loop else list(last.operands)
-                for i, v in enumerate(yielded):
-                    if i < len(op.results):
-                        self._union(op.results[i], v)
-                    if loop and i < len(carried):
-                        self._union(carried[i], v)
-        if loop:
-            for v in carried:
-                self._write(op, v)
-
-    def _finish(self) -> None:
-        groups: dict = {}
-        for v in self._vals.values():
-            groups.setdefault(self._root(v)[0], []).append(v)
-        key = self._key
-        self._names = {root: tuple(sorted(vs, key=key)) for root, vs in groups.items()}
-        writers: dict = {}
-        for op, value in self._raw_writes:
-            root, first = self._root(value)
-            entry = writers.setdefault(root, (first, []))
-            if op not in entry[1]:
-                entry[1].append(op)
-        index = self._index
-        self._writers = {root: (first, tuple(sorted(ops, key=index)))
-                         for root, (first, ops) in writers.items()}
+    def _groups(self) -> dict:
+        """root id -> every name of that buffer, in program order (for `names`)."""
+        if self._names is None:
+            groups: dict = {}
+            for v in self._vals.values():
+                groups.setdefault(self._root(v)[0], []).append(v)
+            key = self._key
+            self._names = {root: tuple(sorted(vs, key=key)) for root, vs in groups.items()}
+        return self._names
 
     # -- queries
 
@@ -444,6 +517,7 @@ class AliasAnalysis:
     def buffer_of(self, value) -> int:
         """The buffer `value` names: values sharing storage get the same id (the program-order
         position of its first name)."""
+        self._buffers()
         key = self._key(self._root(value)[1])
         if key is None:
             raise KeyError(value)
@@ -451,8 +525,9 @@ class AliasAnalysis:
 
     def names(self, value) -> tuple:
         """Every value naming `value`'s buffer, in program order."""
+        self._buffers()
         root, first = self._root(value)
-        names = self._names.get(root)
+        names = self._groups().get(root)
         if names is not None and names[0] is first:
             return names
         if self._key(value) is None:
@@ -463,6 +538,9 @@ class AliasAnalysis:
         """The ops that change `value`'s buffer (a write that keeps the values is not one),
         in program order; none for a value the analysis does not know.  A vector (a
         builtin.combine result) is written when any tensor it gathers is."""
+        if not self._written:
+            return ()  # the walk met no write: no buffers to work out
+        self._buffers()
         if not self._writers:
             return ()
         members = self._vector(value)
