@@ -173,7 +173,7 @@ class RunState:
         """The ops a rewrite matched or produced: their top-level ops change."""
         block, seeds = self.program.block, self.seeds
         for op in ops:
-            top = top_level(op, block)
+            top = op if op.parent is block else top_level(op, block)  # mostly a top-level op
             if top is not None:
                 seeds[id(top)] = top
 
