@@ -25,6 +25,14 @@ program's hash is the sha256 of the sorted op hashes, kept sorted between passes
 moves a few entries, and the sha256 then reads 20 bytes per op at C speed.  `program`, the
 walk that compares every op with what was kept, is what `--verify-each=full` and a program
 edited behind the manager's back use.
+
+What an op's hash covers before its operands (name, semantic version, attributes, result
+types) is spelled once per distinct static key: the op's name, attribute names and the
+identities of its attribute values and result types (xDSL attributes are immutable, and a
+model's ops share them), the objects held by the memo so no identity is reused.  A one-op
+subgraph, what most rewrites match, has every operand as a free input, so its fingerprint is
+memoised by that key and its operands' types: the gate's fingerprint of a cse merge or a
+forward is a dict lookup (tests/unit/test_fingerprint_single.py holds it to the full walk).
 """
 
 from __future__ import annotations
