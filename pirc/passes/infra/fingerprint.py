@@ -102,6 +102,7 @@ class Fingerprinter:
         self._heads: dict = {}
         self._statics: dict = {}
         self._singles: dict = {}  # one op's subgraph fingerprint, by its static key and input types
+        self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
         self._kept: dict = {}     # id(op) -> _Kept, for each op of that block
         self._digests: dict = {}  # id(op) -> its hash, for each op of that block
@@ -412,9 +413,11 @@ class Fingerprinter:
         ops = list(ops)
         if len(ops) == 1:
             value = self._single(ops[0])
-            if value is not None:
-                return value
-        return self._subgraph(ops)
+        elif len(ops) <= _FEW:
+            value = self._few(ops)
+        else:
+            value = None
+        return value if value is not None else self._subgraph(ops)
 
     def _subgraph(self, ops: list) -> str:
         inside = {id(op) for op in ops}
@@ -444,6 +447,40 @@ class Fingerprinter:
             parts += map(self._free, inputs)
             digest = hashlib.blake2b(b"".join(parts), digest_size=20).digest()
             entry = self._singles[(static, *map(id, inputs))] = (inputs, _combine_sorted([digest]))
+        return entry[1]
+
+    def _few(self, ops: list) -> str | None:
+        """The fingerprint of a small subgraph of ops without regions or properties (None
+        for another), memoised by its shape: for each op in turn its static key, then for
+        each operand either the place in `ops` of the op producing it and the result's index,
+        or the identity of its type (a free input).  The general walk reads nothing else
+        (the order of `ops` decides only which edge of a cycle counts as a free input), so
+        the same shape is the same fingerprint; the entry holds the free inputs' types (the
+        static keys' objects are held by `_statics`).  A canonicalize pattern's match (an
+        op and the constant it reads) repeats in every layer of a model."""
+        at = {}
+        for i, op in enumerate(ops):
+            if op.regions or op.properties:
+                return None
+            at[id(op)] = i
+        if len(at) < len(ops):  # an op given twice: its places would not say which
+            return None
+        shape: list = []
+        free: list = []
+        for op in ops:
+            shape.append(_static_key(op))
+            for operand in op._operands:
+                place = at.get(id(getattr(operand, "op", None)))
+                if place is None:
+                    free.append(operand._type)
+                    shape.append(id(operand._type))
+                else:
+                    shape.append((place, operand.index))
+        shape = tuple(shape)
+        entry = self._shapes.get(shape)
+        if entry is None:
+            # The walk spells each op's prefix, which puts its static key in `_statics`.
+            entry = self._shapes[shape] = (free, self._subgraph(ops))
         return entry[1]
 
     # ------------------------------------------------------------------ hashing
@@ -615,6 +652,10 @@ class _Scope:
 
 # An SSA value's type, read without xDSL's `type` property (a Python call per value).
 _TYPE = attrgetter("_type")
+
+# Subgraphs of at most this many ops are memoised by their shape (Fingerprinter._few): what
+# patterns match; a larger one rarely repeats.
+_FEW = 8
 
 # Subgraphs of fewer ops are hashed with the cyclic GC left as it is: pausing it costs more
 # than the few tuples they make.
