@@ -31,8 +31,9 @@ types) is spelled once per distinct static key: the op's name, attribute names a
 identities of its attribute values and result types (xDSL attributes are immutable, and a
 model's ops share them), the objects held by the memo so no identity is reused.  A one-op
 subgraph, what most rewrites match, has every operand as a free input, so its fingerprint is
-memoised by that key and its operands' types: the gate's fingerprint of a cse merge or a
-forward is a dict lookup (tests/unit/test_fingerprint_single.py holds it to the full walk).
+memoised by that key and its operands' types, and a few ops' by their shape (`_few`): the
+gate's fingerprint of a cse merge, a forward or a pattern's match in a model's repeated
+layers is a dict lookup (tests/unit/test_fingerprint_single.py holds both to the full walk).
 """
 
 from __future__ import annotations
@@ -78,10 +79,13 @@ class _Kept:
     """What the program fingerprint keeps of one top-level op between two looks: the op (so
     its id is not reused), its static key (`_static_key`: its name, attributes and result
     types, as identities) and operand tuple as it was hashed (what `program` compares), its
-    hash, its place in the block (`rank`, increasing in block order), how many ops it counts for (itself and every op in its regions), and the bytes
-    of its hash that come before its operands (`prefix`): an op whose producers' hashes
-    moved, and nothing else, is hashed again from its prefix and its operands' producers.
-    `prefix` is None for an op with regions (hashed whole) and for one not hashed yet."""
+    hash, its place in the block (`rank`, increasing in block order), how many ops it counts
+    for (itself and every op in its regions), and the bytes of its hash that come before its
+    operands (`prefix`): an op whose producers' hashes moved, and nothing else, is hashed
+    again from its prefix and its operands' producers (read again: keeping their bytes for
+    every op costs the first look more than it saves the updates).  `prefix` is None for an
+    op with regions (hashed whole) and for one not hashed yet.  A new op counts for nothing
+    (`size` 0) until it is hashed (_rehash counts it)."""
 
     __slots__ = ("op", "key", "operands", "digest", "rank", "size", "prefix")
 
