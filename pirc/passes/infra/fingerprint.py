@@ -157,7 +157,7 @@ class Fingerprinter:
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
-        hash_top = self._hash_top
+        hash_top, statics = self._hash_top, self._statics
         # The block's ops from xDSL's links, this being the walk over every op of the program
         # (`block.ops` makes a Python call per op).
         op, rank = block._first_op, 0
@@ -179,8 +179,10 @@ class Fingerprinter:
                         nested = True
                         inside = inside or {id(o) for o in _block_ops(block)}
                         digest = self._hash_one(op, inside, memo, False, static)
-                    else:
+                    elif operands or op.properties:
                         digest, prefix = hash_top(op, block, memo, static)
+                    else:  # the hash of its prefix alone, as _hash_top would make it
+                        _, prefix, digest = statics.get(static) or self._spelled(op, static)
                 except KeyError:  # a producer after its user (a graph region): hash in order
                     nested = True
                     inside = inside or {id(o) for o in _block_ops(block)}
@@ -568,18 +570,28 @@ class Fingerprinter:
         # many ops (a model repeats its layers, and the readers share attribute objects): it
         # is spelled once per distinct set of objects, keyed by their ids.  The entry holds
         # the objects, so an id cannot be reused while it lives.
-        if static is None:
-            static = _static_key(op)
-        entry = self._statics.get(static)
-        if entry is None:
-            entry = self._statics[static] = ((tuple(op.attributes.values()), tuple(map(_TYPE, op.results))),
-                                             self._static(op))
+        entry = self._spelled(op, static)
         if not op.properties:
             return entry[1]
         parts = [entry[1]]
         for name in sorted(op.properties):
             parts += (b"p:" + name.encode(), self._property(op.properties[name]))
         return b"".join(parts)
+
+    def _spelled(self, op, static: tuple | None = None) -> tuple:
+        """The `_statics` entry of the op's static key: the objects it names (kept alive),
+        the bytes they spell, and the hash of those bytes alone, which is the hash of an op
+        without operands, regions or properties (a parameter, a constant: half a model's
+        ops), hashed once per key."""
+        if static is None:
+            static = _static_key(op)
+        entry = self._statics.get(static)
+        if entry is None:
+            spelled = self._static(op)
+            entry = self._statics[static] = (
+                (tuple(op.attributes.values()), tuple(map(_TYPE, op.results))), spelled,
+                hashlib.blake2b(spelled, digest_size=20).digest())
+        return entry
 
     def _static(self, op) -> bytes:
         """The op's name, semantic version, attributes (naming ones left out) and result types."""
