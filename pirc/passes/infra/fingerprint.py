@@ -248,8 +248,9 @@ class Fingerprinter:
             seq += 1
             heap.append((entry.rank, seq, entry))
         heap.sort()
-        before: dict = {}    # id(op) -> (entry, its hash before this update)
-        touched: dict = {}
+        # id(op) -> (entry, its hash before this update), for each op hashed again (in the
+        # order first hashed: `touched`)
+        before: dict = {}
         hash_top = self._hash_top
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
@@ -272,7 +273,6 @@ class Fingerprinter:
                     raise _Redo from None
             if key not in before:
                 before[key] = (entry, old)
-            touched[key] = op
             if digest == old:
                 continue
             entry.digest = digests[key] = digest
@@ -305,7 +305,7 @@ class Fingerprinter:
                 if old is not None:
                     removed.append(old)
                 added.append(entry.digest)
-        self.touched = list(touched.values())
+        self.touched = [entry.op for entry, _ in before.values()]
         if removed or added:
             ordered = self._sorted
             if (len(removed) + len(added)) * _RESORT > len(ordered):
