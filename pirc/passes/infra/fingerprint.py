@@ -214,31 +214,32 @@ class Fingerprinter:
     def _update(self, seeds) -> str:
         block, kept, digests = self._top, self._kept, self._digests
         alive: dict = {}
-        gone: list = []
+        gone: dict = {}      # id(op) -> entry, for each seed erased or moved into a region
         for op in seeds:
+            key = id(op)
             if op.parent is block:
-                alive[id(op)] = op
+                alive[key] = op
             else:
-                entry = kept.get(id(op))
+                entry = kept.get(key)
                 if entry is not None and entry.op is op:
-                    gone.append(entry)   # erased, or moved into a region
+                    gone[key] = entry
         self.touched = []
         if not alive and not gone:
             return self._value
-        removed: list = []   # hashes leaving the program's multiset
-        for entry in gone:
-            del kept[id(entry.op)]
-            del digests[id(entry.op)]
-            removed.append(entry.digest)
-            self.op_count -= entry.size
+        for key in gone:
+            del kept[key], digests[key]
+        removed = [entry.digest for entry in gone.values()]   # hashes leaving the program's multiset
+        self.op_count -= sum([entry.size for entry in gone.values()])
         self._place(alive)
         heap: list = []
         # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
         queued: dict = {}
         seq = 0              # ties of rank (none in a consistent block) pop in push order
-        for entry in gone:   # what still reads an erased op's results (only a broken program)
-            for user in _users(entry.op, block):
-                queued[id(user)] = True
+        for entry in gone.values():
+            for result in entry.op.results:
+                if result.first_use is not None:  # an erased op still read: a broken program
+                    queued.update(dict.fromkeys(map(id, _users(entry.op, block)), True))
+                    break
         for key in alive:
             queued[key] = True
         for key in queued:
@@ -299,12 +300,9 @@ class Fingerprinter:
                     queued[ukey] = whole
                     seq += 1
                     heappush(heap, (uentry.rank, seq, uentry))
-        added: list = []
-        for entry, old in before.values():
-            if entry.digest != old:
-                if old is not None:
-                    removed.append(old)
-                added.append(entry.digest)
+        moved = [(entry.digest, old) for entry, old in before.values() if entry.digest != old]
+        removed += [old for _, old in moved if old is not None]
+        added = [digest for digest, _ in moved]
         self.touched = [entry.op for entry, _ in before.values()]
         if removed or added:
             ordered = self._sorted
