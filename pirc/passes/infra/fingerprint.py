@@ -25,6 +25,15 @@ program's hash is the sha256 of the sorted op hashes, kept sorted between passes
 moves a few entries, and the sha256 then reads 20 bytes per op at C speed.  `program`, the
 walk that compares every op with what was kept, is what `--verify-each=full` and a program
 edited behind the manager's back use.
+
+What an op's hash covers before its operands (name, semantic version, attributes, result
+types) is spelled once per distinct static key: the op's name, attribute names and the
+identities of its attribute values and result types (xDSL attributes are immutable, and a
+model's ops share them), the objects held by the memo so no identity is reused.  A one-op
+subgraph, what most rewrites match, has every operand as a free input, so its fingerprint is
+memoised by that key and its operands' types, and a few ops' by their shape (`_few`): the
+gate's fingerprint of a cse merge, a forward or a pattern's match in a model's repeated
+layers is a dict lookup (tests/unit/test_fingerprint_single.py holds both to the full walk).
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ import json
 from bisect import bisect_left, insort
 from collections import ChainMap
 from heapq import heappop, heappush
+from operator import attrgetter
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 
@@ -67,23 +77,21 @@ class _Redo(Exception):
 
 class _Kept:
     """What the program fingerprint keeps of one top-level op between two looks: the op (so
-    its id is not reused), the attribute, operand and result-type tuples it was hashed with
-    (what `program` compares), its hash, its place in the block (`rank`, increasing in block
-    order), how many ops it counts for (itself and every op in its regions), and the bytes
-    of its hash that do not depend on its producers' hashes (`prefix`, then `refs`, flat, two
-    items per operand: the id of the producing op and bytes, or 0 and the bytes of a free
-    input; flat, since a tuple per operand costs more than the rest): an op whose producers'
-    hashes moved is hashed again from those alone.  `refs` is None for an op with regions
-    (hashed whole)."""
+    its id is not reused), its static key (`_static_key`: its name, attributes and result
+    types, as identities) and operand tuple as it was hashed (what `program` compares), its
+    hash, its place in the block (`rank`, increasing in block order), how many ops it counts
+    for (itself and every op in its regions), and the bytes of its hash that come before its
+    operands (`prefix`): an op whose producers' hashes moved, and nothing else, is hashed
+    again from its prefix and its operands' producers (read again: keeping their bytes for
+    every op costs the first look more than it saves the updates).  `prefix` is None for an
+    op with regions (hashed whole) and for one not hashed yet.  A new op counts for nothing
+    (`size` 0) until it is hashed (_rehash counts it)."""
 
-    __slots__ = ("op", "attrs", "operands", "types", "digest", "rank", "size", "prefix", "refs")
+    __slots__ = ("op", "key", "operands", "digest", "rank", "size", "prefix")
 
-    def __init__(self, op, attrs=None, operands=None, types=None, digest=None, prefix=None, refs=None):
-        self.op, self.attrs, self.operands, self.types = op, attrs, operands, types
-        self.digest, self.prefix, self.refs = digest, prefix, refs
-        self.rank = None
-        # A new op counts for nothing until it is hashed (_rehash counts it).
-        self.size = 0 if digest is None else 1 if not op.regions else _size(op)
+    def __init__(self, op, key, operands, digest, prefix, rank, size):
+        self.op, self.key, self.operands = op, key, operands
+        self.digest, self.prefix, self.rank, self.size = digest, prefix, rank, size
 
 
 class Fingerprinter:
@@ -97,6 +105,8 @@ class Fingerprinter:
         self._free_text: dict = {}
         self._heads: dict = {}
         self._statics: dict = {}
+        self._singles: dict = {}  # one op's subgraph fingerprint, by its static key and input types
+        self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
         self._kept: dict = {}     # id(op) -> _Kept, for each op of that block
         self._digests: dict = {}  # id(op) -> its hash, for each op of that block
@@ -138,53 +148,61 @@ class Fingerprinter:
 
     def _program(self, program) -> str:
         block = program.block
-        ops = _block_ops(block)
-        inside = {id(op) for op in ops}
         kept = self._kept if block is self._top else {}
         memo: dict = {}
         fresh: dict = {}
         # Erased ops count as changed, so an op still reading one of their results is looked at.
-        changed: set = kept.keys() - inside
+        changed: set = kept.keys() - map(id, _block_ops(block)) if kept else set()
         touched: list = []   # ops hashed again: new, edited, or reading something that changed
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
-        for rank, op in enumerate(ops):
+        inside = None        # the ids of the block's ops, for an op hashed by _hash_one
+        hash_top, statics = self._hash_top, self._statics
+        # The block's ops from xDSL's links, this being the walk over every op of the program
+        # (`block.ops` makes a Python call per op).
+        op, rank = block._first_op, 0
+        while op is not None:
             key = id(op)
             entry = kept.get(key) if kept else None
             operands = op._operands  # the tuple itself: `op.operands` is a live view
-            attrs = tuple(op.attributes.values())
-            types = tuple([r.type for r in op.results])
-            if (entry is not None and entry.operands == operands and entry.attrs == attrs
-                    and entry.types == types and entry.refs is not None
+            attributes = op.attributes  # and _static_key, inline
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            if (entry is not None and entry.operands == operands and entry.key == static
+                    and entry.prefix is not None
                     and (not changed or not any(id(getattr(v, "op", None)) in changed for v in operands))):
                 digest = entry.digest  # entry.op is op: the entry keeps it alive, so ids are not reused
+                entry.rank = rank
             else:
-                prefix = refs = None
+                prefix = None
                 try:
                     if op.regions:
                         nested = True
-                        digest = self._hash_one(op, inside, memo, False, attrs, types)
-                    else:
-                        digest, prefix, refs = self._hash_top(op, inside, memo, attrs, types)
+                        inside = inside or {id(o) for o in _block_ops(block)}
+                        digest = self._hash_one(op, inside, memo, False, static)
+                    elif operands or op.properties:
+                        digest, prefix = hash_top(op, block, memo, static)
+                    else:  # the hash of its prefix alone, as _hash_top would make it
+                        _, prefix, digest = statics.get(static) or self._spelled(op, static)
                 except KeyError:  # a producer after its user (a graph region): hash in order
                     nested = True
+                    inside = inside or {id(o) for o in _block_ops(block)}
                     digest = self._op_hash(op, inside, memo)
+                size = 1 if not op.regions else _size(op)
                 if entry is None:
-                    entry = _Kept(op, attrs, operands, types, digest, prefix, refs)
+                    entry = _Kept(op, static, operands, digest, prefix, rank, size)
                     if kept:
                         changed.add(key)
                         touched.append(op)
                 else:
                     if entry.digest != digest:
                         changed.add(key)
-                    entry.attrs, entry.operands, entry.types = attrs, operands, types
-                    entry.digest, entry.prefix, entry.refs = digest, prefix, refs
-                    entry.size = _size(op)
+                    entry.key, entry.operands = static, operands
+                    entry.digest, entry.prefix, entry.rank, entry.size = digest, prefix, rank, size
                     touched.append(op)
-            entry.rank = float(rank)
             count += entry.size
             memo[key] = digest
             fresh[key] = entry
+            op, rank = op._next_op, rank + 1
         self._top, self._kept = block, fresh
         self._digests = {key: e.digest for key, e in fresh.items()} if nested else memo
         self._sorted = sorted(self._digests.values())
@@ -196,49 +214,45 @@ class Fingerprinter:
     def _update(self, seeds) -> str:
         block, kept, digests = self._top, self._kept, self._digests
         alive: dict = {}
-        gone: list = []
+        gone: dict = {}      # id(op) -> entry, for each seed erased or moved into a region
         for op in seeds:
+            key = id(op)
             if op.parent is block:
-                alive[id(op)] = op
+                alive[key] = op
             else:
-                entry = kept.get(id(op))
+                entry = kept.get(key)
                 if entry is not None and entry.op is op:
-                    gone.append(entry)   # erased, or moved into a region
+                    gone[key] = entry
         self.touched = []
         if not alive and not gone:
             return self._value
-        removed: list = []   # hashes leaving the program's multiset
-        for entry in gone:
-            del kept[id(entry.op)]
-            del digests[id(entry.op)]
-            removed.append(entry.digest)
-            self.op_count -= entry.size
+        for key in gone:
+            del kept[key], digests[key]
+        removed = [entry.digest for entry in gone.values()]   # hashes leaving the program's multiset
+        self.op_count -= sum([entry.size for entry in gone.values()])
         self._place(alive)
         heap: list = []
-        queued: dict = {}    # id(op) -> hash it again whole (True) or from its prefix and refs
-        seq = 0
-
-        def push(op, whole: bool) -> None:
-            nonlocal seq
-            key = id(op)
-            if key not in queued:
-                entry = kept.get(key)
-                if entry is None or entry.op is not op:
-                    raise _Redo  # a top-level op no look and no seed has seen
-                queued[key] = whole
-                seq += 1
-                heappush(heap, (entry.rank, seq, entry))
-            elif whole:
-                queued[key] = True
-
-        for entry in gone:   # what still reads an erased op's results (only a broken program)
-            for user in _users(entry.op, block):
-                push(user, True)
-        for op in alive.values():
-            push(op, True)
-        before: dict = {}    # id(op) -> (entry, its hash before this update)
-        touched: dict = {}
-        blake2b = hashlib.blake2b
+        # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
+        queued: dict = {}
+        seq = 0              # ties of rank (none in a consistent block) pop in push order
+        for entry in gone.values():
+            for result in entry.op.results:
+                if result.first_use is not None:  # an erased op still read: a broken program
+                    queued.update(dict.fromkeys(map(id, _users(entry.op, block)), True))
+                    break
+        for key in alive:
+            queued[key] = True
+        for key in queued:
+            entry = kept.get(key)
+            if entry is None:
+                raise _Redo  # a top-level op no look and no seed has seen
+            seq += 1
+            heap.append((entry.rank, seq, entry))
+        heap.sort()
+        # id(op) -> (entry, its hash before this update), for each op hashed again (in the
+        # order first hashed: `touched`)
+        before: dict = {}
+        hash_top = self._hash_top
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
@@ -250,38 +264,46 @@ class Fingerprinter:
             entry = heappop(heap)[2]
             op = entry.op
             key = id(op)
-            whole = queued.pop(key)
             old = entry.digest
-            if key not in before:
-                before[key] = (entry, old)
-            if whole or entry.refs is None:
+            if queued.pop(key) or entry.prefix is None:
                 digest = self._rehash(entry)
-            else:  # only producers' hashes moved: the rest of the bytes are kept
-                parts = [entry.prefix]
+            else:  # only producers' hashes moved: the prefix is kept
                 try:
-                    refs = entry.refs
-                    for oid, piece in zip(refs[::2], refs[1::2]):
-                        if oid:
-                            parts += (b"e", digests[oid], piece)
-                        else:
-                            parts.append(piece)
+                    digest = hash_top(op, block, digests, None, entry.prefix)[0]
                 except KeyError:
                     raise _Redo from None
-                digest = blake2b(b"".join(parts), digest_size=20).digest()
-            touched[key] = op
-            if digest != old:
-                entry.digest = digests[key] = digest
-                for user in _users(op, block):
-                    if user is not op:
-                        # A user of a new op may have spelled that operand as a free input.
-                        push(user, old is None)
-        added: list = []
-        for entry, old in before.values():
-            if entry.digest != old:
-                if old is not None:
-                    removed.append(old)
-                added.append(entry.digest)
-        self.touched = list(touched.values())
+            if key not in before:
+                before[key] = (entry, old)
+            if digest == old:
+                continue
+            entry.digest = digests[key] = digest
+            whole = old is None  # a user of a new op may have spelled that operand as a free input
+            for result in op.results:
+                use = result.first_use
+                while use is not None:
+                    user = use._operation
+                    use = use._next_use
+                    if user.parent is not block:
+                        user = top_level(user, block)
+                        if user is None:
+                            continue
+                    if user is op:
+                        continue
+                    ukey = id(user)
+                    if ukey in queued:
+                        if whole:
+                            queued[ukey] = True
+                        continue
+                    uentry = kept.get(ukey)
+                    if uentry is None or uentry.op is not user:
+                        raise _Redo  # a top-level op no look and no seed has seen
+                    queued[ukey] = whole
+                    seq += 1
+                    heappush(heap, (uentry.rank, seq, uentry))
+        moved = [(entry.digest, old) for entry, old in before.values() if entry.digest != old]
+        removed += [old for _, old in moved if old is not None]
+        added = [digest for digest, _ in moved]
+        self.touched = [entry.op for entry, _ in before.values()]
         if removed or added:
             ordered = self._sorted
             if (len(removed) + len(added)) * _RESORT > len(ordered):
@@ -297,20 +319,19 @@ class Fingerprinter:
     def _rehash(self, entry) -> bytes:
         """Hash a top-level op of the kept program afresh (and note what it is made of)."""
         op = entry.op
-        attrs = tuple(op.attributes.values())
-        types = tuple([r.type for r in op.results])
-        entry.attrs, entry.operands, entry.types = attrs, op._operands, types
+        entry.key = static = _static_key(op)
+        entry.operands = op._operands
         try:
             if op.regions:
                 # Hashes of the ops in its regions go to a memo of their own: the kept one
                 # holds top-level ops only.
-                digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, attrs, types)
-                entry.prefix = entry.refs = None
+                digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
+                entry.prefix = None
             else:
-                digest, entry.prefix, entry.refs = self._hash_top(op, self._kept, self._digests, attrs, types)
+                digest, entry.prefix = self._hash_top(op, self._top, self._digests, static)
         except KeyError:  # a producer not hashed yet: after its user in the block
             raise _Redo from None
-        size = _size(op)
+        size = 1 if not op.regions else _size(op)
         self.op_count += size - entry.size
         entry.size = size
         return digest
@@ -319,12 +340,29 @@ class Fingerprinter:
         """Give each op of `alive` (new, moved or edited) a rank between those of the nearest
         ops before and after it that are not (kept ranks stay when they still fit)."""
         kept = self._kept
-        for op in alive.values():
-            entry = kept.get(id(op))
+        unsure: list = []
+        for key, op in alive.items():
+            entry = kept.get(key)
             if entry is None or entry.op is not op:
-                kept[id(op)] = _Kept(op)
+                kept[key] = _Kept(op, None, None, None, None, None, 0)
+                unsure.append(op)
+                continue
+            # The usual seed: an op edited where it stands, between two ops with ranks that
+            # frame its own (comparing with each neighbour, new or not, is enough: ranks
+            # are strictly increasing along the block when each adjacent pair is).
+            rank = entry.rank
+            prev, after = op._prev_op, op._next_op
+            if prev is not None:
+                other = kept.get(id(prev))
+                if other is None or other.rank is None or not other.rank < rank:
+                    unsure.append(op)
+                    continue
+            if after is not None:
+                other = kept.get(id(after))
+                if other is None or other.rank is None or not rank < other.rank:
+                    unsure.append(op)
         done: set = set()
-        for op in alive.values():
+        for op in unsure:
             if id(op) in done:
                 continue
             run = [op]
@@ -372,16 +410,82 @@ class Fingerprinter:
             entry = kept.get(id(op))
             if entry is None or entry.op is not op:
                 raise _Redo
-            entry.rank = float(rank)
+            entry.rank = rank
 
     def ops(self, ops) -> str:
         """The fingerprint of the subgraph made of `ops` (and everything in their regions)."""
         ops = list(ops)
+        if len(ops) == 1:
+            value = self._single(ops[0])
+        elif len(ops) <= _FEW:
+            value = self._few(ops)
+        else:
+            value = None
+        return value if value is not None else self._subgraph(ops)
+
+    def _subgraph(self, ops: list) -> str:
         inside = {id(op) for op in ops}
         memo: dict = {}  # id(op) -> digest; ids, since hashing an xDSL op runs Python code
-        with gc_paused():
+        if len(ops) < _PAUSE_GC:
             self._hash_all(ops, inside, memo)
+        else:
+            with gc_paused():
+                self._hash_all(ops, inside, memo)
         return _combine(memo[id(op)] for op in ops)
+
+    def _single(self, op) -> str | None:
+        """The fingerprint of the subgraph of `op` alone, for an op without regions or
+        properties (None for another): no op of that subgraph produces any of its operands
+        (one that reads its own result counts it as a free input too, as `_op_hash` does
+        for a cycle), so every operand is spelled by its type, and the fingerprint depends
+        on the op's static key (`_prefix`) and its operands' types only: memoised by those,
+        as identities, the entry holding the objects (so no id is reused while it lives).
+        Most rewrites match one op (cse's merges, canonicalize's forwards)."""
+        if op.regions or op.properties:
+            return None
+        static = _static_key(op)
+        inputs = tuple(map(_TYPE, op._operands))
+        entry = self._singles.get((static, *map(id, inputs)))
+        if entry is None:
+            parts = [self._prefix(op, static)]   # which keeps the static key's objects alive
+            parts += map(self._free, inputs)
+            digest = hashlib.blake2b(b"".join(parts), digest_size=20).digest()
+            entry = self._singles[(static, *map(id, inputs))] = (inputs, _combine_sorted([digest]))
+        return entry[1]
+
+    def _few(self, ops: list) -> str | None:
+        """The fingerprint of a small subgraph of ops without regions or properties (None
+        for another), memoised by its shape: for each op in turn its static key, then for
+        each operand either the place in `ops` of the op producing it and the result's index,
+        or the identity of its type (a free input).  The general walk reads nothing else
+        (the order of `ops` decides only which edge of a cycle counts as a free input), so
+        the same shape is the same fingerprint; the entry holds the free inputs' types (the
+        static keys' objects are held by `_statics`).  A canonicalize pattern's match (an
+        op and the constant it reads) repeats in every layer of a model."""
+        at = {}
+        for i, op in enumerate(ops):
+            if op.regions or op.properties:
+                return None
+            at[id(op)] = i
+        if len(at) < len(ops):  # an op given twice: its places would not say which
+            return None
+        shape: list = []
+        free: list = []
+        for op in ops:
+            shape.append(_static_key(op))
+            for operand in op._operands:
+                place = at.get(id(getattr(operand, "op", None)))
+                if place is None:
+                    free.append(operand._type)
+                    shape.append(id(operand._type))
+                else:
+                    shape.append((place, operand.index))
+        shape = tuple(shape)
+        entry = self._shapes.get(shape)
+        if entry is None:
+            # The walk spells each op's prefix, which puts its static key in `_statics`.
+            entry = self._shapes[shape] = (free, self._subgraph(ops))
+        return entry[1]
 
     # ------------------------------------------------------------------ hashing
     def _hash_all(self, ops, inside, memo: dict) -> None:
@@ -417,11 +521,8 @@ class Fingerprinter:
         return memo[id(root)]
 
     def _hash_one(self, op, inside, memo: dict, cycle_safe: bool = False,
-                  values: tuple | None = None, types: tuple | None = None) -> bytes:
-        if values is None:  # the program walk has them already
-            values = tuple(op.attributes.values())
-            types = tuple([r.type for r in op.results])
-        parts = [self._prefix(op, values, types)]
+                  static: tuple | None = None) -> bytes:
+        parts = [self._prefix(op, static)]
         type_bytes = self._type
         for operand in op._operands:
             owner = getattr(operand, "op", None)
@@ -436,45 +537,59 @@ class Fingerprinter:
             parts.append(b"}")
         return hashlib.blake2b(b"".join(parts), digest_size=20).digest()
 
-    def _hash_top(self, op, inside, memo: dict, values: tuple, types: tuple) -> tuple:
-        """`_hash_one` of an op without regions, with the bytes it hashed split into the
-        prefix and the operand references (`_Kept`): the same digest."""
-        prefix = self._prefix(op, values, types)
+    def _hash_top(self, op, block, memo: dict, static: tuple | None, prefix: bytes | None = None) -> tuple:
+        """`_hash_one` of an op of `block` without regions, and the prefix it hashed first
+        (`_Kept`): the same digest.  Its operands from ops of `block` are looked up in `memo`
+        (a KeyError: one not hashed yet); the others are free inputs.  With `prefix` (the
+        op's kept one) `static` is not read."""
+        if prefix is None:
+            # _prefix, inline: this runs for every op of the program
+            spelled = self._statics.get(static)
+            prefix = spelled[1] if spelled is not None and not op.properties else self._prefix(op, static)
         parts = [prefix]
-        refs = []
         for operand in op._operands:
-            owner = getattr(operand, "op", None)
-            if owner is not None and (oid := id(owner)) in inside:
+            try:
+                owner = operand.op
+            except AttributeError:  # a block argument
+                owner = None
+            if owner is not None and owner.parent is block:
                 index = operand.index
-                piece = _INDEX_BYTES[index] if index < 16 else b"#%d," % index
-                parts += (b"e", memo[oid], piece)  # KeyError: not yet hashed
-                refs += (oid, piece)
+                parts += (b"e", memo[id(owner)], _INDEX_BYTES[index] if index < 16 else b"#%d," % index)
             else:
-                piece = self._free(operand.type)
-                parts.append(piece)
-                refs += (0, piece)
-        return hashlib.blake2b(b"".join(parts), digest_size=20).digest(), prefix, tuple(refs)
+                t = operand._type
+                free = self._free_text.get(id(t))
+                parts.append(free[1] if free is not None else self._free(t))
+        return hashlib.blake2b(b"".join(parts), digest_size=20).digest(), prefix
 
-    def _prefix(self, op, values: tuple, types: tuple) -> bytes:
+    def _prefix(self, op, static: tuple | None = None) -> bytes:
         """What the op's hash covers before its operands: name, semantic version, attributes,
-        result types and properties."""
+        result types and properties.  `static`: the op's `_static_key`, when the caller has it."""
         # What the op is without its operands (name, attributes, result types) is the same for
         # many ops (a model repeats its layers, and the readers share attribute objects): it
         # is spelled once per distinct set of objects, keyed by their ids.  The entry holds
         # the objects, so an id cannot be reused while it lives.
-        attributes = op.attributes
-        # (name, attribute names, ids of the values and of the types: names are strings, ids
-        # integers, so one flat tuple says which is which)
-        key = (op.name, *attributes, *map(id, values), *map(id, types))
-        entry = self._statics.get(key)
-        if entry is None:
-            entry = self._statics[key] = (values, types, self._static(op))
+        entry = self._spelled(op, static)
         if not op.properties:
-            return entry[2]
-        parts = [entry[2]]
+            return entry[1]
+        parts = [entry[1]]
         for name in sorted(op.properties):
             parts += (b"p:" + name.encode(), self._property(op.properties[name]))
         return b"".join(parts)
+
+    def _spelled(self, op, static: tuple | None = None) -> tuple:
+        """The `_statics` entry of the op's static key: the objects it names (kept alive),
+        the bytes they spell, and the hash of those bytes alone, which is the hash of an op
+        without operands, regions or properties (a parameter, a constant: half a model's
+        ops), hashed once per key."""
+        if static is None:
+            static = _static_key(op)
+        entry = self._statics.get(static)
+        if entry is None:
+            spelled = self._static(op)
+            entry = self._statics[static] = (
+                (tuple(op.attributes.values()), tuple(map(_TYPE, op.results))), spelled,
+                hashlib.blake2b(spelled, digest_size=20).digest())
+        return entry
 
     def _static(self, op) -> bytes:
         """The op's name, semantic version, attributes (naming ones left out) and result types."""
@@ -491,11 +606,15 @@ class Fingerprinter:
 
     def _head(self, name: str, keys: tuple) -> tuple[bytes, tuple]:
         """What every op of this name and attribute set starts with, and the attribute
-        order (sorted, naming attributes left out)."""
-        skip = _NAMING_ATTRIBUTES.get(name, _NO_NAMES)
-        order = tuple((k, k.encode()) for k in sorted(keys) if k not in skip)
-        prefix = name.encode() + b"@%d|" % (semantic_version(name, self.version) or 0)
-        return prefix, order
+        order (sorted, naming attributes left out): looked up once per name and set (the
+        semantic version is a registry lookup)."""
+        head = self._heads.get((name, keys))
+        if head is None:
+            skip = _NAMING_ATTRIBUTES.get(name, _NO_NAMES)
+            order = tuple((k, k.encode()) for k in sorted(keys) if k not in skip)
+            prefix = name.encode() + b"@%d|" % (semantic_version(name, self.version) or 0)
+            head = self._heads[(name, keys)] = (prefix, order)
+        return head
 
     def _block(self, block, inside, memo: dict) -> bytes:
         parts = [b"a:" + self._type(arg.type) for arg in block.args]
@@ -545,6 +664,17 @@ class _Scope:
         return key in self.inner or key in self.outer
 
 
+# An SSA value's type, read without xDSL's `type` property (a Python call per value).
+_TYPE = attrgetter("_type")
+
+# Subgraphs of at most this many ops are memoised by their shape (Fingerprinter._few): what
+# patterns match; a larger one rarely repeats.
+_FEW = 8
+
+# Subgraphs of fewer ops are hashed with the cyclic GC left as it is: pausing it costs more
+# than the few tuples they make.
+_PAUSE_GC = 64
+
 # Below this many op hashes per change, the sorted hashes are edited in place; above it,
 # sorted afresh (C speed either way).
 _RESORT = 16
@@ -554,6 +684,16 @@ _INDEX_BYTES = [b"#%d," % i for i in range(16)]
 
 def _index_bytes(index: int) -> bytes:
     return _INDEX_BYTES[index] if index < 16 else b"#%d," % index
+
+
+def _static_key(op) -> tuple:
+    """What `_prefix` spells, as identities: the op's name, its attribute names, the ids of
+    its attribute values and of its result types (names are strings, ids integers, so one
+    flat tuple says which is which).  Two ops with the same key spell the same prefix while
+    the objects live (Fingerprinter._statics holds them); an attribute set or a result
+    retyped changes the key."""
+    attributes = op.attributes
+    return (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
 
 
 def _block_ops(block) -> list:

@@ -171,9 +171,11 @@ class RunState:
 
     def note(self, ops) -> None:
         """The ops a rewrite matched or produced: their top-level ops change."""
+        if not ops:  # most rewrites produce nothing (cse's merges, forwards)
+            return
         block, seeds = self.program.block, self.seeds
         for op in ops:
-            top = top_level(op, block)
+            top = op if op.parent is block else top_level(op, block)  # mostly a top-level op
             if top is not None:
                 seeds[id(top)] = top
 
