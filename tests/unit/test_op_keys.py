@@ -152,6 +152,23 @@ ROOT = Path(__file__).resolve().parents[2]
 REGIONS = ROOT / "tests" / "lit" / "passes" / "cse.pir"
 
 
+def _many_uses() -> str:
+    """Two tanh of x, each read several times (once twice by one add), the first before
+    the second is: the merge appends to a use list that has uses already."""
+    t, sg = "tensor<2x3xf32>", "{stop_gradient:[true]}"
+    ops = ["tanh 0", "relu 1", "tanh 0", "add 3 3", "multiply 2 3", "subtract 3 1", "add 4 5",
+           "add 7 6"]
+    lines = ["{", f'    (%0) = "pd_op.data" () {{dtype:float32,name:"x",place:Place(undefined:0),'
+                  f'shape:[2,3],stop_gradient:[true]}} : () -> {t}']
+    for n, op in enumerate(ops, 1):
+        name, *ins = op.split()
+        lines.append(f'    (%{n}) = "pd_op.{name}" ({", ".join("%" + i for i in ins)}) {sg} : '
+                     f'({", ".join([t] * len(ins))}) -> {t}')
+    lines.append(f'    (%9) = "pd_op.fetch" (%8) {{col:0,name:"out",persistable:[true],'
+                 f'stop_gradient:[true]}} : ({t}) -> {t}')
+    return "\n".join(lines + ["}", ""])
+
+
 def _programs():
     paths = all_jsons() + sorted((FIXTURES / "control_flow" / "3.3.1").glob("[!g]*.json")) \
         + sorted((FIXTURES / "array_regions" / "3.3.1").glob("[!g]*.json"))
@@ -159,6 +176,7 @@ def _programs():
            for p in paths]
     out.append(pytest.param(lambda: parse_text(generate(3000), "bench.pir", 4),
                             id="generated-3000"))
+    out.append(pytest.param(lambda: parse_text(_many_uses(), "uses.pir", 4), id="many-uses"))
     for i, part in enumerate(REGIONS.read_text().split("// -----")):
         out.append(pytest.param(lambda part=part: parse_text(part, "cse.pir", 4), id=f"cse.pir-{i}"))
     return out
@@ -178,10 +196,19 @@ def _ops_text(program) -> str:
 
 
 def _uses(program) -> list:
-    """Every use list of the program, in order: (user's position, operand index)."""
+    """Every result's name hint and use list, in order: (user's position, operand index)."""
     ops = list(program.walk())
     where = {id(op): i for i, op in enumerate(ops)}
-    return [[(where[id(u.operation)], u.index) for u in r.uses] for op in ops for r in op.results]
+    return [(r.name_hint, [(where[id(u.operation)], u.index) for u in r.uses])
+            for op in ops for r in op.results]
+
+
+def _hinted(program):
+    """Every other result named: a merge gives the kept value the hint it lacks."""
+    for i, op in enumerate(program.walk()):
+        for r in op.results:
+            r.name_hint = f"v{i}" if i % 2 else None
+    return program
 
 
 def _same_pairs(program) -> None:
@@ -192,7 +219,7 @@ def _same_pairs(program) -> None:
 
 
 def _same_merges(load) -> int:
-    program, reference = _upgraded(load), _upgraded(load)
+    program, reference = _hinted(_upgraded(load)), _hinted(_upgraded(load))
     report = run_pipeline(program, "cse", verify_each="full")
     merged = definition_cse(reference)
     assert report.passes[0].matches == report.passes[0].rewrites == merged
