@@ -90,10 +90,13 @@ def _no_common_subexpressions(program, touched=None) -> list[str]:
     moved (its writer, removed, reached, or matched for the attributes that say whether it
     changes the values) -- then both ops read or produce a name of that buffer."""
     from ...ir.aliasing import AliasAnalysis
-    from .op_keys import OpKeys, common_subexpressions, common_subexpressions_around
+    from .op_keys import (OpKeys, common_subexpressions, common_subexpressions_around,
+                          may_have_common_subexpressions)
 
     if touched is None:
-        pairs = common_subexpressions(program.block, OpKeys(), AliasAnalysis(program))
+        keys = OpKeys()
+        pairs = (common_subexpressions(program.block, keys, AliasAnalysis(program))
+                 if may_have_common_subexpressions(program.block, keys) else ())
     else:
         ops, aliases = _around_writes(program, touched)
         pairs = common_subexpressions_around(ops, OpKeys(), program, aliases)

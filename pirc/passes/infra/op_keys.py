@@ -117,6 +117,29 @@ def common_subexpressions(block, keys: OpKeys, aliases):
     return _walk(block, keys, aliases, {}, None)
 
 
+def may_have_common_subexpressions(block, keys: OpKeys) -> bool:
+    """Whether `common_subexpressions` may find a pair in `block`: whether an op has the key
+    of an earlier one it can see, writes aside.  The alias model only ever keeps pairs
+    apart, so False says the walk finds none, without the model (building it is most of
+    the cost of a whole-program check, and most programs after cse share no key)."""
+    return next(_walk(block, keys, _NOTHING_WRITTEN, {}, None), None) is not None
+
+
+class _NothingWritten:
+    """The alias model of a program in which no buffer is ever written in place."""
+
+    @staticmethod
+    def is_written(value) -> bool:
+        return False
+
+    @staticmethod
+    def written_between(value, first_op, last_op) -> bool:
+        return False
+
+
+_NOTHING_WRITTEN = _NothingWritten()
+
+
 def _walk(block, keys: OpKeys, aliases, table: dict, log: list | None):
     """`common_subexpressions` on one block.  `table`, by group: the one op seen of it (its
     details not worked out, nor whether its results are written), or {details: the op that
