@@ -28,6 +28,7 @@ from pirc.ir.registry import op_class
 from pirc.passes import run_pipeline
 from pirc.passes.infra.invariants import check
 from pirc.passes.infra.op_keys import (OpKeys, common_subexpressions,
+                                       common_subexpressions_around,
                                        may_have_common_subexpressions)
 from pirc.testing.strategies import aliasing_programs
 from pirc.text.parser import parse_text
@@ -228,6 +229,9 @@ def _same_pairs(program) -> None:
     got = list(common_subexpressions(program.block, OpKeys(), aliases))
     want = list(definition_pairs(program.block, aliases))
     assert [(id(a), id(b)) for a, b in got] == [(id(a), id(b)) for a, b in want]
+    # the incremental form, asked about every op, sees every op the walk merges
+    around = common_subexpressions_around(list(program.walk()), OpKeys(), program, aliases)
+    assert {id(op) for op, _ in got} <= {id(op) for op, _ in around}
     writes_aside = bool(list(definition_pairs(program.block, NothingWritten())))
     assert may_have_common_subexpressions(program.block, OpKeys()) == writes_aside
     assert writes_aside or not want

@@ -232,14 +232,21 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
             if other is not op:
                 pairs[(min(id(op), id(other)), max(id(op), id(other)))] = (op, other)
 
+    pure_classes = keys.pure_classes
     for op in ops:
-        if not mergeable(op):
+        pure = pure_classes.get(type(op))  # keys.mergeable, inlined: asked of every op
+        if pure is None:
+            pure = keys.pure(op)
+        if not pure or op.regions or not op.results:
             continue  # no key: in no pair
         operands = op._operands
         if not operands:
             pending.append(op)
             continue
         first = operands[0]
+        use = first.first_use
+        if use is None or use._next_use is None:
+            continue  # the op is the value's one reader (or reads it no more): no other
         entry = readers.get(id(first))
         if entry is None:
             by_group: dict = {}
