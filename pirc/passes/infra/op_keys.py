@@ -9,7 +9,8 @@ the first time an object is seen, and keys are tuples of small integers.
 Most ops have no earlier op of their class reading the same values, and then nothing else
 of theirs matters: the walks group ops by class and operands first (`group`, a tuple of the
 class and the operands' ids) and work a key out only for an op whose group holds another.
-At 100k ops that is about a third of the ops, and the attributes are never read for the rest.
+On the benchmark's 100k-op programs that is one op in seven, nearly all of them merged; the
+attributes of the rest are never read.
 """
 
 from __future__ import annotations
