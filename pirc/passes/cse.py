@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.ir import SSAValues
+
 from ..ir.aliasing import AliasAnalysis
 from .infra.op_keys import OpKeys, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
@@ -43,7 +45,28 @@ class CommonSubexpressionElimination(PircPass):
             rewrite = pc.begin([op])
             if rewrite is None:
                 continue
-            for new, old in zip(op.results, earlier.results):
-                new.replace_all_uses_with(old)
-            op.parent.erase_op(op, safe_erase=False)
+            _merge(op, earlier)
             rewrite.done()
+
+
+def _merge(op, earlier) -> None:
+    """Move the uses of `op`'s results to `earlier`'s and take `op` out: what xDSL's
+    `replace_all_uses_with` and `erase_op` do, edit for edit (the same `remove_use`,
+    `add_use` and `detach_op`, in the same order, which the IR watch sees; xDSL is pinned
+    exactly), without the operand view each use builds there and the `ErasedSSAValue`
+    each erased result gets to hold uses it no longer has."""
+    for new, old in zip(op.results, earlier.results):
+        use = new.first_use
+        while use is not None:
+            following = use._next_use
+            reader, index = use._operation, use._index
+            new.remove_use(use)
+            old.add_use(use)
+            operands = list(reader._operands)
+            operands[index] = old
+            reader._operands = SSAValues(operands)
+            use = following
+        if old.name_hint is None:
+            old.name_hint = new.name_hint
+    op.parent.detach_op(op)
+    op.drop_all_references()

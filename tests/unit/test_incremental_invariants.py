@@ -21,6 +21,7 @@ from pirc.ir.registry import op_class
 from pirc.passes import PassFailure, PircPass, register_pass, run_pipeline
 from pirc.passes.infra import manager
 from pirc.passes.infra.invariants import check, known_invariants
+from pirc.passes.infra.op_keys import OpKeys, common_subexpressions
 from pirc.passes.infra.rewrites import ANY_OP, OpUse
 from pirc.text.parser import parse_text
 
@@ -57,6 +58,8 @@ def program_text(*ops: str) -> str:
 WRITE_BETWEEN = program_text("assign 0", "tanh 1", "relu_ 1", "tanh 1", "add 2 4")
 # tanh of x and tanh of relu(x): different until the second reads x too.
 TWO_TANH = program_text("relu 0", "tanh 0", "tanh 1", "add 2 3")
+# exp of two equal tanh: one computation once the tanh are merged.
+TWO_ROUNDS = program_text("tanh 0", "tanh 0", "exp 1", "exp 2", "add 3 4")
 # Where the in-place transpose_ the test pass inserts comes from.
 TRANSPOSE = f"""{{
     {DATA}
@@ -137,6 +140,26 @@ class _DropsAWrite(PircPass):
 
 @register_pass
 @dataclass(frozen=True)
+class _OneRoundCse(PircPass):
+    """A broken cse: finds every pair first, then merges them, so an op whose operands a
+    merge made equal to an earlier op's is left (the second exp of TWO_ROUNDS)."""
+
+    name = "test-incr-one-round-cse"
+    invariants = ("no-common-subexpressions",)
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        aliases = AliasAnalysis(pc.program)
+        for op, earlier in list(common_subexpressions(pc.program.block, OpKeys(), aliases)):
+            rewrite = pc.begin([op])
+            for new, old in zip(op.results, earlier.results):
+                new.replace_all_uses_with(old)
+            op.parent.erase_op(op, safe_erase=False)
+            rewrite.done()
+
+
+@register_pass
+@dataclass(frozen=True)
 class _StrandsAProducer(PircPass):
     """Has the fetch read x and erases the add: the tanh the add read is left unused, and
     the pass never touched it."""
@@ -210,6 +233,8 @@ CASES = [
      "pd_op.tanh computes what an earlier pd_op.tanh computes"),
     (WRITE_BETWEEN, "", "test-incr-drops-write", "no-common-subexpressions",
      "pd_op.tanh computes what an earlier pd_op.tanh computes"),
+    (TWO_ROUNDS, "", "test-incr-one-round-cse", "no-common-subexpressions",
+     "pd_op.exp computes what an earlier pd_op.exp computes"),
     (SMALL, "cse,dce", "test-incr-strands-producer", "no-dead-ops",
      "pd_op.tanh is pure and its results are unused"),
     (SMALL, "cse,dce", "test-incr-adds-unused", "no-dead-ops",

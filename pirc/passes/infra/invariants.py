@@ -90,10 +90,13 @@ def _no_common_subexpressions(program, touched=None) -> list[str]:
     moved (its writer, removed, reached, or matched for the attributes that say whether it
     changes the values) -- then both ops read or produce a name of that buffer."""
     from ...ir.aliasing import AliasAnalysis
-    from .op_keys import OpKeys, common_subexpressions, common_subexpressions_around
+    from .op_keys import (OpKeys, common_subexpressions, common_subexpressions_around,
+                          may_have_common_subexpressions)
 
     if touched is None:
-        pairs = common_subexpressions(program.block, OpKeys(), AliasAnalysis(program))
+        keys = OpKeys()
+        pairs = (common_subexpressions(program.block, keys, AliasAnalysis(program))
+                 if may_have_common_subexpressions(program.block, keys) else ())
     else:
         ops, aliases = _around_writes(program, touched)
         pairs = common_subexpressions_around(ops, OpKeys(), program, aliases)
@@ -106,9 +109,10 @@ def _around_writes(program, touched) -> tuple[list, object]:
     from ...ir.aliasing import AliasAnalysis
 
     ops = touched.touched_ops()
-    writes = _Writes(program.version)
-    written = [value for value, reader in touched.released if writes(reader)]
-    written += [value for op in ops if writes(op) for value in op._operands]
+    released = touched.released
+    writing = _writing_classes(program.version, [reader for _, reader in released] + ops)
+    written = [value for value, reader in released if type(reader) in writing]
+    written += [value for op in ops if type(op) in writing for value in op._operands]
     if not written:
         return ops, None
     aliases = AliasAnalysis(program)
@@ -125,20 +129,14 @@ def _around_writes(program, touched) -> tuple[list, object]:
 _STRUCTURAL_WRITERS = frozenset({"builtin.set_parameter", "pd_op.while"})  # pirc.ir.aliasing
 
 
-class _Writes:
-    """Whether an op may write a buffer (in place, as a loop, or unknown to the alias model),
-    asked once per op class."""
+def _writing_classes(version: int, ops) -> set:
+    """The classes of `ops` whose ops may write a buffer (in place, as a loop, or
+    unknown to the alias model), each class asked once."""
+    from ...ir.aliasing import aliasing_of
 
-    def __init__(self, version: int):
-        self.version = version
-        self.by_class: dict = {}
-
-    def __call__(self, op) -> bool:
-        known = self.by_class.get(type(op))
-        if known is None:
-            from ...ir.aliasing import aliasing_of
-
-            aliasing = aliasing_of(op, self.version)
-            known = self.by_class[type(op)] = (not aliasing.known or bool(aliasing.writes)
-                                               or op.name in _STRUCTURAL_WRITERS)
-        return known
+    writing = set()
+    for cls, op in {type(op): op for op in ops}.items():
+        aliasing = aliasing_of(op, version)
+        if not aliasing.known or aliasing.writes or op.name in _STRUCTURAL_WRITERS:
+            writing.add(cls)
+    return writing
