@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 from ..ir.program import DEVELOP_VERSION, LATEST_VERSION
 
@@ -22,7 +22,8 @@ TABLE = "op_versions.json"
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, list[list]]:
-    text = resources.files("pirc.runtime").joinpath(TABLE).read_text(encoding="utf-8")
+    # beside this module (package data); importlib.resources would import zipfile (start-up)
+    text = Path(__file__).with_name(TABLE).read_text(encoding="utf-8")
     return json.loads(text)["ops"]
 
 
