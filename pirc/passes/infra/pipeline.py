@@ -10,7 +10,6 @@ named in full.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import typing
 from dataclasses import dataclass
@@ -266,6 +265,8 @@ def _one_line(error: ArgSpecParseError) -> str:
 
 
 def _closest(name: str, known) -> str:
+    import difflib  # for errors only: its import is a millisecond of every run
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -273,6 +274,8 @@ def _closest(name: str, known) -> str:
 def closest_first(name: str, known) -> list[str]:
     """`known`, the names most like `name` first (then the rest in their own order): what
     an error about an unknown name lists, so the likely fix is read first."""
+    import difflib
+
     known = list(known)
     close = difflib.get_close_matches(name, known, n=len(known), cutoff=0.5)
     return close + [k for k in known if k not in close]
