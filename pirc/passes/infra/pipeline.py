@@ -188,7 +188,9 @@ def _clipped(spec: str, keep: int = 80) -> str:
 
 def _instantiate(cls, arg):
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = typing.get_type_hints(cls)
+    # the options' types, only when options are given: evaluating every annotation of the
+    # class (its ClassVars too) was a third of building `default`
+    hints = typing.get_type_hints(cls) if arg.parameters else {}
     values = {}
     for raw_name, raw in arg.parameters.items():
         field_name = raw_name.replace("-", "_")
