@@ -7,10 +7,17 @@ import importlib
 import pkgutil
 
 
-def import_modules(package_name: str, skip: frozenset = frozenset()) -> None:
-    """Import each plain module of `package_name` (no subpackages, no `_private` ones, none
-    in `skip`), in name order, so registration order never depends on the file system."""
+def module_names(package_name: str, skip: frozenset = frozenset()) -> list[str]:
+    """The full names of the plain modules of `package_name` (no subpackages, no `_private`
+    ones, none in `skip`), in name order, so registration order never depends on the file
+    system."""
     package = importlib.import_module(package_name)
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if not info.ispkg and not info.name.startswith("_") and info.name not in skip:
-            importlib.import_module(f"{package_name}.{info.name}")
+    return [f"{package_name}.{info.name}"
+            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name)
+            if not info.ispkg and not info.name.startswith("_") and info.name not in skip]
+
+
+def import_modules(package_name: str, skip: frozenset = frozenset()) -> None:
+    """Import each module `module_names` lists, in its order."""
+    for name in module_names(package_name, skip):
+        importlib.import_module(name)

@@ -45,3 +45,19 @@ def store(path: Path, key, data) -> None:
             raise
     except (OSError, ValueError):
         pass
+
+
+def yaml_data(path: Path, name: str):
+    """The YAML file at `path`, parsed, kept as the cache file `name`.marshal and keyed by
+    the file's text (an edited file is parsed again): a warm run imports no YAML parser.
+    Data marshal cannot hold (a YAML timestamp) is parsed on every run."""
+    text = path.read_text(encoding="utf-8")
+    cache = cache_dir() / f"{name}.marshal"
+    key = (1, text)  # 1: the shape of the cached data
+    data = load(cache, key)
+    if data is None:
+        import yaml
+
+        data = yaml.safe_load(text)
+        store(cache, key, data)
+    return data

@@ -206,11 +206,12 @@ def cli_pipeline(args):
     """The pipeline the flags ask for: --upgrade / --target-version as the upgrade pass,
     first, then --pipeline's passes."""
     from ..passes import Pipeline, build_pipeline
-    from ..passes.upgrade import Upgrade
 
     pipeline = build_pipeline(args.pipeline) if args.pipeline is not None else Pipeline("", ())
     if not changes_version(args):
         return pipeline
+    from ..passes.upgrade import Upgrade
+
     upgrade = Upgrade(target_version=-1 if args.target_version is None else args.target_version,
                       patch_dir=args.patch_dir or "", allow_downgrade=not args.upgrade)
     spec = ",".join(s for s in ("upgrade", pipeline.spec) if s)

@@ -14,7 +14,7 @@ def pass_names(flag: str, value: str | None) -> set[str]:
     from ..passes.infra.registry import all_passes
 
     names = {n.strip() for n in value.split(",") if n.strip()} if value else set()
-    passes = all_passes()
+    passes = all_passes() if names else {}  # no flag, no scan of every pass module
     for name in sorted(names):
         if name not in passes:
             raise PipelineError(f"{flag}: {unknown_pass(name)}")

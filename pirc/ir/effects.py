@@ -46,9 +46,9 @@ def effects_file() -> Path:
 
 @lru_cache(maxsize=1)
 def _rules() -> tuple[_Rule, ...]:
-    import yaml  # only when a pass first asks: PyYAML's import is a tenth of a small run
+    from .. import user_cache  # parsed once per text of the file: a warm run imports no YAML parser
 
-    data = yaml.safe_load(effects_file().read_text(encoding="utf-8"))
+    data = user_cache.yaml_data(effects_file(), "effects")
     rules = []
     for i, entry in enumerate(data["rules"]):
         kind = entry["effect"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 from ..ir.program import DEVELOP_VERSION, LATEST_VERSION
 
@@ -21,9 +21,14 @@ TABLE = "op_versions.json"
 
 
 @lru_cache(maxsize=1)
+def _text() -> str:
+    # beside this module (package data); importlib.resources would import zipfile (start-up)
+    return Path(__file__).with_name(TABLE).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
 def _table() -> dict[str, list[list]]:
-    text = resources.files("pirc.runtime").joinpath(TABLE).read_text(encoding="utf-8")
-    return json.loads(text)["ops"]
+    return json.loads(_text())["ops"]
 
 
 def semantic_version(name: str, program_version: int) -> int | None:
@@ -42,8 +47,21 @@ def ranges(name: str) -> list:
 
 @lru_cache(maxsize=1)
 def digest() -> str:
-    """`ovs1:` + sha256 of the table: equal digests, equal op semantics."""
-    canonical = json.dumps(_table(), sort_keys=True, separators=(",", ":"))
+    """`ovs1:` + sha256 of the table: equal digests, equal op semantics.  Every pipeline run
+    asks (the manifest), and the canonical dump costs more than a small program's passes:
+    the digest is kept in the user cache, keyed by the table's text."""
+    from .. import user_cache
+
+    cache = user_cache.cache_dir() / "op-versions-digest.marshal"
+    value = user_cache.load(cache, _text())
+    if value is None:
+        value = _digest(_table())
+        user_cache.store(cache, _text(), value)
+    return value
+
+
+def _digest(table: dict) -> str:
+    canonical = json.dumps(table, sort_keys=True, separators=(",", ":"))
     return "ovs1:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 

@@ -23,3 +23,24 @@ def test_semantic_version_is_the_entry_the_registry_resolves():
 
 def test_digest_names_the_table():
     assert digest().startswith("ovs1:") and len(digest()) == 5 + 64
+
+
+def test_the_cached_digest_is_the_computed_one(tmp_path, monkeypatch):
+    """digest() is kept in the user cache by the table's text: the cached value is the
+    computed one, and an entry made from another text is not used."""
+    from pirc import user_cache
+    from pirc.runtime.op_versions import _digest, _table
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cache = user_cache.cache_dir() / "op-versions-digest.marshal"
+    try:
+        digest.cache_clear()
+        computed = digest()
+        assert computed == _digest(_table()) and cache.is_file()
+        digest.cache_clear()
+        assert digest() == computed
+        user_cache.store(cache, "another table", "ovs1:" + "0" * 64)
+        digest.cache_clear()
+        assert digest() == computed
+    finally:
+        digest.cache_clear()

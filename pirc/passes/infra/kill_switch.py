@@ -5,7 +5,6 @@ are never disabled; naming one is an error, as is an unknown name."""
 
 from __future__ import annotations
 
-import difflib
 import os
 
 from .pipeline import PipelineError, closest_first
@@ -22,6 +21,8 @@ def optimising_passes() -> list[str]:
 def unknown_pass(name: str, what: str) -> str:
     """The message for an unknown pass `name`: the valid ones, the closest match first
     (`what` says what they are, e.g. "the passes it can disable")."""
+    import difflib  # for errors only
+
     valid = optimising_passes()
     close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
     hint = f" (did you mean {close[0]!r}?)" if close else ""

@@ -23,7 +23,7 @@ def make_manifest(program, pipeline) -> Manifest:
 def conservative_reason(program) -> str | None:
     """Why `program` must be optimised conservatively, or None."""
     from ... import __version__
-    from .registry import all_passes
+    from .registry import get_pass
 
     m = program.manifest
     if m is not None:
@@ -31,9 +31,8 @@ def conservative_reason(program) -> str | None:
             return f"the program was optimised by pirc {m.pirc_version}, this is pirc {__version__}"
         if m.op_versions != digest():
             return f"the program was optimised against another op-version set ({m.op_versions})"
-    passes = all_passes()
     for tag in program.graph_tags:
-        cls = passes.get(tag.pass_name)
+        cls = get_pass(tag.pass_name)
         if cls is None:
             return f"its graph tags name a pass this pirc does not have ({tag.pass_name})"
         if cls.version != tag.pass_version:

@@ -10,7 +10,6 @@ named in full.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import typing
 from dataclasses import dataclass
@@ -65,9 +64,7 @@ def build_pipeline(spec: str) -> Pipeline:
 
 
 def read_named(path: Path) -> tuple[list[str], int]:
-    import yaml
-
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = _named_data(path)
     entries = data.get("passes")
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
         raise PipelineError("`passes` is a list of pass specs (`- dce`, `- const-fold{...}`)").in_file(str(path))
@@ -76,12 +73,18 @@ def read_named(path: Path) -> tuple[list[str], int]:
 
 def pipeline_device(path: Path) -> str | None:
     """A named pipeline's `device:` (the pipeline implies `--device`), None if it has none."""
-    import yaml
-
-    device = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("device")
+    device = _named_data(path).get("device")
     if device is not None and device not in ("cpu", "npu"):
         raise PipelineError(f"`device` is cpu or npu, got {device!r}").in_file(str(path))
     return device
+
+
+def _named_data(path: Path) -> dict:
+    """A named pipeline's file, parsed (through the user cache: PyYAML's import and parse were
+    a third of what building `default` cost)."""
+    from ... import user_cache
+
+    return user_cache.yaml_data(path, f"pipeline-{path.stem}") or {}
 
 
 def resolve_device(pipeline: Pipeline, device: str | None) -> str:
@@ -104,9 +107,8 @@ def _parse_list(spec: str, named: dict, expanding: set):
     except ValueError as e:  # what xDSL's literal conversion raises past _check_digits
         raise PipelineError(f"pipeline {_clipped(spec)}: {e}") from None
     _check_repeated_options(spec)
-    passes = all_passes()
     for arg in arg_specs:
-        cls = passes.get(arg.name)
+        cls = get_pass(arg.name)  # imports that pass's module alone (pirc.passes.infra.registry)
         if cls is None and arg.name in named and not arg.parameters:
             if arg.name in expanding:
                 raise PipelineError(f"pipeline {arg.name!r} includes itself")
@@ -186,7 +188,9 @@ def _clipped(spec: str, keep: int = 80) -> str:
 
 def _instantiate(cls, arg):
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    hints = typing.get_type_hints(cls)
+    # the options' types, only when options are given: evaluating every annotation of the
+    # class (its ClassVars too) was a third of building `default`
+    hints = typing.get_type_hints(cls) if arg.parameters else {}
     values = {}
     for raw_name, raw in arg.parameters.items():
         field_name = raw_name.replace("-", "_")
@@ -236,16 +240,15 @@ def _check_requires(passes: tuple) -> None:
 def _check_cycles(roots: list[str]) -> None:
     """Passes whose `requires` form a cycle can never be ordered: name the cycle (among the
     passes the pipeline names and what they require)."""
-    passes = all_passes()
     state: dict[str, int] = {}  # 1: on the path, 2: done
 
     def visit(name: str, path: list[str]) -> None:
         state[name] = 1
-        for needed in getattr(passes.get(name), "requires", ()):
+        for needed in getattr(get_pass(name), "requires", ()):
             if state.get(needed) == 1:
                 cycle = path[path.index(needed):] + [needed] if needed in path else [name, needed]
                 raise PipelineError("passes require each other in a cycle: " + " -> ".join(cycle))
-            if state.get(needed) is None and needed in passes:
+            if state.get(needed) is None and get_pass(needed) is not None:
                 visit(needed, path + [needed])
         state[name] = 2
 
@@ -264,6 +267,8 @@ def _one_line(error: ArgSpecParseError) -> str:
 
 
 def _closest(name: str, known) -> str:
+    import difflib  # for errors only: its import is a millisecond of every run
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
@@ -271,6 +276,8 @@ def _closest(name: str, known) -> str:
 def closest_first(name: str, known) -> list[str]:
     """`known`, the names most like `name` first (then the rest in their own order): what
     an error about an unknown name lists, so the likely fix is read first."""
+    import difflib
+
     known = list(known)
     close = difflib.get_close_matches(name, known, n=len(known), cutoff=0.5)
     return close + [k for k in known if k not in close]

@@ -10,19 +10,33 @@ module (`name = "pkg.module"`, whose import registers its passes) or a pass clas
 are listed or a pipeline names one, so a command that runs no pass never imports a plugin; a
 plugin that fails to load is an error naming it and its distribution, every time it is
 looked up (never a registry silently missing its passes).
+
+A pipeline names a few passes, and importing every pass module (the fusions' rules, xDSL's
+transforms) was a third of what `-p default` adds to a small run.  `pirc/passes/index.txt`
+says which module registers each of pirc's own passes (written by `python -m
+tools.gen_pass_index`; a test compares it with a full scan), so looking up one pass imports
+its module alone.  The index answers only while it can be complete: no plugin may be
+installed, and the scanned packages hold exactly the modules it lists (a pass module added
+to the tree and not yet indexed is found by the full scan, as before).  Listing passes, and
+an unknown name's error with its closest match, scan everything.
 """
 
 from __future__ import annotations
 
+import importlib
 import types
+from pathlib import Path
 
 from ...errors import PircError, excerpt
-from ...module_scan import import_modules
+from ...module_scan import import_modules, module_names
 
 ENTRY_POINT_GROUP = "pirc.passes"
+SCANNED_PACKAGES = ("pirc.passes", "pirc.passes.fusion")  # the fusion passes: one module each
+INDEX_FILE = Path(__file__).resolve().parents[1] / "index.txt"
 
 _PASSES: dict[str, type] = {}
 _scanned = False
+_index: dict[str, str] | None = None  # pass name -> module, once read; {} when it cannot answer
 
 
 class PassRegistryError(PircError):
@@ -48,8 +62,8 @@ def _scan() -> None:
         return
     _scanned = True  # before importing: a pass module that looks a pass up must not rescan
     try:
-        import_modules("pirc.passes")
-        import_modules("pirc.passes.fusion")  # one fusion pass per module
+        for package in SCANNED_PACKAGES:
+            import_modules(package)
         _load_plugins()
     except BaseException:
         _scanned = False  # the next lookup reports the broken plugin again
@@ -128,5 +142,53 @@ def all_passes() -> dict[str, type]:
 
 
 def get_pass(name: str) -> type | None:
-    _scan()
+    """The pass named `name`, or None; imports the module the index names for it, or every
+    pass module when the index cannot answer."""
+    if not _scanned:
+        index = _read_index()
+        if index:
+            module = index.get(name)
+            if module is None:  # none of pirc's: a pass the caller's own code registered, or none
+                return _PASSES.get(name)
+            if name not in _PASSES:
+                importlib.import_module(module)
+            if name in _PASSES:
+                return _PASSES[name]
+        _scan()  # no index, or a stale one: look everywhere
     return _PASSES.get(name)
+
+
+def index_text(passes: dict[str, type]) -> str:
+    """The text of INDEX_FILE for a full scan's `passes`: each scanned module of pirc's, and
+    the names of the passes it registers (none for a module that registers none)."""
+    by_module: dict[str, list[str]] = {m: [] for p in SCANNED_PACKAGES for m in module_names(p)}
+    for name, cls in sorted(passes.items()):
+        if cls.__module__ in by_module:
+            by_module[cls.__module__].append(name)
+    lines = [" ".join([module, *names]) for module, names in by_module.items()]
+    return ("# Each pass module of pirc and the passes it registers: what a pipeline imports\n"
+            "# (pirc.passes.infra.registry).  Written by `python -m tools.gen_pass_index`.\n"
+            + "".join(line + "\n" for line in lines))
+
+
+def _read_index() -> dict[str, str]:
+    """INDEX_FILE as pass name -> module, or {} where it cannot be complete: a plugin may be
+    installed, the file is missing, or the scanned packages hold other modules than it
+    lists.  Read once per process."""
+    global _index
+    if _index is None:
+        _index = {}
+        try:
+            lines = INDEX_FILE.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return _index
+        by_name, modules = {}, []
+        for line in lines:
+            if line and not line.startswith("#"):
+                module, *names = line.split()
+                modules.append(module)
+                by_name.update((name, module) for name in names)
+        listed = [m for p in SCANNED_PACKAGES for m in module_names(p)]
+        if modules == listed and not _may_have_plugins():
+            _index = by_name
+    return _index
