@@ -47,7 +47,7 @@ _OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
 class IRWatch:
     """Counts the structural edits of one program while one pass runs (`with watch:`)."""
 
-    def __init__(self, program, record_ops: bool = False, index=None):
+    def __init__(self, program, record_ops: bool = False, index=None, order=None):
         self.root = program.module
         self.block = program.block
         # The top-level ops the edits happened in (an op edited, inserted or removed, or the
@@ -56,6 +56,7 @@ class IRWatch:
         self.tops: dict = {}
         self.whole = False
         self.index = index        # the pipeline's OpIndex to keep current, or None
+        self.order = order        # the pipeline's BlockOrder (pirc.ir.block_order) to tell, or None
         self.open = None          # the Rewrite in progress (begun, not done), or None
         self.open_edits = 0       # edits made inside it
         self.inside = 0           # edits inside rewrites
@@ -65,7 +66,7 @@ class IRWatch:
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
         # kept, so the id is not reused), which may change their attributes or types.
         self.edited: dict | None = {} if record_ops else None
-        self.touched = Touched(program)
+        self.touched = Touched(program, order)
         self._saved = None
 
     # ------------------------------------------------------------ the gate's side
@@ -104,9 +105,15 @@ class IRWatch:
     # ------------------------------------------------------------ the IR's side
     def _edit(self, node, what: str, op, value=None) -> bool:
         """Count an edit of `node` (False: not in the program, nothing counted)."""
-        top = self._top(node, op)
-        if top is _OUTSIDE:
-            return False
+        block = self.block
+        if node is block:
+            top = op             # an op into or out of the top-level block (None: its args)
+        elif node.parent is block:
+            top = node           # an edit of a top-level op (most edits)
+        else:
+            top = self._top(node, op)
+            if top is _OUTSIDE:
+                return False
         if top is None:
             self.whole = True
         else:
@@ -117,6 +124,8 @@ class IRWatch:
             touched.holder(node)
         elif what == _DETACH:
             touched.removed(op)
+            if node is block and self.order is not None:
+                self.order.forget(op)   # its number no longer says where it is
         else:
             touched.ops[id(op)] = op
             if what == _REMOVE_USE:
