@@ -186,7 +186,6 @@ def _check_top_level(checker, block, tops: dict, order: BlockOrder) -> list:
     as (op, number, operand index, the retype's entry), for the caller to report."""
     key, keys = order.key, order.keys   # keys: key()'s dict, read inline below
     retypes = _Retypes(checker, block, key)
-    by_value = retypes.by_value
     late: list = []
     reported: set = set()   # (id(reader), operand index) reported as read after a retype
     for op in tops.values():
@@ -207,8 +206,7 @@ def _check_top_level(checker, block, tops: dict, order: BlockOrder) -> list:
                 if not is_null_value(value):
                     checker.report(op, at, _used_out_of_scope(i))
                 continue
-            known = by_value.get(id(value))
-            entries = known[1] if known is not None else retypes.of(value)
+            entries = retypes.of(value)
             if entries:
                 before = [r for r in entries if where < r[0] < at]
                 if before:
@@ -247,8 +245,9 @@ class _Retypes:
     """For a value, the in-place ops of the block that change its buffer's type, in block
     order: [(number, op name, new type text)], a write by an op nested in a region counted
     at the top-level op holding it, its name None (the caller checks the whole program when
-    it matters).  Such an op reads the value, so they are found among its readers; each
-    value's once, each op class asked once whether it may write in place."""
+    it matters).  Such an op reads the value, so they are found among its readers: a look
+    at each reader's class (asked once per class whether it may write in place), and only
+    when one may, the entries (kept per value)."""
 
     def __init__(self, checker, block, key):
         self.checker = checker
@@ -258,6 +257,15 @@ class _Retypes:
         self.writes: dict = {}      # op class -> may it change an operand's type in place
 
     def of(self, value) -> list:
+        writes = self.writes
+        use = value.first_use
+        while use is not None:   # xDSL's use list (pinned): most values' readers write nothing
+            may = writes.get(type(use._operation))
+            if may is None or may:
+                break
+            use = use._next_use
+        else:
+            return []
         known = self.by_value.get(id(value))
         if known is None:
             known = self.by_value[id(value)] = (value, self._find(value))
@@ -267,7 +275,7 @@ class _Retypes:
         writes, checker, block = self.writes, self.checker, self.block
         writers = []
         use = value.first_use
-        while use is not None:   # xDSL's use list (pinned)
+        while use is not None:
             reader = use._operation
             use = use._next_use
             cls = type(reader)
@@ -277,8 +285,6 @@ class _Retypes:
                 may = writes[cls] = plan is not None and plan.inplace
             if may:
                 writers.append(reader)
-        if not writers:
-            return writers   # most values: no reader may write in place
         found = []
         seen: set = set()
         for reader in writers:
@@ -318,6 +324,9 @@ def _print_indexes(top: list) -> list[int]:
         indexes.append(count)
         count += sum(1 for _ in op.walk()) if op.regions else 1  # walk() yields the op too
     return indexes
+
+
+_UNPLANNED = object()   # _Checker.plans: a name not asked yet
 
 
 class _Plan:
@@ -371,7 +380,8 @@ class _Checker:
         visible = self.visible
         visible.update(map(id, block.args))
         retyped = self.retyped
-        for op in block.ops:
+        op = block._first_op   # xDSL's links (pinned exactly): no generator frame per op
+        while op is not None:
             index = self.count
             self.count = index + 1
             operands = op._operands   # the tuple `op.operands` wraps
@@ -390,6 +400,7 @@ class _Checker:
                 for inner in region.blocks:
                     self.block(inner, True)
             visible.update(map(id, op.results))
+            op = op._next_op
         if nested:
             # Leaving the block: what it defined is out of scope for what follows its region.
             visible.difference_update(map(id, block.args))
@@ -435,7 +446,9 @@ class _Checker:
         none is <<NULL VALUE>> (whose op is never in a block)."""
         if type(op) is ProgramModuleOp:
             return None
-        plan = self.plan(op.name)
+        plan = self.plans.get(op.name, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = self.plan(op.name)
         if plan is None:
             if self.strict:
                 self.report(op, index, f"unknown op {op.name} at PIR version {self.version}")

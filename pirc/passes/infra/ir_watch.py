@@ -72,7 +72,8 @@ class IRWatch:
     # ------------------------------------------------------------ the gate's side
     def opened(self, rewrite) -> None:
         """`pc.begin` allowed a rewrite: edits from now on are its own."""
-        self.close_open()
+        if self.open is not None:   # most rewrites were done: nothing open
+            self.close_open()
         self.open, self.open_edits = rewrite, 0
         self.touched.add(rewrite.matched)
         if self.edited is not None:
@@ -176,7 +177,7 @@ def _use_wrapper(original, what):
     def wrapper(self, use):
         watch = _ACTIVE
         if watch is not None:
-            op = use.operation
+            op = use._operation   # the field `use.operation` reads (xDSL pinned): no call
             watch._edit(op, what, op, self)
         return original(self, use)
     return wrapper

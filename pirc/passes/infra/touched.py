@@ -59,7 +59,8 @@ class Touched:
         for result in op.results:
             use = result.first_use
             while use is not None:   # xDSL's use list (pinned), as the watch reads it
-                self.readers[id(use.operation)] = use.operation
+                reader = use._operation
+                self.readers[id(reader)] = reader
                 use = use._next_use
 
     def holder(self, node) -> None:
