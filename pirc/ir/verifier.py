@@ -241,13 +241,17 @@ def _top_level(op, block):
     return None
 
 
+_FEW_READERS = 4   # _Retypes.of: readers looked at again rather than kept
+
+
 class _Retypes:
     """For a value, the in-place ops of the block that change its buffer's type, in block
     order: [(number, op name, new type text)], a write by an op nested in a region counted
     at the top-level op holding it, its name None (the caller checks the whole program when
     it matters).  Such an op reads the value, so they are found among its readers: a look
     at each reader's class (asked once per class whether it may write in place), and only
-    when one may, the entries (kept per value)."""
+    when one may, the entries; the answer kept for a value with more than a few readers
+    (it may have thousands, each a touched op)."""
 
     def __init__(self, checker, block, key):
         self.checker = checker
@@ -257,13 +261,16 @@ class _Retypes:
         self.writes: dict = {}      # op class -> may it change an operand's type in place
 
     def of(self, value) -> list:
+        # Most values: a few readers, none of which writes in place: nothing to keep.
         writes = self.writes
         use = value.first_use
-        while use is not None:   # xDSL's use list (pinned): most values' readers write nothing
+        looked = 0
+        while use is not None:   # xDSL's use list (pinned)
             may = writes.get(type(use._operation))
-            if may is None or may:
+            if may is None or may or looked == _FEW_READERS:
                 break
             use = use._next_use
+            looked += 1
         else:
             return []
         known = self.by_value.get(id(value))

@@ -174,11 +174,27 @@ class IRWatch:
 
 
 def _use_wrapper(original, what):
+    dropped = what == _REMOVE_USE
+
     def wrapper(self, use):
         watch = _ACTIVE
         if watch is not None:
             op = use._operation   # the field `use.operation` reads (xDSL pinned): no call
-            watch._edit(op, what, op, self)
+            parent = op.parent
+            if parent is None:
+                pass   # an op in no block (erased, or not inserted yet): not in the program
+            elif parent is watch.block and watch.open is not None and watch.edited is None:
+                # Most edits of a pass: an operand of a top-level op, inside a rewrite, with
+                # nothing more to record.  What _edit does then, without its call.
+                watch.tops[id(op)] = op
+                touched = watch.touched
+                touched.ops[id(op)] = op
+                if dropped:
+                    touched.released.append((self, op))
+                watch.inside += 1
+                watch.open_edits += 1
+            else:
+                watch._edit(op, what, op, self)
         return original(self, use)
     return wrapper
 
