@@ -25,6 +25,14 @@ def parse():
     return parse_text(SMALL, "p.pir", 4)
 
 
+def numbered():
+    """small.pir, its block and the block's order, numbered."""
+    program = parse()
+    order = BlockOrder(program)
+    order.sync()
+    return program, program.block, order
+
+
 def numbers(order: BlockOrder, block) -> list[int]:
     """Each op's number, read again when numbering an op numbered the whole block (the
     numbers read before a walk are void, as the verifier knows)."""
@@ -50,10 +58,7 @@ def test_the_numbers_grow_in_block_order_through_any_edits(stride, edits):
     # stride 1: every insertion between two numbered ops numbers the block again
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(block_order, "STRIDE", stride)
-        program = parse()
-        block = program.block
-        order = BlockOrder(program)
-        order.sync()
+        _, block, order = numbered()
         for what, i, j in edits:
             ops = list(block.ops)
             if not ops:
@@ -72,10 +77,7 @@ def test_the_numbers_grow_in_block_order_through_any_edits(stride, edits):
 
 
 def test_a_run_of_new_ops_is_numbered_at_once_between_its_neighbours():
-    program = parse()
-    block = program.block
-    order = BlockOrder(program)
-    order.sync()
+    _, block, order = numbered()
     first, second = list(block.ops)[:2]
     new = [first.clone() for _ in range(3)]
     for op in new:
@@ -88,10 +90,7 @@ def test_a_run_of_new_ops_is_numbered_at_once_between_its_neighbours():
 
 def test_an_op_moved_without_telling_keeps_its_old_number():
     # why the IR watch tells the order of every op a pass detaches
-    program = parse()
-    block = program.block
-    order = BlockOrder(program)
-    order.sync()
+    _, block, order = numbered()
     data, relu = list(block.ops)[:2]
     block.insert_op_after(block.detach_op(data), relu)
     assert order.key(data) < order.key(relu)
@@ -101,9 +100,7 @@ def test_an_op_moved_without_telling_keeps_its_old_number():
 
 
 def test_a_block_swapped_for_another_is_numbered_afresh():
-    program = parse()
-    order = BlockOrder(program)
-    order.sync()
+    program, _, order = numbered()
     walks = order.numberings
     other = parse()
     program.module = other.module
@@ -119,11 +116,8 @@ def test_the_verifier_reading_a_kept_order_finds_what_a_fresh_one_finds(stride):
     # reading it: each problem at its position in the block as it is now
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(block_order, "STRIDE", stride)
-        program = parse()
-        block = program.block
-        order = BlockOrder(program)
-        order.sync()
-        data, relu, tanh, tanh2, add, fetch = block.ops
+        program, block, order = numbered()
+        data, _, _, tanh2, add, fetch = block.ops
         for op, where in ((tanh2, data), (add, fetch)):
             order.forget(block.detach_op(op))
             if op is add:

@@ -26,7 +26,9 @@ and verifier check after it.
 
 The same wrappers keep the pipeline's op index (pirc.passes.infra.op_index) current: each op
 inserted into or removed from a block of the program, and each block added to or removed
-from one of its regions, is counted in or out with the ops nested in it.
+from one of its regions, is counted in or out with the ops nested in it.  And they tell the
+pipeline's order of the top-level ops (pirc.ir.block_order) of each op removed from the
+top-level block, whose number then no longer says where it is.
 """
 
 from __future__ import annotations
