@@ -4,7 +4,7 @@ Whether one op comes before another in a block is what the verifier asks of ever
 (a value used before its definition) and of every in-place write (a read after it).  xDSL's
 `Operation.is_before_in_block` walks the block from one op to the other; numbering the
 block on each check is a walk of the whole block too: at 100k ops that walk, not the ops a
-pass touched, was the cost of verifying after the pass.  MLIR keeps an order index in each
+pass touched, was much of the cost of verifying after each pass.  MLIR keeps an order index in each
 op (`Operation::isBeforeInBlock`), renumbering a block only when an insertion finds no room
 between its neighbours; this is the same, beside the IR.
 
@@ -30,8 +30,6 @@ class BlockOrder:
         self.program = program
         self.block = None          # the block numbered (a program may swap its block)
         self.keys: dict = {}       # id(op) -> (op, number)
-        self.fresh = False         # numbered by a walk, nothing placed since: number // STRIDE
-                                   # is the op's position
         self.numberings = 0        # walks so far: a number read before the last one is void
 
     def sync(self) -> None:
@@ -50,7 +48,6 @@ class BlockOrder:
         keys = self.keys   # the same dict: a caller may hold it
         keys.clear()
         keys.update(zip(map(id, ops), zip(ops, range(0, len(ops) * STRIDE, STRIDE))))
-        self.fresh = True
         self.numberings += 1
 
     def key(self, op) -> int:
@@ -61,7 +58,8 @@ class BlockOrder:
         return entry[1] if entry is not None else self._place(op)
 
     def position(self, number: int) -> int:
-        """The position in the block of the op numbered `number`, when `fresh`."""
+        """The position in the block of the op numbered `number` by the last walk (`number`
+        read after it, with no edit of the block since)."""
         return number // STRIDE
 
     def forget(self, op) -> None:
@@ -92,7 +90,6 @@ class BlockOrder:
         if step == 0:
             self.number()   # no room left between the neighbours
             return self.keys[id(op)][1]
-        self.fresh = False
         for i, placed in enumerate(run, 1):
             keys[id(placed)] = (placed, start + i * step)
         return keys[id(op)][1]

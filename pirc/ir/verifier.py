@@ -133,7 +133,7 @@ def collect_problems_in(program, ops, order: BlockOrder | None = None) -> list[P
     one current across a pipeline's passes; without it the block is numbered here), and the
     in-place writes of a value are found among its readers: the cost is the ops given, their
     operands' readers and the readers of what they retype, not the block.  A problem found
-    is looked at again over a fresh numbering of the block, which also gives its position."""
+    is looked at again over the block numbered afresh, which also gives its position."""
     block = program.block
     tops: dict = {}
     for op in ops:
@@ -147,16 +147,18 @@ def collect_problems_in(program, ops, order: BlockOrder | None = None) -> list[P
         return []
     if order is None:
         order = BlockOrder(program)
+    walks = order.numberings
     order.sync()
     try:
-        numberings = order.numberings
+        numbered = order.numberings
         checker = _Checker(program.version, False)
         late = _check_top_level(checker, block, tops, order)
-        steady = order.numberings == numberings
-        if not steady or ((checker.problems or late) and not order.fresh):
-            # Again, over a block numbered by a walk: the numbers read before a walk are
-            # void; and a problem is told by position, found by the numbers it is told in
-            # (the same answers, unless the block was edited where its order was not told).
+        steady = order.numberings == numbered
+        if not steady or ((checker.problems or late) and order.numberings == walks):
+            # Again, over the block as a walk numbers it now: the numbers read before a walk
+            # are void; and a problem is told by its position, which a walk gives, found by
+            # the numbers of the same walk (the same answers, unless the block was edited
+            # where its order was not told).
             if steady:
                 order.number()
             checker = _Checker(program.version, False)
