@@ -26,10 +26,13 @@ printer shows (the module itself is not counted).
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from xdsl.dialects.builtin import ArrayAttr
 
 from ..errors import VerifyError
 from .attrs import SCALAR_KINDS, attr_kind
+from .block_order import BlockOrder
 from .ops import ProgramModuleOp, is_null_value
 from .specs import UNIVERSAL_ATTRIBUTES, OpSpec, get_spec
 from .types import DenseTensorType
@@ -114,7 +117,7 @@ def collect_problems(program, strict: bool = False) -> list[Problem]:
     return checker.problems
 
 
-def collect_problems_in(program, ops) -> list[Problem]:
+def collect_problems_in(program, ops, order: BlockOrder | None = None) -> list[Problem]:
     """The problems of `ops` alone, each op as the whole check sees it: what the pass
     manager checks after a pass, given the ops the pass touched (pirc.passes.infra.touched).
 
@@ -124,11 +127,17 @@ def collect_problems_in(program, ops) -> list[Problem]:
     the value it retyped (their problem, which its arrival made).  An op nested in a region
     stands for the top-level op holding it, and when one of those holds regions the whole
     program is checked: one walk, where scoping each such op alone would rebuild what is
-    visible before it, op by op.  Ops no longer in the program are left out."""
+    visible before it, op by op.  Ops no longer in the program are left out.
+
+    What comes before what is asked of `order` (pirc.ir.block_order: the pass manager keeps
+    one current across a pipeline's passes; without it the block is numbered here), and the
+    in-place writes of a value are found among its readers: the cost is the ops given, their
+    operands' readers and the readers of what they retype, not the block.  A problem found
+    is looked at again over the block numbered afresh, which also gives its position."""
     block = program.block
     tops: dict = {}
     for op in ops:
-        top = _top_level(op, block)
+        top = op if op.parent is block else _top_level(op, block)
         if top is None:
             continue  # no longer in the program
         if top.regions:
@@ -136,19 +145,34 @@ def collect_problems_in(program, ops) -> list[Problem]:
         tops[id(top)] = top
     if not tops:
         return []
-    checker = _Checker(program.version, False)
-    position, retypes, writers = _positions(block, checker)
+    if order is None:
+        order = BlockOrder(program)
+    walks = order.numberings
+    order.sync()
     try:
-        late = _check_top_level(checker, tops, position, retypes, writers)
+        numbered = order.numberings
+        checker = _Checker(program.version, False)
+        late = _check_top_level(checker, block, tops, order)
+        steady = order.numberings == numbered
+        if not steady or ((checker.problems or late) and order.numberings == walks):
+            # Again, over the block as a walk numbers it now: the numbers read before a walk
+            # are void; and a problem is told by its position, which a walk gives, found by
+            # the numbers of the same walk (the same answers, unless the block was edited
+            # where its order was not told).
+            if steady:
+                order.number()
+            checker = _Checker(program.version, False)
+            late = _check_top_level(checker, block, tops, order)
     except _Nested:
         return collect_problems(program)
     if checker.problems or late:
         index = _print_indexes(list(block.ops))
+        position = order.position
         for problem in checker.problems:
-            problem.index = index[problem.index]
+            problem.index = index[position(problem.index)]
         for op, at, i, (write, name, new_type) in late:
-            message = _read_after_retype(i, index[write], name, new_type)
-            checker.report(op, index[at], message, False)
+            message = _read_after_retype(i, index[position(write)], name, new_type)
+            checker.report(op, index[position(at)], message, False)
         checker.problems.sort(key=lambda p: p.index)
     return checker.problems
 
@@ -158,39 +182,51 @@ class _Nested(Exception):
     changes a value it reads, or a reader sits in a region): check the whole program."""
 
 
-def _check_top_level(checker, tops: dict, position: dict, retypes: dict, writers: set) -> list:
-    """collect_problems_in's checks of `tops` (top-level ops), reporting positions in the
-    block (the caller turns them into print indexes); the reads after a retype, as (op,
-    position, operand index, the retype's entry), for the caller to report.  `writers`:
-    the op classes that may write in place (or hold regions)."""
+def _check_top_level(checker, block, tops: dict, order: BlockOrder) -> list:
+    """collect_problems_in's checks of `tops` (top-level ops of `block`), reporting the ops'
+    numbers in `order` (the caller turns them into print indexes); the reads after a retype,
+    as (op, number, operand index, the retype's entry), for the caller to report."""
+    key, keys = order.key, order.keys   # keys: key()'s dict, read inline below
+    retypes = _Retypes(checker, block, key)
     late: list = []
     reported: set = set()   # (id(reader), operand index) reported as read after a retype
-    for op in sorted(tops.values(), key=lambda o: position[id(o)]):
-        at = position[id(op)]
+    for op in tops.values():
+        if id(op) not in keys:
+            key(op)   # a new op: numbered now, with the new ops around it
+    numbers = map(itemgetter(1), map(keys.__getitem__, tops))   # no call per op
+    for at, op in sorted(zip(numbers, tops.values())):   # numbers differ: ops never compared
+        defined = True   # every operand defined before the op: none is <<NULL VALUE>>
         for i, value in enumerate(op._operands):
             owner = getattr(value, "op", None)
-            where = position.get(id(owner)) if owner is not None else None
+            if owner is not None and owner.parent is block:
+                entry = keys.get(id(owner))
+                where = entry[1] if entry is not None else key(owner)
+            else:
+                where = None
             if where is None or where >= at:
+                defined = False
                 if not is_null_value(value):
                     checker.report(op, at, _used_out_of_scope(i))
                 continue
-            before = [r for r in retypes.get(id(value), ()) if where < r[0] < at]
-            if before:
-                if before[-1][1] is None:
-                    raise _Nested
-                reported.add((id(op), i))
-                late.append((op, at, i, before[-1]))
-        checker.op(op, at)
-        for _, value, _ in checker.retypes(op) if type(op) in writers else ():
+            entries = retypes.of(value)
+            if entries:
+                before = [r for r in entries if where < r[0] < at]
+                if before:
+                    if before[-1][1] is None:
+                        raise _Nested
+                    reported.add((id(op), i))
+                    late.append((op, at, i, before[-1]))
+        plan = checker.op(op, at, defined)
+        for _, value, _ in checker.retypes(op) if plan is not None and plan.inplace else ():
             for use in value.uses:
                 reader = use.operation
-                later = position.get(id(reader))
-                if later is None:
+                if reader.parent is not block:
                     raise _Nested  # a reader nested in a region
+                later = key(reader)
                 if later <= at or id(reader) in tops or (id(reader), use.index) in reported:
                     continue  # read before the write, or looked at as one of the ops
                 reported.add((id(reader), use.index))
-                entries = [r for r in retypes[id(value)] if r[0] < later]
+                entries = [r for r in retypes.of(value) if r[0] < later]
                 if entries[-1][1] is None:
                     raise _Nested
                 late.append((reader, later, use.index, entries[-1]))
@@ -207,39 +243,75 @@ def _top_level(op, block):
     return None
 
 
-def _positions(block, checker) -> tuple[dict, dict, set]:
-    """Each op of `block` by id -> its position; each value an op of the block changes the
-    type of in place, by id -> [(position, op name, new type text)] in order; and the op
-    classes that may do that (or hold regions): one walk of xDSL's links (pinned), the
-    specs asked once per op class."""
-    ops = []
-    op = block._first_op
-    while op is not None:
-        ops.append(op)
-        op = op._next_op
-    position = {id(op): i for i, op in enumerate(ops)}
-    interesting = set()   # classes that may write in place, or hold regions
-    for cls in set(map(type, ops)):
-        if cls is ProgramModuleOp:
-            continue
-        plan = checker.plan(cls.name)
-        spec = plan.spec if plan is not None else None
-        if spec is not None and (spec.inplace or cls.name.endswith("_") or spec.regions):
-            interesting.add(cls)
-        elif spec is None:
-            interesting.add(cls)  # no spec: it may hold regions all the same
-    retypes: dict = {}
-    for i, op in ((i, op) for i, op in enumerate(ops) if type(op) in interesting):
-        for _, value, new_type in checker.retypes(op):
-            retypes.setdefault(id(value), []).append((i, op.name, _type_text(new_type)))
-        if op.regions:
-            # A write in a region counts at the op holding it; its name None: the caller
-            # checks the whole program when it matters (its print index is not counted here).
-            for inner in op.walk():
-                if inner is not op:
-                    for _, value, _ in checker.retypes(inner):
-                        retypes.setdefault(id(value), []).append((i, None, None))
-    return position, retypes, interesting
+_FEW_READERS = 4   # _Retypes.of: readers looked at again rather than kept
+
+
+class _Retypes:
+    """For a value, the in-place ops of the block that change its buffer's type, in block
+    order: [(number, op name, new type text)], a write by an op nested in a region counted
+    at the top-level op holding it, its name None (the caller checks the whole program when
+    it matters).  Such an op reads the value, so they are found among its readers: a look
+    at each reader's class (asked once per class whether it may write in place), and only
+    when one may, the entries; the answer kept for a value with more than a few readers
+    (it may have thousands, each a touched op)."""
+
+    def __init__(self, checker, block, key):
+        self.checker = checker
+        self.block = block
+        self.key = key
+        self.by_value: dict = {}    # id(value) -> (value, entries)
+        self.writes: dict = {}      # op class -> may it change an operand's type in place
+
+    def of(self, value) -> list:
+        # Most values: a few readers, none of which writes in place: nothing to keep.
+        writes = self.writes
+        use = value.first_use
+        looked = 0
+        while use is not None:   # xDSL's use list (pinned)
+            may = writes.get(type(use._operation))
+            if may is None or may or looked == _FEW_READERS:
+                break
+            use = use._next_use
+            looked += 1
+        else:
+            return []
+        known = self.by_value.get(id(value))
+        if known is None:
+            known = self.by_value[id(value)] = (value, self._find(value))
+        return known[1]
+
+    def _find(self, value) -> list:
+        writes, checker, block = self.writes, self.checker, self.block
+        writers = []
+        use = value.first_use
+        while use is not None:
+            reader = use._operation
+            use = use._next_use
+            cls = type(reader)
+            may = writes.get(cls)
+            if may is None:
+                plan = checker.plan(cls.name) if cls is not ProgramModuleOp else None
+                may = writes[cls] = plan is not None and plan.inplace
+            if may:
+                writers.append(reader)
+        found = []
+        seen: set = set()
+        for reader in writers:
+            if id(reader) in seen:
+                continue
+            seen.add(id(reader))
+            mine = [new_type for _, v, new_type in checker.retypes(reader) if v is value]
+            if not mine:
+                continue
+            if reader.parent is block:
+                at = self.key(reader)
+                found.extend((at, 0, reader.name, _type_text(t)) for t in mine)
+            else:
+                top = _top_level(reader, block)
+                if top is not None:
+                    found.append((self.key(top), 1, None, None))
+        found.sort(key=lambda entry: entry[:2])
+        return [(at, name, text) for at, _, name, text in found]
 
 
 def _read_after_retype(i: int, at: int, name: str, new_type: str) -> str:
@@ -263,10 +335,13 @@ def _print_indexes(top: list) -> list[int]:
     return indexes
 
 
+_UNPLANNED = object()   # _Checker.plans: a name not asked yet
+
+
 class _Plan:
     """What the checker needs of one spec, precomputed once per op name (100k-op programs)."""
 
-    def __init__(self, spec: OpSpec):
+    def __init__(self, spec: OpSpec, name: str):
         self.spec = spec
         self.variadic = spec.variadic_operands
         # Without a variadic operand, each position's spec entry (the common, fast case).
@@ -275,6 +350,14 @@ class _Plan:
         self.attr_types = {**{n: a.type for n, a in UNIVERSAL_ATTRIBUTES.items()},
                            **{a.name: a.type for a in spec.attributes}}
         self.required = tuple(a for a in spec.attributes if not a.optional)
+        self.required_names = frozenset(a.name for a in self.required)
+        # (name, id(attr)) of the attributes found to fit: an op whose attributes are all
+        # known to fit, the required ones present, has nothing to report (the common case:
+        # attributes are memoised objects).  The checker's `kinds` keeps each attr alive.
+        self.fits: set = set()
+        self.checked_class = None  # the op class last found to be built with this spec
+        # It may change an operand's buffer in place (module docstring): its retypes count.
+        self.inplace = bool(spec.inplace) or name.endswith("_")
 
 
 class _Checker:
@@ -298,33 +381,40 @@ class _Checker:
 
     # -- scopes ---------------------------------------------------------------------------
 
-    def block(self, block) -> None:
+    def block(self, block, nested: bool = False) -> None:
         # `visible` holds the ids of the values (alive: the program holds them): an xDSL
         # value's __hash__ / __eq__ are Python methods, a quarter of this walk at 100k ops.
+        # Each op's operands are asked as one set operation first: the loop that says which
+        # operand is wrong runs only when one is (or may be read after a retype).
         visible = self.visible
-        added = [id(a) for a in block.args]
-        visible.update(added)
-        for op in block.ops:
+        visible.update(map(id, block.args))
+        retyped = self.retyped
+        op = block._first_op   # xDSL's links (pinned exactly): no generator frame per op
+        while op is not None:
             index = self.count
-            self.count += 1
-            retyped = self.retyped
-            for i, value in enumerate(op._operands):  # the tuple `op.operands` wraps
-                if id(value) not in visible and not is_null_value(value):
-                    self.report(op, index, _used_out_of_scope(i))
-                elif retyped and id(value) in retyped:
-                    self.report(op, index, _read_after_retype(i, *retyped[id(value)]), False)
-            self.op(op, index)
-            self.note_retype(op, index)
+            self.count = index + 1
+            operands = op._operands   # the tuple `op.operands` wraps
+            defined = visible.issuperset(map(id, operands))
+            if not defined or (retyped and not retyped.keys().isdisjoint(map(id, operands))):
+                for i, value in enumerate(operands):
+                    if id(value) not in visible and not is_null_value(value):
+                        self.report(op, index, _used_out_of_scope(i))
+                    elif retyped and id(value) in retyped:
+                        self.report(op, index, _read_after_retype(i, *retyped[id(value)]),
+                                    False)
+            plan = self.op(op, index, defined)
+            if plan is not None and plan.inplace:
+                self.note_retype(op, index)
             for region in op.regions:
                 for inner in region.blocks:
-                    self.block(inner)
-            results = op.results
-            if results:
-                ids = [id(r) for r in results]
-                visible.update(ids)
-                added.extend(ids)
-        # Leaving the block: what it defined is out of scope for what follows its region.
-        visible.difference_update(added)
+                    self.block(inner, True)
+            visible.update(map(id, op.results))
+            op = op._next_op
+        if nested:
+            # Leaving the block: what it defined is out of scope for what follows its region.
+            visible.difference_update(map(id, block.args))
+            for op in block.ops:
+                visible.difference_update(map(id, op.results))
 
     def note_retype(self, op, index: int) -> None:
         for _, value, new_type in self.retypes(op):
@@ -334,14 +424,14 @@ class _Checker:
         """[(operand index, operand, new type)] for each operand whose buffer `op` changes in
         place to another tensor type (module docstring)."""
         plan = self.plan(op.name) if type(op) is not ProgramModuleOp else None
-        if plan is None or not (plan.spec.inplace or op.name.endswith("_")):
+        if plan is None or not plan.inplace:
             return []
         from .aliasing import op_aliasing
 
         out = []
         for r, o in op_aliasing(op.name, self.version).inplace:
-            if r < len(op.results) and o < len(op.operands):
-                value, result = op.operands[o], op.results[r]
+            if r < len(op.results) and o < len(op._operands):
+                value, result = op._operands[o], op.results[r]
                 # tensors only: a tensor array's type changes as it grows and Paddle reads
                 # the array after array_pop (its own programs do)
                 if (isinstance(result.type, DenseTensorType) and value.type != result.type
@@ -356,36 +446,54 @@ class _Checker:
             return self.plans[name]
         except KeyError:
             spec = get_spec(name, self.version)
-            plan = self.plans[name] = None if spec is None else _Plan(spec)
+            plan = self.plans[name] = None if spec is None else _Plan(spec, name)
             return plan
 
-    def op(self, op, index: int) -> None:
+    def op(self, op, index: int, no_null: bool = False) -> _Plan | None:
+        """Check `op` against its spec; its plan (None: no spec), for the caller's own
+        questions.  `no_null`: the caller found every operand defined in the program, so
+        none is <<NULL VALUE>> (whose op is never in a block)."""
         if type(op) is ProgramModuleOp:
-            return
-        plan = self.plan(op.name)
+            return None
+        plan = self.plans.get(op.name, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = self.plan(op.name)
         if plan is None:
             if self.strict:
                 self.report(op, index, f"unknown op {op.name} at PIR version {self.version}")
-            return
+            return None
         spec = plan.spec
-        cls_spec = getattr(type(op), "spec", None)
-        if self.check_class and cls_spec is not None and cls_spec.since != spec.since:
-            self.report(op, index, f"built with the definition from PIR version "
-                                   f"{cls_spec.since}, but at version {self.version} the op "
-                                   f"is defined as of version {spec.since}")
-        operand_groups = self.operands(op, index, plan)
+        cls = type(op)
+        if cls is not plan.checked_class and self.check_class:
+            cls_spec = getattr(cls, "spec", None)
+            if cls_spec is not None and cls_spec.since != spec.since:
+                self.report(op, index, f"built with the definition from PIR version "
+                                       f"{cls_spec.since}, but at version {self.version} the op "
+                                       f"is defined as of version {spec.since}")
+            else:
+                plan.checked_class = cls
+        slots = plan.slots
+        if no_null and slots is not None and len(op._operands) == len(slots):
+            operand_groups = None if not spec.regions else {
+                item.name: [value] for item, value in zip(slots, op._operands)}
+        else:
+            operand_groups = self.operands(op, index, plan, no_null)
         n_results = len(op.results)
         if n_results != plan.n_results and _groups(spec.results, n_results) is None:
             self.report(op, index, _count_message("result", spec.results, n_results))
-        self.attributes(op, index, plan)
+        attributes = op.attributes
+        if not (plan.fits.issuperset(zip(attributes, map(id, attributes.values())))
+                and attributes.keys() >= plan.required_names):
+            self.attributes(op, index, plan)
         if op.regions or spec.regions:
             self.regions(op, index, spec, operand_groups)
+        return plan
 
-    def operands(self, op, index: int, plan: _Plan) -> dict[str, list] | None:
+    def operands(self, op, index: int, plan: _Plan, no_null: bool = False) -> dict[str, list] | None:
         values = op.operands
         slots = plan.slots
         if slots is not None and len(values) == len(slots):
-            for i, value in enumerate(values):
+            for i, value in enumerate(() if no_null else values):
                 if is_null_value(value) and not slots[i].optional:
                     self.report(op, index, f"operand {i} ({slots[i].name}) is <<NULL VALUE>> "
                                            "but not optional")
@@ -398,7 +506,7 @@ class _Checker:
         out = {}
         for item, indices in groups:
             out[item.name] = [values[i] for i in indices]
-            for i in indices:
+            for i in () if no_null else indices:
                 if is_null_value(values[i]) and not item.optional:
                     self.report(op, index, f"operand {i} ({item.name}) is <<NULL VALUE>> "
                                            "but not optional")
@@ -419,6 +527,8 @@ class _Checker:
                 known = kinds[key] = (attr, _mismatch(attr, expected))
             if known[1] is not None:
                 self.report(op, index, f"attribute {name} is {known[1]}, expects {expected}")
+            else:
+                plan.fits.add((name, id(attr)))
         for expected in plan.required:
             if expected.name not in attributes:
                 self.report(op, index, f"missing attribute {expected.name} ({expected.type})")

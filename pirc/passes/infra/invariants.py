@@ -57,7 +57,7 @@ def _verified(program, touched=None) -> list[str]:
     if touched is None:
         problems = collect_problems(program)
     else:
-        problems = collect_problems_in(program, touched.verify_ops())
+        problems = collect_problems_in(program, touched.verify_ops(), touched.order)
     return [str(p) for p in problems]
 
 

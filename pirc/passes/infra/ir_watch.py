@@ -26,7 +26,9 @@ and verifier check after it.
 
 The same wrappers keep the pipeline's op index (pirc.passes.infra.op_index) current: each op
 inserted into or removed from a block of the program, and each block added to or removed
-from one of its regions, is counted in or out with the ops nested in it.
+from one of its regions, is counted in or out with the ops nested in it.  And they tell the
+pipeline's order of the top-level ops (pirc.ir.block_order) of each op removed from the
+top-level block, whose number then no longer says where it is.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ _OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
 class IRWatch:
     """Counts the structural edits of one program while one pass runs (`with watch:`)."""
 
-    def __init__(self, program, record_ops: bool = False, index=None):
+    def __init__(self, program, record_ops: bool = False, index=None, order=None):
         self.root = program.module
         self.block = program.block
         # The top-level ops the edits happened in (an op edited, inserted or removed, or the
@@ -56,6 +58,7 @@ class IRWatch:
         self.tops: dict = {}
         self.whole = False
         self.index = index        # the pipeline's OpIndex to keep current, or None
+        self.order = order        # the pipeline's BlockOrder (pirc.ir.block_order) to tell, or None
         self.open = None          # the Rewrite in progress (begun, not done), or None
         self.open_edits = 0       # edits made inside it
         self.inside = 0           # edits inside rewrites
@@ -65,13 +68,14 @@ class IRWatch:
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
         # kept, so the id is not reused), which may change their attributes or types.
         self.edited: dict | None = {} if record_ops else None
-        self.touched = Touched(program)
+        self.touched = Touched(program, order)
         self._saved = None
 
     # ------------------------------------------------------------ the gate's side
     def opened(self, rewrite) -> None:
         """`pc.begin` allowed a rewrite: edits from now on are its own."""
-        self.close_open()
+        if self.open is not None:   # most rewrites were done: nothing open
+            self.close_open()
         self.open, self.open_edits = rewrite, 0
         self.touched.add(rewrite.matched)
         if self.edited is not None:
@@ -104,9 +108,15 @@ class IRWatch:
     # ------------------------------------------------------------ the IR's side
     def _edit(self, node, what: str, op, value=None) -> bool:
         """Count an edit of `node` (False: not in the program, nothing counted)."""
-        top = self._top(node, op)
-        if top is _OUTSIDE:
-            return False
+        block = self.block
+        if node is block:
+            top = op             # an op into or out of the top-level block (None: its args)
+        elif node.parent is block:
+            top = node           # an edit of a top-level op (most edits)
+        else:
+            top = self._top(node, op)
+            if top is _OUTSIDE:
+                return False
         if top is None:
             self.whole = True
         else:
@@ -117,6 +127,8 @@ class IRWatch:
             touched.holder(node)
         elif what == _DETACH:
             touched.removed(op)
+            if node is block and self.order is not None:
+                self.order.forget(op)   # its number no longer says where it is
         else:
             touched.ops[id(op)] = op
             if what == _REMOVE_USE:
@@ -164,11 +176,27 @@ class IRWatch:
 
 
 def _use_wrapper(original, what):
+    dropped = what == _REMOVE_USE
+
     def wrapper(self, use):
         watch = _ACTIVE
         if watch is not None:
-            op = use.operation
-            watch._edit(op, what, op, self)
+            op = use._operation   # the field `use.operation` reads (xDSL pinned): no call
+            parent = op.parent
+            if parent is None:
+                pass   # an op in no block (erased, or not inserted yet): not in the program
+            elif parent is watch.block and watch.open is not None and watch.edited is None:
+                # Most edits of a pass: an operand of a top-level op, inside a rewrite, with
+                # nothing more to record.  What _edit does then, without its call.
+                watch.tops[id(op)] = op
+                touched = watch.touched
+                touched.ops[id(op)] = op
+                if dropped:
+                    touched.released.append((self, op))
+                watch.inside += 1
+                watch.open_edits += 1
+            else:
+                watch._edit(op, what, op, self)
         return original(self, use)
     return wrapper
 

@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 
 from ...errors import PircError
+from ...ir.block_order import BlockOrder
 from .invariants import check, known_invariants
 from .ir_watch import IRWatch
 from .op_index import OpIndex
@@ -199,6 +200,7 @@ class _Run:
     tags: bool
     before: str | None = None  # the program's fingerprint after the last pass that changed it
     index: OpIndex | None = None   # op-name counts, kept current by the watch (op_index)
+    order: BlockOrder | None = None   # the top-level ops' order, told by the watch (block_order)
 
     def op_index(self) -> OpIndex:
         # Built by the walk that counts the ops for the first report entry (a quarter second
@@ -228,7 +230,9 @@ class _Run:
         refused = state.bisect.refused
         pc = PassContext(program, self.device, pass_obj=p, state=state, params=self.params)
         op_index = self.op_index()
-        watch = state.watch = IRWatch(program, record_ops=full, index=op_index)
+        if self.order is None:
+            self.order = BlockOrder(program)   # numbered when the verifier first asks
+        watch = state.watch = IRWatch(program, record_ops=full, index=op_index, order=self.order)
         interest = p.ops_of_interest()
         start = time.perf_counter()
         try:

@@ -30,8 +30,11 @@ from xdsl.ir import Block
 class Touched:
     """The ops, values and readers one pass touched (module docstring)."""
 
-    def __init__(self, program):
+    def __init__(self, program, order=None):
         self.program = program
+        # The top-level block's order (pirc.ir.block_order) that the pipeline keeps across
+        # its passes, for the verifier; None: the verifier numbers the block itself.
+        self.order = order
         self.root = program.module
         self.block = program.block       # the top-level block (a property to compute)
         self.version = program.version   # as the pass found it
@@ -56,7 +59,8 @@ class Touched:
         for result in op.results:
             use = result.first_use
             while use is not None:   # xDSL's use list (pinned), as the watch reads it
-                self.readers[id(use.operation)] = use.operation
+                reader = use._operation
+                self.readers[id(reader)] = reader
                 use = use._next_use
 
     def holder(self, node) -> None:
@@ -90,28 +94,29 @@ class Touched:
         return False
 
     def present(self, ops) -> list:
-        """`ops` that are in the program now, each once, in no particular order.  Asked
-        after the pass, by each check in turn: the answers are kept (with the op, so that
-        its id is not reused)."""
-        seen: set = set()
-        out = []
+        """`ops` (a collection; None in it is left out) that are in the program now, each
+        once, in the order they first come.  An op of the top-level block is there at one
+        look, an op in no block is not; a nested op's answer is kept, for the next check that asks (with the op, so
+        that its id is not reused)."""
+        unique = dict(zip(map(id, ops), ops))   # one pass in C: no call per op
+        unique.pop(id(None), None)
+        block = self.block
+        return [op for op in unique.values()
+                if op.parent is block or (op.parent is not None and self._nested_in(op))]
+
+    def _nested_in(self, op) -> bool:
         known = self._present
-        contains = self.contains
-        for op in ops:
-            if op is None or id(op) in seen:
-                continue
-            seen.add(id(op))
-            entry = known.get(id(op))
-            if entry is None:
-                entry = known[id(op)] = (op, contains(op))
-            if entry[1]:
-                out.append(op)
-        return out
+        entry = known.get(id(op))
+        if entry is None:
+            entry = known[id(op)] = (op, self.contains(op))
+        return entry[1]
 
     def touched_ops(self) -> list:
         """The matched, produced and edited ops still in the program."""
         return self.present(self.ops.values())
 
     def verify_ops(self) -> list:
-        """What the verifier looks at: the touched ops and the readers of removed ops."""
-        return self.present(list(self.ops.values()) + list(self.readers.values()))
+        """What the verifier looks at: the touched ops and the readers of removed ops, some
+        perhaps no longer in the program (pirc.ir.verifier.collect_problems_in leaves those
+        out as it finds each one's top-level op: one look, not two)."""
+        return list(self.ops.values()) + list(self.readers.values())

@@ -1,0 +1,95 @@
+"""The order of a program's top-level ops as numbers, kept across the passes of a pipeline.
+
+Whether one op comes before another in a block is what the verifier asks of every operand
+(a value used before its definition) and of every in-place write (a read after it).  xDSL's
+`Operation.is_before_in_block` walks the block from one op to the other; numbering the
+block on each check is a walk of the whole block too: at 100k ops that walk, not the ops a
+pass touched, was much of the cost of verifying after each pass.  MLIR keeps an order index in each
+op (`Operation::isBeforeInBlock`), renumbering a block only when an insertion finds no room
+between its neighbours; this is the same, beside the IR.
+
+The block is numbered once (one walk, STRIDE apart), on the first question.  An op inserted
+afterwards has no number until asked: it gets one between its nearest numbered neighbours
+(the run of new ops between them spaced evenly, each numbered once), and when the gap is
+too narrow the block is numbered again.  Whoever edits the block says which ops left it
+(`forget`): a moved op then gets a number where it lands.  The pass manager's IR watch does
+that for every op a pass detaches from the top-level block (pirc.passes.infra.ir_watch),
+so the numbers outlive the passes of one pipeline run.  Each entry keeps its op: an op
+removed where nobody forgot it cannot lend its id to a new one.
+"""
+
+from __future__ import annotations
+
+STRIDE = 1 << 32   # room for 32 halvings of one gap before the block is numbered again
+
+
+class BlockOrder:
+    """Numbers for the ops of `program.block` that grow in block order (module docstring)."""
+
+    def __init__(self, program):
+        self.program = program
+        self.block = None          # the block numbered (a program may swap its block)
+        self.keys: dict = {}       # id(op) -> (op, number)
+        self.numberings = 0        # walks so far: a number read before the last one is void
+
+    def sync(self) -> None:
+        """Number the block if it never was or is another block now: before any `key`."""
+        if self.program.block is not self.block:
+            self.number()
+
+    def number(self) -> None:
+        """Number the whole block afresh, op i as i * STRIDE."""
+        block = self.block = self.program.block
+        ops = []
+        op = block._first_op   # xDSL's links (pinned exactly), as the greedy driver walks
+        while op is not None:
+            ops.append(op)
+            op = op._next_op
+        keys = self.keys   # the same dict: a caller may hold it
+        keys.clear()
+        keys.update(zip(map(id, ops), zip(ops, range(0, len(ops) * STRIDE, STRIDE))))
+        self.numberings += 1
+
+    def key(self, op) -> int:
+        """The number of `op`, which must be in the block (after `sync`).  Numbering a new op
+        may number the whole block again (`numberings`), which voids the numbers read
+        before."""
+        entry = self.keys.get(id(op))
+        return entry[1] if entry is not None else self._place(op)
+
+    def position(self, number: int) -> int:
+        """The position in the block of the op numbered `number` by the last walk (`number`
+        read after it, with no edit of the block since)."""
+        return number // STRIDE
+
+    def forget(self, op) -> None:
+        """`op` leaves the block (to be erased, or inserted elsewhere)."""
+        self.keys.pop(id(op), None)
+
+    def _place(self, op) -> int:
+        """Number `op` and the unnumbered ops around it, between their numbered neighbours."""
+        keys = self.keys
+        before = []
+        low = op._prev_op
+        while low is not None and id(low) not in keys:
+            before.append(low)
+            low = low._prev_op
+        run = before[::-1]
+        run.append(op)
+        high = op._next_op
+        while high is not None and id(high) not in keys:
+            run.append(high)
+            high = high._next_op
+        n = len(run) + 1
+        if low is None and high is None:
+            self.number()   # no op of the block was numbered: nothing to keep
+            return self.keys[id(op)][1]
+        start = keys[id(low)][1] if low is not None else keys[id(high)][1] - n * STRIDE
+        end = keys[id(high)][1] if high is not None else start + n * STRIDE
+        step = (end - start) // n
+        if step == 0:
+            self.number()   # no room left between the neighbours
+            return self.keys[id(op)][1]
+        for i, placed in enumerate(run, 1):
+            keys[id(placed)] = (placed, start + i * step)
+        return keys[id(op)][1]
