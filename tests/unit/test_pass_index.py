@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from pirc.passes import PircPass, register_pass
 from pirc.passes.infra import registry
 from pirc.passes.infra.registry import INDEX_FILE, all_passes, get_pass, index_text
@@ -127,3 +129,38 @@ def test_a_name_of_no_pass_of_pirc_needs_no_scan(monkeypatch):
     assert get_pass("default") is None
     assert get_pass("test-index-own") is _Own
     assert get_pass("cse").name == "cse"
+
+
+def test_importlib_metadata_finder_leaves_the_index_usable(monkeypatch):
+    """dask and distributed import importlib_metadata, whose finder in sys.meta_path searches
+    the folders the scan reads: with no plugin installed the index still answers (a migrate
+    worker that imported Dask otherwise scanned every pass module per pipeline)."""
+    import sys
+
+    importlib_metadata = pytest.importorskip("importlib_metadata")
+    finder = importlib_metadata.MetadataPathFinder
+    if not any(f is finder or isinstance(f, finder) for f in sys.meta_path):
+        monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, finder()])
+    assert not registry._may_have_plugins()
+    monkeypatch.setattr(registry, "_index", None)
+    assert registry._read_index()["dce"] == "pirc.passes.dce"
+
+
+def test_another_distribution_finder_disables_the_index(monkeypatch):
+    """A finder of distributions the scan cannot see (not sys.path's folders): plugins may be
+    installed, so the index does not answer and every lookup scans."""
+    import sys
+
+    class Elsewhere:
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+        @staticmethod
+        def find_spec(*args, **kwargs):
+            return None
+
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Elsewhere()])
+    assert registry._may_have_plugins()
+    monkeypatch.setattr(registry, "_index", None)
+    assert registry._read_index() == {}

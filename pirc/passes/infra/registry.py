@@ -90,6 +90,13 @@ def _load_plugins() -> None:
             raise _plugin_error(ep, f"names {what}, which is neither a module nor a PircPass class")
 
 
+# Distribution finders that search sys.path's folders as the standard PathFinder does (what
+# the scan below reads): importlib_metadata, which dask / distributed import, installs its
+# MetadataPathFinder in sys.meta_path, and a process that imported them would scan every pass
+# module for every pipeline.
+_PATH_SEARCHING_FINDERS = frozenset({("importlib_metadata", "MetadataPathFinder")})
+
+
 def _may_have_plugins() -> bool:
     """Whether an installed distribution may declare the group.  Importing importlib.metadata
     (email, zipfile, ...) costs 30-80 ms, a sixth of a small `pirc-opt -p` run, and most
@@ -101,9 +108,11 @@ def _may_have_plugins() -> bool:
     import os
     import sys
 
-    if any(hasattr(f, "find_distributions") and f is not importlib.machinery.PathFinder
-           for f in sys.meta_path):
-        return True
+    for finder in sys.meta_path:
+        cls = finder if isinstance(finder, type) else type(finder)
+        if (hasattr(finder, "find_distributions") and finder is not importlib.machinery.PathFinder
+                and (cls.__module__, cls.__qualname__) not in _PATH_SEARCHING_FINDERS):
+            return True
     for entry in sys.path:
         folder = entry or "."
         if os.path.isfile(folder):
