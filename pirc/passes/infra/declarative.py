@@ -133,6 +133,10 @@ class Op:
     def __post_init__(self):
         # What `_match_op` does per operand, worked out once: skip it (ANY), bind a variable
         # (plain or optional), or match a nested pattern.
+        # The attributes a value is checked against or captured from: what is left to
+        # match once `_quick_check` has compared the literal ones.
+        object.__setattr__(self, "_unchecked", tuple(
+            (k, v) for k, v in self.attrs.items() if isinstance(v, (Check, Capture))))
         object.__setattr__(self, "_plan", tuple(
             (_SKIP, None) if isinstance(o, str) and o == ANY else
             (_OPTIONAL, o[:-1]) if isinstance(o, str) and o.endswith("?") else
@@ -370,12 +374,14 @@ def attr_item(a):
         return getattr(a, "data", a)
 
 
-def _match_op(p: Op, op, m: Match) -> None:
+def _match_op(p: Op, op, m: Match, literals_checked: bool = False) -> None:
+    """Match `op` against `p` into `m`, or raise `_Fail`.  `literals_checked`: the literal
+    attributes are known to hold (a root that passed its `_quick_check`)."""
     m.matched.append(op)
     if p.bind is not None:
         m.ops[p.bind] = op
     depth = len(m.matched)
-    for name, want in p.attrs.items():
+    for name, want in (p._unchecked if literals_checked else p.attrs.items()):
         failed = _value_fails(want, attr_value(op, name), m)
         if failed is not None:
             raise _Fail(failed[0] + f"attribute {name} of {op.name}" + failed[1], depth)
@@ -606,7 +612,7 @@ class _RulePattern(Pattern):
                 return self._took(op, pc, self._rewrite(self.rule, m))
             m = Match(op, pc)
             try:
-                _match_op(form, op, m)
+                _match_op(form, op, m, quick is not None)
                 if self._rewrite is _build_new:
                     _check_rule(self.rule, form, m)
                 else:   # Forward / Update: may_forward / may_reread at the rewrite
