@@ -140,10 +140,16 @@ def _collect(block, names, out: list) -> None:
     while op is not None:
         if op.name in names:
             out.append(op)
-        for region in op.regions:
-            for inner in region.blocks:
-                _collect(inner, names, out)
+        if op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _collect(inner, names, out)
         op = op._next_op
+
+
+def _first_places(work: list) -> dict:
+    """id(op) -> the first place of op in `work`."""
+    return {id(op): i for i, op in reversed(list(enumerate(work)))}
 
 
 def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAULT_MAX_ITERATIONS,
@@ -161,25 +167,32 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
 
 
 def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
+    # per root name: each pattern, the operand count it needs (or None), its bound method
+    dispatch = {name: [(p, p.operands, p.match_and_rewrite) for p in patterns]
+                for name, patterns in by_root.items()}
     work: list = []
     _collect(pc.program.block, by_root, work)
     total: Counter = Counter()
+    walked = True   # this round's list is the walk's: each op once, in print order
     for iteration in range(1, max_iterations + 1):
         fired: Counter = Counter()
         again: list = []
         # Each op's first place in this round's list (an op handed back twice is visited
         # once, there): it was visited if that place is at or before the op being visited,
-        # and is still ahead if after it.  The list holds the ops, so no id is reused.
-        first = {id(op): i for i, op in reversed(list(enumerate(work)))}
+        # and is still ahead if after it.  The list holds the ops, so no id is reused.  The
+        # walk's list has no repeats: its places are needed only once something is rewritten.
+        first = None if walked else _first_places(work)
         for i, op in enumerate(work):
-            if first[id(op)] != i or op.parent is None:   # a repeat, or erased
+            if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
-            for p in by_root[op.name]:
-                if p.operands is not None and len(op.operands) != p.operands:
+            for p, operands, match_and_rewrite in dispatch[op.name]:
+                if operands is not None and len(op.operands) != operands:
                     continue
-                touched = p.match_and_rewrite(op, pc)
+                touched = match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1
+                    if first is None:
+                        first = _first_places(work)
                     # An op still ahead in this round is visited anyway; one behind it (or
                     # new) waits for the next round.
                     for o in touched:
@@ -189,7 +202,7 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
         total.update(fired)
         if not fired or not again:
             return iteration
-        work = again
+        work, walked = again, False
     name, count = sorted(fired.items(), key=lambda item: (-item[1], item[0]))[0]
     raise NonConvergenceError(
         f"{what or pc.pass_name} did not converge in {max_iterations} iterations: pattern "
