@@ -58,6 +58,27 @@ def _same_type(a, b) -> bool:
     return a.type is b.type or a.type == b.type
 
 
+# What the rules work out from attributes and types alone, kept by the objects' identity.
+# Both are immutable, and the readers intern them (one object per distinct perm or type in a
+# program), so a program's thousands of transposes and reshapes ask a handful of questions;
+# xDSL's `==` on two types and a perm's scalars cost more than the rest of a candidate.  The
+# objects are kept with the answer (no id is reused while it is here); a bounded number.
+_KEEP = 1024
+_FACTS: dict = {}
+
+
+def _remembered(kind: str, a, b, compute):
+    key = (kind, id(a), id(b))
+    entry = _FACTS.get(key)
+    if entry is not None and entry[0] is a and entry[1] is b:
+        return entry[2]
+    answer = compute(a, b)
+    if len(_FACTS) >= _KEEP:
+        _FACTS.clear()
+    _FACTS[key] = (a, b, answer)
+    return answer
+
+
 # -- identities -----------------------------------------------------------------------------
 
 FORWARD_ASSIGN = Rule(
@@ -117,14 +138,17 @@ SAME_SHAPE_RESHAPE = Rule(
     source=Op("pd_op.reshape", ("x", ANY)),
     versions={"pd_op.reshape": (1,)},
     constraints=(Constraint("the result has x's static shape and type",
-                            lambda m: _static(m.root.results[0]) and _same_type(m["x"], m.root.results[0])),),
+                            lambda m: _remembered("reshape", m.root.results[0].type, m["x"].type,
+                                                  _same_static_type)),),
     result=(Forward("x"),),
 )
 
 
-def _static(value) -> bool:
-    shape = getattr(value.type, "shape", None)
-    return shape is not None and all(d >= 0 for d in shape)
+def _same_static_type(result_type, x_type) -> bool:
+    """A reshape's result type is x's, with a static shape."""
+    shape = getattr(result_type, "shape", None)
+    return shape is not None and all(d >= 0 for d in shape) and \
+        (x_type is result_type or x_type == result_type)
 
 
 # -- compositions ---------------------------------------------------------------------------
@@ -157,11 +181,16 @@ COMPOSE_CASTS = Rule(
 
 def _perm(op):
     """The op's permutation, each axis in [0, rank); None for a malformed transpose (a
-    program read without the verifier)."""
-    perm = op.attributes.get("perm")
-    if perm is None or len(op.operands) != 1:
+    program read without the verifier).  The same list for the same perm and input type:
+    not to be changed."""
+    perm, operands = op.attributes.get("perm"), op.operands
+    if perm is None or len(operands) != 1:
         return None
-    rank = len(getattr(op.operands[0].type, "shape", ()))
+    return _remembered("perm", perm, operands[0].type, _permutation)
+
+
+def _permutation(perm, input_type):
+    rank = len(getattr(input_type, "shape", ()))
     perm = [A.scalar_value(p) for p in perm.data]
     if rank == 0 or len(perm) != rank:
         return None

@@ -47,6 +47,7 @@ def _first_line(e: Exception) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 _UNDEFINED = A.place_attr(0)
+_item = tuple.__getitem__   # an operand tuple's item (xDSL's `SSAValues.__getitem__` is Python)
 
 
 class Constants:
@@ -107,8 +108,8 @@ class FoldOp(Pattern):
     def match_and_rewrite(self, op, pc):
         if self._probe is not None:
             index, wanted = self._probe
-            operands = op.operands
-            owner = getattr(operands[index], "op", None) if len(operands) > index else None
+            operands = op._operands   # xDSL's tuple (pinned): `op.operands` makes a view
+            owner = getattr(_item(operands, index), "op", None) if len(operands) > index else None
             if owner is None or (owner.name != wanted if wanted else owner.name not in SOURCES):
                 return None
         args, sources = self._inputs(op)

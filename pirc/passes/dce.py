@@ -97,17 +97,22 @@ def _only_in_place(op) -> bool:
 
 
 def _block(block, pc: PassContext) -> None:
-    op = block.last_op
+    # xDSL's links read directly (`_last_op`, `_prev_op`; xDSL is pinned exactly): the
+    # properties cost a call per op of the program, most of which are used and stay.
+    op = block._last_op
     while op is not None:
-        previous = op.prev_op
+        previous = op._prev_op
         for region in op.regions:
             for inner in region.blocks:
                 _block(inner, pc)
-        if all(r.first_use is None for r in op.results) and (
-                would_be_trivially_dead(op) or unseen_write(op, pc)):
-            pc.matched()
-            rewrite = pc.begin([op])
-            if rewrite is not None:
-                block.erase_op(op, safe_erase=False)
-                rewrite.done()
+        for result in op.results:
+            if result.first_use is not None:
+                break   # used: stays
+        else:
+            if would_be_trivially_dead(op) or unseen_write(op, pc):
+                pc.matched()
+                rewrite = pc.begin([op])
+                if rewrite is not None:
+                    block.erase_op(op, safe_erase=False)
+                    rewrite.done()
         op = previous

@@ -74,7 +74,7 @@ from xdsl.ir import Attribute
 from ...ir import attrs as A
 from ...ir.effects import is_pure
 from ...ir.locations import op_location
-from ...ir.ops import is_null_value, null_value
+from ...ir.ops import NullValueOp, is_null_value, null_value
 from ...ir.registry import op_class
 from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
@@ -86,6 +86,7 @@ from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
 
 ANY = "_"
+_SKIP, _VARIABLE, _OPTIONAL, _NESTED = range(4)   # how an Op's operand pattern is matched
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
 
 
@@ -128,6 +129,19 @@ class Op:
     bind: str | None = None
     result: int = 0          # which result of this op its user reads
     value: str | None = None  # bind the result read to this variable (or: must be it)
+
+    def __post_init__(self):
+        # What `_match_op` does per operand, worked out once: skip it (ANY), bind a variable
+        # (plain or optional), or match a nested pattern.
+        # The attributes a value is checked against or captured from: what is left to
+        # match once `_quick_check` has compared the literal ones.
+        object.__setattr__(self, "_unchecked", tuple(
+            (k, v) for k, v in self.attrs.items() if isinstance(v, (Check, Capture))))
+        object.__setattr__(self, "_plan", tuple(
+            (_SKIP, None) if isinstance(o, str) and o == ANY else
+            (_OPTIONAL, o[:-1]) if isinstance(o, str) and o.endswith("?") else
+            (_VARIABLE, o) if isinstance(o, str) else (_NESTED, o)
+            for o in self.operands))
 
     def ops(self):
         """This op and every nested one (in every option of an `Either`), outermost first."""
@@ -284,6 +298,8 @@ class _Fail(Exception):
 class Match:
     """What a candidate bound: values by variable, ops by `bind` name, captured values."""
 
+    __slots__ = ("root", "pc", "values", "ops", "captured", "matched", "consts")
+
     def __init__(self, root, pc):
         self.root = root
         self.pc = pc
@@ -358,25 +374,44 @@ def attr_item(a):
         return getattr(a, "data", a)
 
 
-def _match_op(p: Op, op, m: Match) -> None:
+def _match_op(p: Op, op, m: Match, literals_checked: bool = False) -> None:
+    """Match `op` against `p` into `m`, or raise `_Fail`.  `literals_checked`: the literal
+    attributes are known to hold (a root that passed its `_quick_check`)."""
     m.matched.append(op)
     if p.bind is not None:
         m.ops[p.bind] = op
     depth = len(m.matched)
-    for name, want in p.attrs.items():
-        _check_value(want, attr_value(op, name), f"attribute {name} of {op.name}", m, depth)
-    operands = list(op.operands)
+    for name, want in (p._unchecked if literals_checked else p.attrs.items()):
+        failed = _value_fails(want, attr_value(op, name), m)
+        if failed is not None:
+            raise _Fail(failed[0] + f"attribute {name} of {op.name}" + failed[1], depth)
+    operands = op._operands   # xDSL's tuple (pinned): `op.operands` is a view made per call
     if len(operands) < len(p.operands):
         raise _Fail(f"structure: {op.name} has {len(operands)} operands, the pattern {len(p.operands)}", depth)
     if not p.commutative or len(p.operands) < 2:
-        # one order: nothing to undo on failure (the caller discards or restores m)
-        for i, sub in enumerate(p.operands):
-            _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
+        # one order: nothing to undo on failure (the caller discards or restores m).  The
+        # variables inline (`_match_value`'s first case), the rest through it.
+        values = m.values
+        for i, ((kind, sub), value) in enumerate(zip(p._plan, operands)):
+            if kind == _SKIP:
+                continue
+            if kind == _NESTED:
+                _match_value(sub, value, m, i, op)
+                continue
+            if kind == _OPTIONAL and isinstance(getattr(value, "op", None), NullValueOp):
+                continue
+            bound = values.get(sub)
+            if bound is None:
+                if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
+                    raise _Fail(f"structure: {_where(i, op)} is absent", len(m.matched))
+                values[sub] = value
+            elif bound is not value:
+                raise _Fail(f"structure: {_where(i, op)} is not {sub}", len(m.matched))
         return
     def in_order(order):
         def attempt():
             for i, sub in zip(order, p.operands):
-                _match_value(sub, operands[i], m, f"operand {i} of {op.name}")
+                _match_value(sub, _item(operands, i), m, i, op)
         return attempt
 
     rest = list(range(2, len(p.operands)))
@@ -399,9 +434,10 @@ def _first_that_matches(m: Match, attempts) -> None:
     raise best
 
 
-def _match_value(p, value, m: Match, where: str) -> None:
-    depth = len(m.matched)
-    if isinstance(p, str):
+def _match_value(p, value, m: Match, i: int, user) -> None:
+    """Match operand `i` of `user` (`value`) against the pattern operand `p`; the failure
+    names "operand i of user.name" (spelled only when it fails)."""
+    if p.__class__ is str:
         if p == ANY:
             return
         if p.endswith("?"):   # an optional operand: absent, or a value bound to the name
@@ -411,27 +447,30 @@ def _match_value(p, value, m: Match, where: str) -> None:
         bound = m.values.get(p)
         if bound is None:
             if is_null_value(value):
-                raise _Fail(f"structure: {where} is absent", depth)
+                raise _Fail(f"structure: {_where(i, user)} is absent", len(m.matched))
             m.values[p] = value
         elif bound is not value:
-            raise _Fail(f"structure: {where} is not {p}", depth)
+            raise _Fail(f"structure: {_where(i, user)} is not {p}", len(m.matched))
         return
+    depth = len(m.matched)
     if isinstance(p, Either):
-        _first_that_matches(m, [lambda o=o: _match_value(o, value, m, where) for o in p.options])
+        _first_that_matches(m, [lambda o=o: _match_value(o, value, m, i, user) for o in p.options])
         return
     if isinstance(p, Const):
         number = full_scalar(value, m.pc.aliases)
         if number is None:
-            raise _Fail(f"structure: {where} is not a one-element constant", depth)
+            raise _Fail(f"structure: {_where(i, user)} is not a one-element constant", depth)
         m.consts.append(value.op)   # a producer matched: its value failing is a near miss
-        _check_value(p.value, number, f"constant {where}", m, depth + 1, p.rel_tol)
+        failed = _value_fails(p.value, number, m, p.rel_tol)
+        if failed is not None:
+            raise _Fail(failed[0] + f"constant {_where(i, user)}" + failed[1], depth + 1)
         return
     owner = getattr(value, "op", None)
     if owner is None or owner.name != p.name:
         found = "a block argument" if owner is None else owner.name
-        raise _Fail(f"structure: {where} is {found}, not {p.name}", depth)
+        raise _Fail(f"structure: {_where(i, user)} is {found}, not {p.name}", depth)
     if value.index != p.result:
-        raise _Fail(f"structure: {where} is result {value.index} of {p.name}, not {p.result}", depth)
+        raise _Fail(f"structure: {_where(i, user)} is result {value.index} of {p.name}, not {p.result}", depth)
     if owner.parent is not m.root.parent:
         raise _Fail(f"structure: {owner.name} is in another block", depth + 1)
     if p.value is not None:
@@ -439,34 +478,59 @@ def _match_value(p, value, m: Match, where: str) -> None:
         if bound is None:
             m.values[p.value] = value
         elif bound is not value:
-            raise _Fail(f"structure: {where} is not {p.value}", depth)
+            raise _Fail(f"structure: {_where(i, user)} is not {p.value}", depth)
     _match_op(p, owner, m)
 
 
-def _check_value(want, got, what: str, m: Match, depth: int, rel_tol: float = 0.0) -> None:
+# An operand tuple's item: xDSL's `SSAValues.__getitem__` is a Python method (slices).
+_item = tuple.__getitem__
+_AFTER_FIRST = slice(1, None)
+
+
+def _where(i: int, user) -> str:
+    return f"operand {i} of {user.name}"
+
+
+def _value_fails(want, got, m: Match, rel_tol: float = 0.0) -> tuple[str, str] | None:
+    """None when `got` is what `want` asks (a `Capture` binds it), else the reason around
+    what was checked: `before + what + after` (spelled only on a failure)."""
     if isinstance(want, Capture):
         m.captured[want.name] = got
         want = want.check
         if want is None:
-            return
+            return None
     if isinstance(want, Check):
-        ok = got is not None and _safe(want.fn, got)
-        if not ok:
-            raise _Fail(f"{want.name}: {what} is {_show(got)}", depth)
-        return
+        if got is not None and _safe(want.fn, got):
+            return None
+        return f"{want.name}: ", f" is {_show(got)}"
     if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
         if got == want or (rel_tol and math.isclose(got, want, rel_tol=rel_tol)):
-            return
+            return None
     elif got == want:
-        return
-    raise _Fail(f"{what} is {_show(got)}, not {_show(want)}", depth)
+        return None
+    return "", f" is {_show(got)}, not {_show(want)}"
+
+
+# What a check may raise on a malformed op (read without the verifier): the check fails.
+_CHECK_ERRORS = (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError)
 
 
 def _safe(fn, arg) -> bool:
     try:
         return bool(fn(arg))
-    except (TypeError, ValueError, ArithmeticError, KeyError, IndexError, AttributeError):
+    except _CHECK_ERRORS:
         return False
+
+
+def _hold(checks, m) -> bool:
+    """Whether every check holds for `m` (`all(_safe(c, m) ...)`, in one frame)."""
+    try:
+        for check in checks:
+            if not check(m):
+                return False
+    except _CHECK_ERRORS:
+        return False
+    return True
 
 
 def _show(v) -> str:
@@ -523,9 +587,14 @@ class _RulePattern(Pattern):
         self.rule = rule
         self.forms = forms
         self.root = forms[0].name
-        self._quick = [_quick_check(f) for f in forms]
-        # root-only forms of a rule that keeps its inputs: bound and checked without a raise
-        self._bare = [_bind_bare(f) if _keeps_inputs(rule) else None for f in forms]
+        # per form: a cheap test at the root (or None), and, for a root-only form of a rule
+        # that keeps its inputs, a binder that checks without a raise (or None)
+        self._plans = tuple((f, _quick_check(f), _bind_bare(f) if _keeps_inputs(rule) else None)
+                            for f in forms)
+        self._checks = tuple(c.check for c in rule.constraints)
+        result = rule.result[0]
+        self._rewrite = (_forward if isinstance(result, Forward) else
+                         _update if isinstance(result, Update) else _build_new)
 
     @property
     def name(self) -> str:
@@ -533,23 +602,26 @@ class _RulePattern(Pattern):
 
     def match_and_rewrite(self, op, pc):
         best: _Fail | None = None
-        for form, quick, bare in zip(self.forms, self._quick, self._bare):
+        for form, quick, bare in self._plans:
             if quick is not None and not quick(op):
                 continue   # fails at the root, before any producer: no near miss lost
             if bare is not None:   # a root alone: whatever fails is no near miss
                 m = bare(op, pc)
-                if m is None or not all(_safe(c.check, m) for c in self.rule.constraints):
+                if m is None or not _hold(self._checks, m):
                     continue
-                return self._took(op, pc, _rewrite(self.rule, m))
+                return self._took(op, pc, self._rewrite(self.rule, m))
             m = Match(op, pc)
             try:
-                _match_op(form, op, m)
-                _check_rule(self.rule, form, m)
+                _match_op(form, op, m, quick is not None)
+                if self._rewrite is _build_new:
+                    _check_rule(self.rule, form, m)
+                else:   # Forward / Update: may_forward / may_reread at the rewrite
+                    _check_constraints(self.rule, m, _check_depth(m))
             except _Fail as f:
                 if best is None or f.depth > best.depth:
                     best = f
                 continue
-            return self._took(op, pc, _rewrite(self.rule, m))
+            return self._took(op, pc, self._rewrite(self.rule, m))
         # a rule whose target is not the op it builds at this PIR version (rms_norm at 4)
         # would only be skipped had it matched: its failed candidates are no near misses
         if best is not None and best.depth >= 2 and _target_reason(self.rule, pc.program.version) is None:
@@ -576,7 +648,7 @@ def _bind_bare(form: Op):
     count = len(names)
 
     def bind(op, pc):
-        operands = list(op.operands)
+        operands = op._operands
         if len(operands) < count:
             return None
         m = Match(op, pc)
@@ -589,7 +661,7 @@ def _bind_bare(form: Op):
                 continue
             bound = values.get(name)
             if bound is None:
-                if is_null_value(value):
+                if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
                     return None
                 values[name] = value
             elif bound is not value:
@@ -620,14 +692,14 @@ def _quick_check(form: Op):
         return None
 
     def quick(op) -> bool:
-        operands = op.operands
+        operands = op._operands
         if len(operands) < count:
             return False
         for name, value in literals:
             if attr_value(op, name) != value:
                 return False
         if want is not None:
-            value = operands[index]
+            value = _item(operands, index)
             owner = getattr(value, "op", None)
             if owner is None or owner.name != want[0] or (want[1] is not None and value.index != want[1]):
                 return False
@@ -635,10 +707,15 @@ def _quick_check(form: Op):
     return quick
 
 
+def _check_depth(m: Match) -> int:
+    """The depth of a failure past the structure: deeper than any structural failure --
+    unless only the root matched (no producer, no constant), which is no near miss however
+    it fails."""
+    return len(m.matched) + 1 if len(m.matched) + len(m.consts) > 1 else 1
+
+
 def _check_rule(rule: Rule, form: Op, m: Match) -> None:
-    # past the structure: deeper than any structural failure -- unless only the root
-    # matched (no producer, no constant), which is no near miss however it fails
-    depth = len(m.matched) + 1 if len(m.matched) + len(m.consts) > 1 else 1
+    depth = _check_depth(m)
     if _keeps_inputs(rule):   # Forward / Update: may_forward / may_reread at the rewrite
         return _check_constraints(rule, m, depth)
     replaced = _replaced_ops(rule, m)
@@ -664,9 +741,16 @@ def _check_rule(rule: Rule, form: Op, m: Match) -> None:
 
 
 def _check_constraints(rule: Rule, m: Match, depth: int) -> None:
-    for c in rule.constraints:
-        if not _safe(c.check, m):
-            raise _Fail(c.name, depth)
+    c = None
+    try:
+        for c in rule.constraints:
+            if not c.check(m):
+                break
+        else:
+            return
+    except _CHECK_ERRORS:   # `_safe`: a check that raises fails
+        pass
+    raise _Fail(c.name, depth)
 
 
 def _earliest(ops):
@@ -692,6 +776,11 @@ def _replaced_ops(rule: Rule, m: Match) -> set:
 def _rewrite(rule: Rule, m: Match):
     if _keeps_inputs(rule):
         return _forward(rule, m) if isinstance(rule.result[0], Forward) else _update(rule, m)
+    return _build_new(rule, m)
+
+
+def _build_new(rule: Rule, m: Match):
+    """The rewrite of a rule whose results are `New` ops."""
     pc = m.pc
     pc.matched()
     version = pc.program.version
@@ -904,7 +993,7 @@ def _through(m: Match, value) -> list:
     dropout's p)."""
     reached, path = {id(value)}, []
     for op in reversed(m.matched[1:]):   # producers first
-        if any(id(o) in reached for o in op.operands):
+        if any(id(o) in reached for o in op._operands):
             path.append(op)
             reached.update(id(r) for r in op.results)
     return path
@@ -914,11 +1003,14 @@ def _forward(rule: Rule, m: Match):
     pc, root = m.pc, m.root
     fwd = rule.result[0]
     pc.matched()
-    if any(r.first_use is not None for r in root.results[1:]):
+    results = root.results   # the results after the first must be unused
+    if len(results) > 1 and any(r.first_use is not None for r in _item(results, _AFTER_FIRST)):
         return None
+    result = _item(results, 0)
     value = m[fwd.value]
-    if not may_forward(root, root.results[0], value, pc.aliases) or \
-            not all(may_reread(pc.aliases, op, root, value) for op in _through(m, value)):
+    aliases = pc.aliases
+    if not may_forward(root, result, value, aliases) or (
+            len(m.matched) > 1 and not all(may_reread(aliases, op, root, value) for op in _through(m, value))):
         pc.skip(fwd.reason, root)
         return None
     ops = _gate_ops(m)

@@ -59,20 +59,32 @@ def only_reads(op) -> bool:
                 or op.name in _EXPORTS or op.name == "cf.yield" or op.name == "builtin.set_parameter")
 
 
+# The queries below walk a value's uses through xDSL's links (`first_use`, `_next_use`,
+# `_operation`; xDSL is pinned exactly): `value.uses` makes a view and a generator per call,
+# and canonicalize asks several of these per candidate.
+
+
 def only_read(value, ignore=None) -> bool:
     """Whether every user of `value` (other than the op `ignore`) only reads it (from the
     users alone: `unwritten` asks the alias model first)."""
-    for use in value.uses:
-        user = use.operation
+    use = value.first_use
+    while use is not None:
+        user = use._operation
         if user is not ignore and user.name != FETCH and not only_reads(user):
             return False
+        use = use._next_use
     return True
 
 
 def exported(value, ignore=None) -> bool:
     """Whether an op other than `ignore` hands `value`'s storage on (`_EXPORTS`)."""
-    return any(use.operation is not ignore and use.operation.name in _EXPORTS
-               for use in value.uses)
+    use = value.first_use
+    while use is not None:
+        user = use._operation
+        if user is not ignore and user.name in _EXPORTS:
+            return True
+        use = use._next_use
+    return False
 
 
 def unwritten(aliases, value, by=None) -> bool:
@@ -112,14 +124,20 @@ def may_reread(aliases, inner, op, x) -> bool:
 
 
 def fetched(value) -> bool:
-    return any(use.operation.name == FETCH for use in value.uses)
+    use = value.first_use
+    while use is not None:
+        if use._operation.name == FETCH:
+            return True
+        use = use._next_use
+    return False
 
 
 def may_forward(op, result, value, aliases=None) -> bool:
     """Whether `result` (of `op`) may be replaced by `value` everywhere: same type, no write
     tells them apart, nothing exported, and a fetch of `result` keeps its meaning (module
     docstring)."""
-    if result.type != value.type:
+    rtype, vtype = result.type, value.type
+    if rtype is not vtype and rtype != vtype:
         return False
     if not unwritten(aliases, result) or written_after(aliases, value, op):
         return False

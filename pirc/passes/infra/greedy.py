@@ -18,13 +18,16 @@ Why not xDSL's `PatternRewriteWalker`: it offers every pattern every op (this dr
 patterns up by op name in a dict, so ops no pattern roots at cost one dict miss), it has no
 iteration cap, and the gate (`pc.begin`) would still have to be called by each pattern.  The
 patterns mutate the IR with xDSL's own primitives (`replace_all_uses_with`,
-`Block.insert_op_before`, `Block.erase_op`).
+`Block.insert_op_before`, `Block.erase_op`), or with `replace_op` and `erase` here, which make
+the same edits through xDSL's links (a forward costs a few edits, not a few views).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import ClassVar, Iterable
+
+from xdsl.ir import SSAValues
 
 from ...errors import PircError
 from ...ir.builder import gc_paused
@@ -70,16 +73,64 @@ def replace_op(op, values, inputs=()) -> list:
     `inputs`: ops the rewrite matched besides `op` (a scale's `full` factor); each one the
     rewrite left pure and unused is erased too, as MLIR's greedy driver erases the ops a
     rewrite leaves dead.  Only matched ops: the gate has seen them, and dce keeps the rest."""
-    users = []
+    users: list = []
     for result, value in zip(op.results, values):
-        users.extend(use.operation for use in result.uses)
-        result.replace_all_uses_with(value)
+        _replace_uses(result, value, users)
     assert all(r.first_use is None for r in op.results[len(values):]), op.name
-    op.parent.erase_op(op, safe_erase=False)
+    erase(op)
     for dead in inputs:
-        if dead.parent is not None and is_pure(dead) and all(r.first_use is None for r in dead.results):
-            dead.parent.erase_op(dead, safe_erase=False)
+        if dead.parent is not None and is_pure(dead) and _unused(dead):
+            erase(dead)
     return users
+
+
+def _unused(op) -> bool:
+    for result in op.results:
+        if result.first_use is not None:
+            return False
+    return True
+
+
+# What follows edits xDSL's links directly (`first_use`, `_next_use`, `_operands`,
+# `_operand_uses`; xDSL is pinned exactly), through the primitives the IR watch wraps
+# (`remove_use`, `add_use`, `Block.detach_op`: pirc.passes.infra.ir_watch sees every edit, as
+# before).  `replace_all_uses_with` and `Block.erase_op` do the same edits through views
+# (`operands[i] = v` rebuilds the operand tuple twice, `erase` makes an `ErasedSSAValue` for
+# each unused result); a forward costs several of them, and canonicalize makes thousands.
+
+
+def _replace_uses(result, value, users: list) -> None:
+    """`result.replace_all_uses_with(value)`, the users appended to `users` in use order:
+    the same edits in the same order (each use moves to the front of `value`'s uses)."""
+    if value is result:
+        users.extend(use.operation for use in result.uses)
+        return
+    use = result.first_use
+    while use is not None:
+        after = use._next_use   # add_use relinks `use` into value's list
+        user, index = use._operation, use._index
+        users.append(user)
+        result.remove_use(use)
+        value.add_use(use)
+        operands = list(user._operands)
+        operands[index] = value
+        user._operands = SSAValues(operands)
+        use = after
+    if value.name_hint is None:
+        value.name_hint = result.name_hint
+
+
+def erase(op) -> None:
+    """`op.parent.erase_op(op, safe_erase=False)` for an op whose results are unused: detach
+    it and drop its operands' uses (xDSL's erase, without the `ErasedSSAValue`s it would put
+    in no use).  An op with regions, successors or a used result goes through xDSL."""
+    if op.regions or op._successors or not _unused(op):
+        op.parent.erase_op(op, safe_erase=False)
+        return
+    op.parent.detach_op(op)
+    for operand, use in zip(op._operands, op._operand_uses):
+        operand.remove_use(use)
+    op._operand_uses = ()
 
 
 def _collect(block, names, out: list) -> None:
@@ -90,10 +141,16 @@ def _collect(block, names, out: list) -> None:
     while op is not None:
         if op.name in names:
             out.append(op)
-        for region in op.regions:
-            for inner in region.blocks:
-                _collect(inner, names, out)
+        if op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _collect(inner, names, out)
         op = op._next_op
+
+
+def _first_places(work: list) -> dict:
+    """id(op) -> the first place of op in `work`."""
+    return {id(op): i for i, op in reversed(list(enumerate(work)))}
 
 
 def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAULT_MAX_ITERATIONS,
@@ -111,33 +168,42 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
 
 
 def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
+    # per root name: each pattern, the operand count it needs (or None), its bound method
+    dispatch = {name: [(p, p.operands, p.match_and_rewrite) for p in patterns]
+                for name, patterns in by_root.items()}
     work: list = []
     _collect(pc.program.block, by_root, work)
     total: Counter = Counter()
+    walked = True   # this round's list is the walk's: each op once, in print order
     for iteration in range(1, max_iterations + 1):
         fired: Counter = Counter()
         again: list = []
-        seen: set = set()
-        pending = {id(op) for op in work}
-        for op in work:
-            if id(op) in seen or op.parent is None:  # visited this round, or erased
+        # Each op's first place in this round's list (an op handed back twice is visited
+        # once, there): it was visited if that place is at or before the op being visited,
+        # and is still ahead if after it.  The list holds the ops, so no id is reused.  The
+        # walk's list has no repeats: its places are needed only once something is rewritten.
+        first = None if walked else _first_places(work)
+        for i, op in enumerate(work):
+            if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
-            seen.add(id(op))
-            for p in by_root[op.name]:
-                if p.operands is not None and len(op.operands) != p.operands:
+            for p, operands, match_and_rewrite in dispatch[op.name]:
+                if operands is not None and len(op.operands) != operands:
                     continue
-                touched = p.match_and_rewrite(op, pc)
+                touched = match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1
+                    if first is None:
+                        first = _first_places(work)
                     # An op still ahead in this round is visited anyway; one behind it (or
                     # new) waits for the next round.
-                    again.extend(o for o in touched if o.name in by_root
-                                 and (id(o) in seen or id(o) not in pending))
+                    for o in touched:
+                        if o.name in by_root and first.get(id(o), i) <= i:
+                            again.append(o)
                     break
         total.update(fired)
         if not fired or not again:
             return iteration
-        work = again
+        work, walked = again, False
     name, count = sorted(fired.items(), key=lambda item: (-item[1], item[0]))[0]
     raise NonConvergenceError(
         f"{what or pc.pass_name} did not converge in {max_iterations} iterations: pattern "
