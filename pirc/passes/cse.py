@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.ir import SSAValues
-
 from ..ir.aliasing import AliasAnalysis
+from .infra.ir_edits import move_uses
 from .infra.op_keys import OpKeys, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
@@ -56,17 +55,6 @@ def _merge(op, earlier) -> None:
     exactly), without the operand view each use builds there and the `ErasedSSAValue`
     each erased result gets to hold uses it no longer has."""
     for new, old in zip(op.results, earlier.results):
-        use = new.first_use
-        while use is not None:
-            following = use._next_use
-            reader, index = use._operation, use._index
-            new.remove_use(use)
-            old.add_use(use)
-            operands = list(reader._operands)
-            operands[index] = old
-            reader._operands = SSAValues(operands)
-            use = following
-        if old.name_hint is None:
-            old.name_hint = new.name_hint
+        move_uses(new, old)
     op.parent.detach_op(op)
     op.drop_all_references()

@@ -1,4 +1,4 @@
-"""`greedy.replace_op` and `greedy.erase` edit xDSL's use lists and operand tuples directly:
+"""`greedy.replace_op` and `ir_edits.erase` edit xDSL's use lists and operand tuples directly:
 the program they leave is the one xDSL's `replace_all_uses_with` + `Block.erase_op` leave (the
 same operands, each value's uses in the same order), and the IR watch sees the same edits."""
 
@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from xdsl.ir import ErasedSSAValue
 
-from pirc.passes.infra.greedy import erase, replace_op
+from pirc.passes.infra.greedy import replace_op
+from pirc.passes.infra.ir_edits import erase
 from pirc.passes.infra.ir_watch import IRWatch
 from pirc.text.paddle_printer import print_paddle
 from pirc.text.parser import parse_text

@@ -27,11 +27,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import ClassVar, Iterable
 
-from xdsl.ir import SSAValues
-
 from ...errors import PircError
 from ...ir.builder import gc_paused
 from ...ir.effects import is_pure
+from .ir_edits import erase, move_uses, unused
 
 DEFAULT_MAX_ITERATIONS = 10
 
@@ -75,62 +74,13 @@ def replace_op(op, values, inputs=()) -> list:
     rewrite leaves dead.  Only matched ops: the gate has seen them, and dce keeps the rest."""
     users: list = []
     for result, value in zip(op.results, values):
-        _replace_uses(result, value, users)
+        move_uses(result, value, users)
     assert all(r.first_use is None for r in op.results[len(values):]), op.name
     erase(op)
     for dead in inputs:
-        if dead.parent is not None and is_pure(dead) and _unused(dead):
+        if dead.parent is not None and is_pure(dead) and unused(dead):
             erase(dead)
     return users
-
-
-def _unused(op) -> bool:
-    for result in op.results:
-        if result.first_use is not None:
-            return False
-    return True
-
-
-# What follows edits xDSL's links directly (`first_use`, `_next_use`, `_operands`,
-# `_operand_uses`; xDSL is pinned exactly), through the primitives the IR watch wraps
-# (`remove_use`, `add_use`, `Block.detach_op`: pirc.passes.infra.ir_watch sees every edit, as
-# before).  `replace_all_uses_with` and `Block.erase_op` do the same edits through views
-# (`operands[i] = v` rebuilds the operand tuple twice, `erase` makes an `ErasedSSAValue` for
-# each unused result); a forward costs several of them, and canonicalize makes thousands.
-
-
-def _replace_uses(result, value, users: list) -> None:
-    """`result.replace_all_uses_with(value)`, the users appended to `users` in use order:
-    the same edits in the same order (each use moves to the front of `value`'s uses)."""
-    if value is result:
-        users.extend(use.operation for use in result.uses)
-        return
-    use = result.first_use
-    while use is not None:
-        after = use._next_use   # add_use relinks `use` into value's list
-        user, index = use._operation, use._index
-        users.append(user)
-        result.remove_use(use)
-        value.add_use(use)
-        operands = list(user._operands)
-        operands[index] = value
-        user._operands = SSAValues(operands)
-        use = after
-    if value.name_hint is None:
-        value.name_hint = result.name_hint
-
-
-def erase(op) -> None:
-    """`op.parent.erase_op(op, safe_erase=False)` for an op whose results are unused: detach
-    it and drop its operands' uses (xDSL's erase, without the `ErasedSSAValue`s it would put
-    in no use).  An op with regions, successors or a used result goes through xDSL."""
-    if op.regions or op._successors or not _unused(op):
-        op.parent.erase_op(op, safe_erase=False)
-        return
-    op.parent.detach_op(op)
-    for operand, use in zip(op._operands, op._operand_uses):
-        operand.remove_use(use)
-    op._operand_uses = ()
 
 
 def _collect(block, names, out: list) -> None:
