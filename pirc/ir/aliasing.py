@@ -79,19 +79,11 @@ def aliasing_file() -> Path:
 
 @lru_cache(maxsize=1)
 def _table() -> dict:
-    # The verifier asks on every run: the parsed table is kept in the user cache (keyed by
-    # the file's text), so a warm run imports no YAML parser (PyYAML is a tenth of a small run).
+    # The verifier asks on every run: parsed through the user cache (keyed by the file's
+    # text), so a warm run imports no YAML parser (PyYAML is a tenth of a small run).
     from .. import user_cache
 
-    text = aliasing_file().read_text(encoding="utf-8")
-    cache = user_cache.cache_dir() / "aliasing.marshal"
-    key = (1, text)  # 1: the shape of the cached data
-    data = user_cache.load(cache, key)
-    if data is None:
-        import yaml
-
-        data = yaml.safe_load(text)
-        user_cache.store(cache, key, data)
+    data = user_cache.yaml_data(aliasing_file(), "aliasing")
     for section in ("inplace", "views"):
         for name, entry in (data.get(section) or {}).items():
             if not entry.get("source"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from .pipeline import PipelineError, closest_first
+from .pipeline import PipelineError, closest_first, closest_hint
 from .registry import all_passes
 
 ENV = "PIRC_DISABLE_PASSES"
@@ -21,12 +21,9 @@ def optimising_passes() -> list[str]:
 def unknown_pass(name: str, what: str) -> str:
     """The message for an unknown pass `name`: the valid ones, the closest match first
     (`what` says what they are, e.g. "the passes it can disable")."""
-    import difflib  # for errors only
-
     valid = optimising_passes()
-    close = difflib.get_close_matches(name, valid, n=1, cutoff=0.5)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown pass {name!r}{hint}; {what}: {', '.join(closest_first(name, valid))}"
+    return (f"unknown pass {name!r}{closest_hint(name, valid)}; {what}: "
+            f"{', '.join(closest_first(name, valid))}")
 
 
 def disabled_passes() -> set[str]:

@@ -124,7 +124,7 @@ def _parse_list(spec: str, named: dict, expanding: set):
 def unknown_pass(name: str, named: dict | None = None) -> PipelineError:
     """The error for a pass name no pass has (nor, when given, a named pipeline)."""
     known = [*all_passes(), *(named or ())]
-    return PipelineError(f"unknown pass {name!r}{_closest(name, known)}; "
+    return PipelineError(f"unknown pass {name!r}{closest_hint(name, known)}; "
                          "`pirc-opt --list-passes` lists them")
 
 
@@ -200,7 +200,7 @@ def _instantiate(cls, arg):
         if field_name not in fields:
             options = [f.replace("_", "-") for f in fields]
             raise PipelineError(f"pass {cls.name!r} has no option {raw_name!r}"
-                                f"{_closest(raw_name, options) if options else ' (it takes none)'}")
+                                f"{closest_hint(raw_name, options) if options else ' (it takes none)'}")
         values[field_name] = _convert(cls.name, raw_name, raw, hints[field_name])
     return cls(**values)
 
@@ -266,7 +266,8 @@ def _one_line(error: ArgSpecParseError) -> str:
     return f"at column {where.group(2)}: {problem}" if where else problem
 
 
-def _closest(name: str, known) -> str:
+def closest_hint(name: str, known) -> str:
+    """` (did you mean 'x'?)` for the name of `known` most like `name`, or nothing."""
     import difflib  # for errors only: its import is a millisecond of every run
 
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.5)
