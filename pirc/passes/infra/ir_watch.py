@@ -77,14 +77,17 @@ class IRWatch:
         if self.open is not None:   # most rewrites were done: nothing open
             self.close_open()
         self.open, self.open_edits = rewrite, 0
-        self.touched.add(rewrite.matched)
+        touched = self.touched.ops   # Touched.add, inline: once per rewrite
+        for op in rewrite.matched:
+            touched[id(op)] = op
         if self.edited is not None:
             for op in rewrite.matched:
                 self.edited[id(op)] = op
 
     def closed(self, rewrite=None, produced=()) -> None:
         """The rewrite is `done`: edits from now on are outside."""
-        self.touched.add(produced)
+        if produced:   # most rewrites produce nothing
+            self.touched.add(produced)
         if rewrite is not None and rewrite is not self.open:
             return  # a rewrite done twice, or after a later one began: nothing is open now
         if self.edited is not None:
@@ -202,9 +205,33 @@ def _use_wrapper(original, what):
 
 
 def _block_op_wrapper(original, what, sign):
+    detach = what == _DETACH
+
     def wrapper(self, op, *args, **kwargs):
         watch = _ACTIVE
-        if watch is not None and watch._edit(self, what, op) and watch.index is not None:
+        if watch is None:
+            pass
+        elif (self is watch.block and watch.open is not None and watch.edited is None
+              and not op.regions):
+            # Most of a pass's inserts and removals: an op without regions into or out of the
+            # top-level block, inside a rewrite.  What _edit and the index do then, without
+            # their calls.
+            watch.tops[id(op)] = op
+            touched = watch.touched
+            if detach:
+                touched.removed(op)
+                if watch.order is not None:
+                    watch.order.forget(op)
+            else:
+                touched.ops[id(op)] = op
+            watch.inside += 1
+            watch.open_edits += 1
+            index = watch.index
+            if index is not None:   # OpIndex.op of an op without regions
+                counts, name = index.counts, op.name
+                counts[name] = counts.get(name, 0) + sign
+                index.total += sign
+        elif watch._edit(self, what, op) and watch.index is not None:
             watch.index.op(op, sign)
         return original(self, op, *args, **kwargs)
     return wrapper
