@@ -36,7 +36,8 @@ from xdsl.context import Context
 from xdsl.passes import ModulePass
 
 from ...ir.program import LATEST_VERSION
-from .rewrites import RunState, cache_key, gate
+from . import rewrites as the_gate   # its `gate`, looked up at each call (begin)
+from .rewrites import RunState, cache_key
 
 
 @dataclass
@@ -119,7 +120,7 @@ class PassContext:
     def begin(self, ops):
         """Ask to rewrite the matched `ops`: a `Rewrite` (call its `done(produced_ops)` once
         the IR has changed), or None when the rewrite may not happen (the skip is recorded)."""
-        return gate(self, ops)
+        return the_gate.gate(self, ops)   # looked up in its module: a profiler may wrap it
 
     def verdicts(self, version: int) -> dict:
         """The gate's verdicts for this pass on a program of PIR `version`: op name -> None
