@@ -44,38 +44,37 @@ class _Recorded(IRWatch):
         })
 
 
-def _watched(load, level: str) -> list:
+# Every corpus program by its last folders and stem, and the benchmark's generated one (None).
+PROGRAMS = {f"{p.parent.parent.name}/{p.parent.name}/{p.stem}": p for p in all_jsons()}
+PROGRAMS["generated-3000"] = None
+
+
+def _watched(key: str, level: str) -> list:
+    """What the watch of each pass of upgrade (for an older program) and default kept."""
     _Recorded.seen = []
-    program = load()
+    path = PROGRAMS[key]
+    program = parse_text(generate(3000), "bench.pir", 4) if path is None else pirc.load(str(path))
     if program.version != 4:
         run_pipeline(program, "upgrade", verify_each=level)
     run_pipeline(program, "default", verify_each=level)
     return _Recorded.seen
 
 
-def _programs():
-    out = [pytest.param(lambda p=p: pirc.load(str(p)), id=f"{p.parent.name}/{p.stem}")
-           for p in all_jsons()]
-    out.append(pytest.param(lambda: parse_text(generate(3000), "bench.pir", 4),
-                            id="generated-3000"))
-    return out
-
-
-@pytest.mark.parametrize("load", _programs())
-def test_the_fast_paths_record_what_the_general_one_does(load, monkeypatch):
+@pytest.mark.parametrize("key", sorted(PROGRAMS))
+def test_the_fast_paths_record_what_the_general_one_does(key, monkeypatch):
     monkeypatch.setattr(manager, "IRWatch", _Recorded)
-    fast = _watched(load, "incremental")
-    general = _watched(load, "full")
+    fast = _watched(key, "incremental")
+    general = _watched(key, "full")
     assert len(fast) == len(general)
     for i, (a, b) in enumerate(zip(fast, general)):
-        for key in a:
-            assert a[key] == b[key], f"pass #{i + 1}: {key}"
+        for what in a:
+            assert a[what] == b[what], f"pass #{i + 1}: {what}"
 
 
 def test_the_generated_program_takes_the_fast_paths(monkeypatch):
     """The comparison above is not empty: the benchmark's program has thousands of edits
     inside rewrites, operand edits and removals from the top-level block among them."""
     monkeypatch.setattr(manager, "IRWatch", _Recorded)
-    seen = _watched(lambda: parse_text(generate(3000), "bench.pir", 4), "incremental")
+    seen = _watched("generated-3000", "incremental")
     assert sum(s["edits"][0] for s in seen) > 1000
     assert sum(len(s["released"]) for s in seen) > 100
