@@ -18,6 +18,13 @@ see: an attribute set in an op's dict, a result's type replaced.  `--verify-each
 (pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
 and which ops' attributes and types changed outside every rewrite's ops.
 
+A pass makes tens of thousands of edits (cse's merges, canonicalize's forwards), most of one
+shape: an operand of a top-level op set or dropped, or an op without regions inserted into
+or removed from the top-level block, inside a rewrite, with no edited ops to keep (not
+`--verify-each=full`).  The wrappers record those inline, as `IRWatch._edit` would, without
+its calls; the watch's record is the same either way (a test compares the two after every
+pass of the corpus).
+
 Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
 and produced, that is what the program fingerprint after the pass hashes again
 (pirc.passes.infra.rewrites.RunState.fingerprint_after).  And the watch records what the
