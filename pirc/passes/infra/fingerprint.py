@@ -94,6 +94,39 @@ class _Kept:
         self.digest, self.prefix, self.rank, self.size = digest, prefix, rank, size
 
 
+class _Entries(dict):
+    """id(op) -> _Kept for the ops of the block last fingerprinted, read as `entries[key]`
+    (None for an op no look has seen).  A first look makes no entry: it keeps its ops, static
+    keys and operand tuples in lists, in block order, and an op's entry is made from them the
+    first time it is asked for (an update asks for the ops it hashes again and their
+    neighbours: a fraction of the block).  Its rank is its place in the first look; its hash,
+    the kept one (`digests`); its prefix, its static key's spelling (`_statics`): the first
+    look keeps only ops without regions or properties that way, and gives the others an
+    entry at once.  A made entry holds its op, and the lists let go of it."""
+
+    __slots__ = ("frozen", "index")
+
+    def __init__(self, frozen: tuple | None = None):
+        super().__init__()
+        self.frozen = frozen   # (ops, keys, operand tuples, the kept hashes, _statics)
+        self.index = None      # id(op) -> its place in the lists, until its entry is made
+
+    def __missing__(self, key):
+        frozen = self.frozen
+        if frozen is None:
+            return None
+        ops, keys, operands, digests, statics = frozen
+        if self.index is None:
+            self.index = dict(zip(map(id, ops), range(len(ops))))
+        at = self.index.pop(key, None)
+        if at is None or keys[at] is None:  # never in the block, made already, or given one at once
+            return None
+        op, static = ops[at], keys[at]
+        ops[at] = None
+        entry = self[key] = _Kept(op, static, operands[at], digests[key], statics[static][1], at, 1)
+        return entry
+
+
 class Fingerprinter:
     """Op hashes for one program version, memoising attribute and type spellings, and the
     top-level op hashes of the program it last fingerprinted (module docstring)."""
@@ -108,7 +141,7 @@ class Fingerprinter:
         self._singles: dict = {}  # one op's subgraph fingerprint, by its static key and input types
         self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
-        self._kept: dict = {}     # id(op) -> _Kept, for each op of that block
+        self._kept = _Entries()   # id(op) -> _Kept, for each op of that block
         self._digests: dict = {}  # id(op) -> its hash, for each op of that block
         self._sorted: list = []   # those hashes, sorted: what the program's hash is taken of
         self._value: str | None = None
@@ -143,16 +176,19 @@ class Fingerprinter:
                 return self._update(seeds)
             except _Redo:
                 self.fallbacks += 1
-                self._top, self._kept, self._digests = None, {}, {}
+                self._top, self._kept, self._digests = None, _Entries(), {}
                 return self._program(program)
 
     def _program(self, program) -> str:
         block = program.block
-        kept = self._kept if block is self._top else {}
+        if block is not self._top or self._value is None:
+            return self._first(block)
+        kept = self._kept
         memo: dict = {}
-        fresh: dict = {}
-        # Erased ops count as changed, so an op still reading one of their results is looked at.
-        changed: set = kept.keys() - map(id, _block_ops(block)) if kept else set()
+        fresh = _Entries()
+        # Erased ops count as changed, so an op still reading one of their results is looked
+        # at (the kept hashes name every op kept, entry made or not).
+        changed: set = self._digests.keys() - map(id, _block_ops(block))
         touched: list = []   # ops hashed again: new, edited, or reading something that changed
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
@@ -163,7 +199,7 @@ class Fingerprinter:
         op, rank = block._first_op, 0
         while op is not None:
             key = id(op)
-            entry = kept.get(key) if kept else None
+            entry = kept[key]
             operands = op._operands  # the tuple itself: `op.operands` is a live view
             attributes = op.attributes  # and _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
@@ -190,9 +226,8 @@ class Fingerprinter:
                 size = 1 if not op.regions else _size(op)
                 if entry is None:
                     entry = _Kept(op, static, operands, digest, prefix, rank, size)
-                    if kept:
-                        changed.add(key)
-                        touched.append(op)
+                    changed.add(key)
+                    touched.append(op)
                 else:
                     if entry.digest != digest:
                         changed.add(key)
@@ -208,8 +243,94 @@ class Fingerprinter:
         self._sorted = sorted(self._digests.values())
         self._value = _combine_sorted(self._sorted)
         self.op_count = count
-        self.touched = touched if kept else None  # None: the first look, everything is new
+        self.touched = touched
         return self._value
+
+    def _first(self, block) -> str:
+        """The first look at `block`: `_program` with nothing kept to compare with, and no
+        entry made (`_Entries`).  An op without regions or properties whose producers are
+        ops of the block hashed before it, as in block order they are, is hashed inline:
+        its prefix from its static key, each operand from its producer's hash (the memo
+        holds the block's ops only, so a producer found there is one of them); any other
+        op, as `_program` hashes it."""
+        memo: dict = {}
+        ops: list = []       # the block's ops, static keys and operand tuples, in order
+        keys: list = []      # (None for an op given its entry at once)
+        args: list = []
+        entries = _Entries()
+        nested = False       # memo holds hashes of ops inside regions too
+        count = 0
+        inside = None        # the ids of the block's ops, for an op hashed by _hash_one
+        statics, edge, blake2b = self._statics, _INDEX_BYTES, hashlib.blake2b
+        op = block._first_op
+        while op is not None:
+            attributes = op.attributes  # _static_key, inline
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            operands = op._operands
+            spelled = statics.get(static) or self._spelled(op, static)
+            if op.regions or op.properties or nested:
+                # Once an op was hashed with what it holds, the memo holds ops inside regions
+                # too: a producer found there need not be one of the block's (_hash_top asks).
+                digest, prefix = self._look(op, block, memo, static, inside)
+                if digest is None:
+                    nested = True
+                    inside = {id(o) for o in _block_ops(block)}
+                    digest, prefix = self._look(op, block, memo, static, inside)
+                size = _size(op)
+                count += size
+                if prefix is not spelled[1]:  # not what an entry made later would say
+                    entries[id(op)] = _Kept(op, static, operands, digest, prefix, len(ops), size)
+                    static = None
+            elif operands:
+                parts = [spelled[1]]
+                try:
+                    for operand in operands:  # KeyError: a producer not hashed yet
+                        parts += (b"e", memo[id(operand.op)], edge[operand.index])
+                except (AttributeError, KeyError, IndexError):  # a block argument, a late producer
+                    digest, prefix = self._look(op, block, memo, static, inside)
+                    if digest is None:  # hashed by _op_hash, with its producers
+                        nested = True
+                        inside = {id(o) for o in _block_ops(block)}
+                        digest, prefix = self._look(op, block, memo, static, inside)
+                        entries[id(op)] = _Kept(op, static, operands, digest, prefix, len(ops), 1)
+                        static = None
+                else:
+                    digest = blake2b(b"".join(parts), digest_size=20).digest()
+                count += 1
+            else:
+                digest = spelled[2]
+                count += 1
+            memo[id(op)] = digest
+            ops.append(op)
+            keys.append(static)
+            args.append(operands)
+            op = op._next_op
+        digests = {key: memo[key] for key in map(id, ops)} if nested else memo
+        entries.frozen = (ops, keys, args, digests, statics)
+        self._top, self._kept, self._digests = block, entries, digests
+        self._sorted = sorted(digests.values())
+        self._value = _combine_sorted(self._sorted)
+        self.op_count = count
+        self.touched = None  # the first look: everything is new
+        return self._value
+
+    def _look(self, op, block, memo: dict, static: tuple, inside) -> tuple:
+        """An op's hash and prefix as `_program` makes them when nothing is kept; with
+        `inside` None, (None, None) for one `_hash_one` or `_op_hash` must hash (an op with
+        regions, a producer after its user), which then want the ids of the block's ops."""
+        try:
+            if op.regions:
+                if inside is None:
+                    return None, None
+                return self._hash_one(op, inside, memo, False, static), None
+            if op._operands or op.properties:
+                return self._hash_top(op, block, memo, static)
+            spelled = self._statics.get(static) or self._spelled(op, static)
+            return spelled[2], spelled[1]
+        except KeyError:  # a producer after its user (a graph region): hash in order
+            if inside is None:
+                return None, None
+            return self._op_hash(op, inside, memo), None
 
     def _update(self, seeds) -> str:
         block, kept, digests = self._top, self._kept, self._digests
@@ -220,7 +341,7 @@ class Fingerprinter:
             if op.parent is block:
                 alive[key] = op
             else:
-                entry = kept.get(key)
+                entry = kept[key]
                 if entry is not None and entry.op is op:
                     gone[key] = entry
         self.touched = []
@@ -243,7 +364,7 @@ class Fingerprinter:
         for key in alive:
             queued[key] = True
         for key in queued:
-            entry = kept.get(key)
+            entry = kept[key]
             if entry is None:
                 raise _Redo  # a top-level op no look and no seed has seen
             seq += 1
@@ -256,7 +377,7 @@ class Fingerprinter:
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
-        budget = 2 * len(kept) + 64
+        budget = 2 * len(digests) + 64
         while heap:
             budget -= 1
             if budget < 0:
@@ -294,7 +415,7 @@ class Fingerprinter:
                         if whole:
                             queued[ukey] = True
                         continue
-                    uentry = kept.get(ukey)
+                    uentry = kept[ukey]
                     if uentry is None or uentry.op is not user:
                         raise _Redo  # a top-level op no look and no seed has seen
                     queued[ukey] = whole
@@ -325,7 +446,8 @@ class Fingerprinter:
             if op.regions:
                 # Hashes of the ops in its regions go to a memo of their own: the kept one
                 # holds top-level ops only.
-                digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
+                inside = _Scope(self._kept, self._digests)  # entries made or not, and new ops
+                digest = self._hash_one(op, inside, ChainMap({}, self._digests), False, static)
                 entry.prefix = None
             else:
                 digest, entry.prefix = self._hash_top(op, self._top, self._digests, static)
@@ -342,7 +464,7 @@ class Fingerprinter:
         kept = self._kept
         unsure: list = []
         for key, op in alive.items():
-            entry = kept.get(key)
+            entry = kept[key]
             if entry is None or entry.op is not op:
                 kept[key] = _Kept(op, None, None, None, None, None, 0)
                 unsure.append(op)
@@ -353,12 +475,12 @@ class Fingerprinter:
             rank = entry.rank
             prev, after = op._prev_op, op._next_op
             if prev is not None:
-                other = kept.get(id(prev))
+                other = kept[id(prev)]
                 if other is None or other.rank is None or not other.rank < rank:
                     unsure.append(op)
                     continue
             if after is not None:
-                other = kept.get(id(after))
+                other = kept[id(after)]
                 if other is None or other.rank is None or not rank < other.rank:
                     unsure.append(op)
         done: set = set()
@@ -399,7 +521,7 @@ class Fingerprinter:
     def _rank_of(self, op) -> float | None:
         if op is None:
             return None
-        entry = self._kept.get(id(op))
+        entry = self._kept[id(op)]
         if entry is None or entry.op is not op or entry.rank is None:
             raise _Redo  # an op in the block that no look and no seed has seen
         return entry.rank
@@ -407,7 +529,7 @@ class Fingerprinter:
     def _renumber(self) -> None:
         kept = self._kept
         for rank, op in enumerate(_block_ops(self._top)):
-            entry = kept.get(id(op))
+            entry = kept[id(op)]
             if entry is None or entry.op is not op:
                 raise _Redo
             entry.rank = rank
