@@ -75,56 +75,18 @@ class _Redo(Exception):
     the watch never reported): the program is hashed again from scratch."""
 
 
-class _Kept:
-    """What the program fingerprint keeps of one top-level op between two looks: the op (so
-    its id is not reused), its static key (`_static_key`: its name, attributes and result
-    types, as identities) and operand tuple as it was hashed (what `program` compares), its
-    hash, its place in the block (`rank`, increasing in block order), how many ops it counts
-    for (itself and every op in its regions), and the bytes of its hash that come before its
-    operands (`prefix`): an op whose producers' hashes moved, and nothing else, is hashed
-    again from its prefix and its operands' producers (read again: keeping their bytes for
-    every op costs the first look more than it saves the updates).  `prefix` is None for an
-    op with regions (hashed whole) and for one not hashed yet.  A new op counts for nothing
-    (`size` 0) until it is hashed (_rehash counts it)."""
-
-    __slots__ = ("op", "key", "operands", "digest", "rank", "size", "prefix")
-
-    def __init__(self, op, key, operands, digest, prefix, rank, size):
-        self.op, self.key, self.operands = op, key, operands
-        self.digest, self.prefix, self.rank, self.size = digest, prefix, rank, size
-
-
-class _Entries(dict):
-    """id(op) -> _Kept for the ops of the block last fingerprinted, read as `entries[key]`
-    (None for an op no look has seen).  A first look makes no entry: it keeps its ops, static
-    keys and operand tuples in lists, in block order, and an op's entry is made from them the
-    first time it is asked for (an update asks for the ops it hashes again and their
-    neighbours: a fraction of the block).  Its rank is its place in the first look; its hash,
-    the kept one (`digests`); its prefix, its static key's spelling (`_statics`): the first
-    look keeps only ops without regions or properties that way, and gives the others an
-    entry at once.  A made entry holds its op, and the lists let go of it."""
-
-    __slots__ = ("frozen", "index")
-
-    def __init__(self, frozen: tuple | None = None):
-        super().__init__()
-        self.frozen = frozen   # (ops, keys, operand tuples, the kept hashes, _statics)
-        self.index = None      # id(op) -> its place in the lists, until its entry is made
-
-    def __missing__(self, key):
-        frozen = self.frozen
-        if frozen is None:
-            return None
-        ops, keys, operands, digests, statics = frozen
-        if self.index is None:
-            self.index = dict(zip(map(id, ops), range(len(ops))))
-        at = self.index.pop(key, None)
-        if at is None or keys[at] is None:  # never in the block, made already, or given one at once
-            return None
-        op, static = ops[at], keys[at]
-        ops[at] = None
-        entry = self[key] = _Kept(op, static, operands[at], digests[key], statics[static][1], at, 1)
-        return entry
+# What the program fingerprint keeps of one top-level op between two looks, a list (made
+# for every op of the program, where a class instance costs twice as much): the op (so its id
+# is not reused), its static key (`_static_key`: its name, attributes and result types, as
+# identities) and operand tuple as it was hashed (what `program` compares), its hash, the
+# bytes of its hash that come before its operands (`prefix`): an op whose producers' hashes
+# moved, and nothing else, is hashed again from its prefix and its operands' producers (read
+# again: keeping their bytes for every op costs the first look more than it saves the
+# updates), its place in the block (`rank`, increasing in block order) and how many ops it
+# counts for (itself and every op in its regions).  `prefix` is None for an op with regions
+# (hashed whole) and for one not hashed yet.  A new op counts for nothing (`size` 0) until it
+# is hashed (_rehash counts it).
+_OP, _KEY, _ARGS, _DIGEST, _PREFIX, _RANK, _SIZE = range(7)
 
 
 class Fingerprinter:
@@ -141,7 +103,7 @@ class Fingerprinter:
         self._singles: dict = {}  # one op's subgraph fingerprint, by its static key and input types
         self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
-        self._kept = _Entries()   # id(op) -> _Kept, for each op of that block
+        self._kept: dict = {}     # id(op) -> what is kept of it (_OP...), for each op of that block
         self._digests: dict = {}  # id(op) -> its hash, for each op of that block
         self._sorted: list = []   # those hashes, sorted: what the program's hash is taken of
         self._value: str | None = None
@@ -176,19 +138,18 @@ class Fingerprinter:
                 return self._update(seeds)
             except _Redo:
                 self.fallbacks += 1
-                self._top, self._kept, self._digests = None, _Entries(), {}
+                self._top, self._kept, self._digests = None, {}, {}
                 return self._program(program)
 
     def _program(self, program) -> str:
         block = program.block
-        if block is not self._top or self._value is None:
+        if block is not self._top or not self._kept:
             return self._first(block)
         kept = self._kept
         memo: dict = {}
-        fresh = _Entries()
-        # Erased ops count as changed, so an op still reading one of their results is looked
-        # at (the kept hashes name every op kept, entry made or not).
-        changed: set = self._digests.keys() - map(id, _block_ops(block))
+        fresh: dict = {}
+        # Erased ops count as changed, so an op still reading one of their results is looked at.
+        changed: set = kept.keys() - map(id, _block_ops(block)) if kept else set()
         touched: list = []   # ops hashed again: new, edited, or reading something that changed
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
@@ -199,15 +160,15 @@ class Fingerprinter:
         op, rank = block._first_op, 0
         while op is not None:
             key = id(op)
-            entry = kept[key]
+            entry = kept.get(key) if kept else None
             operands = op._operands  # the tuple itself: `op.operands` is a live view
             attributes = op.attributes  # and _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
-            if (entry is not None and entry.operands == operands and entry.key == static
-                    and entry.prefix is not None
+            if (entry is not None and entry[_ARGS] == operands and entry[_KEY] == static
+                    and entry[_PREFIX] is not None
                     and (not changed or not any(id(getattr(v, "op", None)) in changed for v in operands))):
-                digest = entry.digest  # entry.op is op: the entry keeps it alive, so ids are not reused
-                entry.rank = rank
+                digest = entry[_DIGEST]  # entry[_OP] is op: the entry keeps it alive, so ids are not reused
+                entry[_RANK] = rank
             else:
                 prefix = None
                 try:
@@ -225,44 +186,41 @@ class Fingerprinter:
                     digest = self._op_hash(op, inside, memo)
                 size = 1 if not op.regions else _size(op)
                 if entry is None:
-                    entry = _Kept(op, static, operands, digest, prefix, rank, size)
-                    changed.add(key)
-                    touched.append(op)
-                else:
-                    if entry.digest != digest:
+                    entry = [op, static, operands, digest, prefix, rank, size]
+                    if kept:
                         changed.add(key)
-                    entry.key, entry.operands = static, operands
-                    entry.digest, entry.prefix, entry.rank, entry.size = digest, prefix, rank, size
+                        touched.append(op)
+                else:
+                    if entry[_DIGEST] != digest:
+                        changed.add(key)
+                    entry[_KEY], entry[_ARGS] = static, operands
+                    entry[_DIGEST], entry[_PREFIX], entry[_RANK], entry[_SIZE] = digest, prefix, rank, size
                     touched.append(op)
-            count += entry.size
+            count += entry[_SIZE]
             memo[key] = digest
             fresh[key] = entry
             op, rank = op._next_op, rank + 1
         self._top, self._kept = block, fresh
-        self._digests = {key: e.digest for key, e in fresh.items()} if nested else memo
+        self._digests = {key: e[_DIGEST] for key, e in fresh.items()} if nested else memo
         self._sorted = sorted(self._digests.values())
         self._value = _combine_sorted(self._sorted)
         self.op_count = count
-        self.touched = touched
+        self.touched = touched if kept else None  # None: the first look, everything is new
         return self._value
 
     def _first(self, block) -> str:
-        """The first look at `block`: `_program` with nothing kept to compare with, and no
-        entry made (`_Entries`).  An op without regions or properties whose producers are
-        ops of the block hashed before it, as in block order they are, is hashed inline:
-        its prefix from its static key, each operand from its producer's hash (the memo
-        holds the block's ops only, so a producer found there is one of them); any other
-        op, as `_program` hashes it."""
+        """The first look at `block`: `_program` with nothing kept to compare with.  An op
+        without regions or properties whose producers are ops of the block hashed before it,
+        as in block order they are, is hashed inline: its prefix from its static key, each
+        operand from its producer's hash (the memo holds the block's ops only, so a producer
+        found there is one of them); any other op, as `_program` hashes it."""
         memo: dict = {}
-        ops: list = []       # the block's ops, static keys and operand tuples, in order
-        keys: list = []      # (None for an op given its entry at once)
-        args: list = []
-        entries = _Entries()
+        kept: dict = {}
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
         statics, edge, blake2b = self._statics, _INDEX_BYTES, hashlib.blake2b
-        op = block._first_op
+        op, rank = block._first_op, 0
         while op is not None:
             attributes = op.attributes  # _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
@@ -277,11 +235,12 @@ class Fingerprinter:
                     inside = {id(o) for o in _block_ops(block)}
                     digest, prefix = self._look(op, block, memo, static, inside)
                 size = _size(op)
-                count += size
-                if prefix is not spelled[1]:  # not what an entry made later would say
-                    entries[id(op)] = _Kept(op, static, operands, digest, prefix, len(ops), size)
-                    static = None
-            elif operands:
+                count += size - 1  # and 1 below, as for every op
+                kept[id(op)] = [op, static, operands, digest, prefix, rank, size]
+                memo[id(op)] = digest
+                op, rank = op._next_op, rank + 1
+                continue
+            if operands:
                 parts = [spelled[1]]
                 try:
                     for operand in operands:  # KeyError: a producer not hashed yet
@@ -292,22 +251,16 @@ class Fingerprinter:
                         nested = True
                         inside = {id(o) for o in _block_ops(block)}
                         digest, prefix = self._look(op, block, memo, static, inside)
-                        entries[id(op)] = _Kept(op, static, operands, digest, prefix, len(ops), 1)
-                        static = None
                 else:
-                    digest = blake2b(b"".join(parts), digest_size=20).digest()
-                count += 1
+                    digest, prefix = blake2b(b"".join(parts), digest_size=20).digest(), spelled[1]
             else:
-                digest = spelled[2]
-                count += 1
+                digest, prefix = spelled[2], spelled[1]
+            kept[id(op)] = [op, static, operands, digest, prefix, rank, 1]
             memo[id(op)] = digest
-            ops.append(op)
-            keys.append(static)
-            args.append(operands)
-            op = op._next_op
-        digests = {key: memo[key] for key in map(id, ops)} if nested else memo
-        entries.frozen = (ops, keys, args, digests, statics)
-        self._top, self._kept, self._digests = block, entries, digests
+            op, rank = op._next_op, rank + 1
+        count += rank
+        digests = {key: e[_DIGEST] for key, e in kept.items()} if nested else memo
+        self._top, self._kept, self._digests = block, kept, digests
         self._sorted = sorted(digests.values())
         self._value = _combine_sorted(self._sorted)
         self.op_count = count
@@ -341,34 +294,34 @@ class Fingerprinter:
             if op.parent is block:
                 alive[key] = op
             else:
-                entry = kept[key]
-                if entry is not None and entry.op is op:
+                entry = kept.get(key)
+                if entry is not None and entry[_OP] is op:
                     gone[key] = entry
         self.touched = []
         if not alive and not gone:
             return self._value
         for key in gone:
             del kept[key], digests[key]
-        removed = [entry.digest for entry in gone.values()]   # hashes leaving the program's multiset
-        self.op_count -= sum([entry.size for entry in gone.values()])
+        removed = [entry[_DIGEST] for entry in gone.values()]   # hashes leaving the program's multiset
+        self.op_count -= sum([entry[_SIZE] for entry in gone.values()])
         self._place(alive)
         heap: list = []
         # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
         queued: dict = {}
         seq = 0              # ties of rank (none in a consistent block) pop in push order
         for entry in gone.values():
-            for result in entry.op.results:
+            for result in entry[_OP].results:
                 if result.first_use is not None:  # an erased op still read: a broken program
-                    queued.update(dict.fromkeys(map(id, _users(entry.op, block)), True))
+                    queued.update(dict.fromkeys(map(id, _users(entry[_OP], block)), True))
                     break
         for key in alive:
             queued[key] = True
         for key in queued:
-            entry = kept[key]
+            entry = kept.get(key)
             if entry is None:
                 raise _Redo  # a top-level op no look and no seed has seen
             seq += 1
-            heap.append((entry.rank, seq, entry))
+            heap.append((entry[_RANK], seq, entry))
         heap.sort()
         # id(op) -> (entry, its hash before this update), for each op hashed again (in the
         # order first hashed: `touched`)
@@ -377,27 +330,27 @@ class Fingerprinter:
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
-        budget = 2 * len(digests) + 64
+        budget = 2 * len(kept) + 64
         while heap:
             budget -= 1
             if budget < 0:
                 raise _Redo
             entry = heappop(heap)[2]
-            op = entry.op
+            op = entry[_OP]
             key = id(op)
-            old = entry.digest
-            if queued.pop(key) or entry.prefix is None:
+            old = entry[_DIGEST]
+            if queued.pop(key) or entry[_PREFIX] is None:
                 digest = self._rehash(entry)
             else:  # only producers' hashes moved: the prefix is kept
                 try:
-                    digest = hash_top(op, block, digests, None, entry.prefix)[0]
+                    digest = hash_top(op, block, digests, None, entry[_PREFIX])[0]
                 except KeyError:
                     raise _Redo from None
             if key not in before:
                 before[key] = (entry, old)
             if digest == old:
                 continue
-            entry.digest = digests[key] = digest
+            entry[_DIGEST] = digests[key] = digest
             whole = old is None  # a user of a new op may have spelled that operand as a free input
             for result in op.results:
                 use = result.first_use
@@ -415,16 +368,16 @@ class Fingerprinter:
                         if whole:
                             queued[ukey] = True
                         continue
-                    uentry = kept[ukey]
-                    if uentry is None or uentry.op is not user:
+                    uentry = kept.get(ukey)
+                    if uentry is None or uentry[_OP] is not user:
                         raise _Redo  # a top-level op no look and no seed has seen
                     queued[ukey] = whole
                     seq += 1
-                    heappush(heap, (uentry.rank, seq, uentry))
-        moved = [(entry.digest, old) for entry, old in before.values() if entry.digest != old]
+                    heappush(heap, (uentry[_RANK], seq, uentry))
+        moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
         removed += [old for _, old in moved if old is not None]
         added = [digest for digest, _ in moved]
-        self.touched = [entry.op for entry, _ in before.values()]
+        self.touched = [entry[_OP] for entry, _ in before.values()]
         if removed or added:
             ordered = self._sorted
             if (len(removed) + len(added)) * _RESORT > len(ordered):
@@ -439,23 +392,22 @@ class Fingerprinter:
 
     def _rehash(self, entry) -> bytes:
         """Hash a top-level op of the kept program afresh (and note what it is made of)."""
-        op = entry.op
-        entry.key = static = _static_key(op)
-        entry.operands = op._operands
+        op = entry[_OP]
+        entry[_KEY] = static = _static_key(op)
+        entry[_ARGS] = op._operands
         try:
             if op.regions:
                 # Hashes of the ops in its regions go to a memo of their own: the kept one
                 # holds top-level ops only.
-                inside = _Scope(self._kept, self._digests)  # entries made or not, and new ops
-                digest = self._hash_one(op, inside, ChainMap({}, self._digests), False, static)
-                entry.prefix = None
+                digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
+                entry[_PREFIX] = None
             else:
-                digest, entry.prefix = self._hash_top(op, self._top, self._digests, static)
+                digest, entry[_PREFIX] = self._hash_top(op, self._top, self._digests, static)
         except KeyError:  # a producer not hashed yet: after its user in the block
             raise _Redo from None
         size = 1 if not op.regions else _size(op)
-        self.op_count += size - entry.size
-        entry.size = size
+        self.op_count += size - entry[_SIZE]
+        entry[_SIZE] = size
         return digest
 
     def _place(self, alive: dict) -> None:
@@ -464,24 +416,24 @@ class Fingerprinter:
         kept = self._kept
         unsure: list = []
         for key, op in alive.items():
-            entry = kept[key]
-            if entry is None or entry.op is not op:
-                kept[key] = _Kept(op, None, None, None, None, None, 0)
+            entry = kept.get(key)
+            if entry is None or entry[_OP] is not op:
+                kept[key] = [op, None, None, None, None, None, 0]
                 unsure.append(op)
                 continue
             # The usual seed: an op edited where it stands, between two ops with ranks that
             # frame its own (comparing with each neighbour, new or not, is enough: ranks
             # are strictly increasing along the block when each adjacent pair is).
-            rank = entry.rank
+            rank = entry[_RANK]
             prev, after = op._prev_op, op._next_op
             if prev is not None:
-                other = kept[id(prev)]
-                if other is None or other.rank is None or not other.rank < rank:
+                other = kept.get(id(prev))
+                if other is None or other[_RANK] is None or not other[_RANK] < rank:
                     unsure.append(op)
                     continue
             if after is not None:
-                other = kept[id(after)]
-                if other is None or other.rank is None or not rank < other.rank:
+                other = kept.get(id(after))
+                if other is None or other[_RANK] is None or not rank < other[_RANK]:
                     unsure.append(op)
         done: set = set()
         for op in unsure:
@@ -499,7 +451,7 @@ class Fingerprinter:
                 after = after._next_op
             done.update(map(id, run))
             low, high = self._rank_of(before), self._rank_of(after)
-            ranks = [kept[id(o)].rank for o in run]
+            ranks = [kept[id(o)][_RANK] for o in run]
             if None not in ranks and _increasing([low, *ranks, high]):
                 continue
             m = len(run)
@@ -516,23 +468,23 @@ class Fingerprinter:
                 self._renumber()
                 return
             for o, rank in zip(run, ranks):
-                kept[id(o)].rank = rank
+                kept[id(o)][_RANK] = rank
 
     def _rank_of(self, op) -> float | None:
         if op is None:
             return None
-        entry = self._kept[id(op)]
-        if entry is None or entry.op is not op or entry.rank is None:
+        entry = self._kept.get(id(op))
+        if entry is None or entry[_OP] is not op or entry[_RANK] is None:
             raise _Redo  # an op in the block that no look and no seed has seen
-        return entry.rank
+        return entry[_RANK]
 
     def _renumber(self) -> None:
         kept = self._kept
         for rank, op in enumerate(_block_ops(self._top)):
-            entry = kept[id(op)]
-            if entry is None or entry.op is not op:
+            entry = kept.get(id(op))
+            if entry is None or entry[_OP] is not op:
                 raise _Redo
-            entry.rank = rank
+            entry[_RANK] = rank
 
     def ops(self, ops) -> str:
         """The fingerprint of the subgraph made of `ops` (and everything in their regions)."""
@@ -661,7 +613,7 @@ class Fingerprinter:
 
     def _hash_top(self, op, block, memo: dict, static: tuple | None, prefix: bytes | None = None) -> tuple:
         """`_hash_one` of an op of `block` without regions, and the prefix it hashed first
-        (`_Kept`): the same digest.  Its operands from ops of `block` are looked up in `memo`
+        (`_OP`...): the same digest.  Its operands from ops of `block` are looked up in `memo`
         (a KeyError: one not hashed yet); the others are free inputs.  With `prefix` (the
         op's kept one) `static` is not read."""
         if prefix is None:
