@@ -41,9 +41,9 @@ from __future__ import annotations
 import hashlib
 import json
 from bisect import bisect_left, insort
-from collections import ChainMap
+from collections import ChainMap, Counter
 from heapq import heappop, heappush
-from operator import attrgetter
+from operator import attrgetter, mul
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 
@@ -105,7 +105,11 @@ class Fingerprinter:
         self._top = None          # the top-level block of the program last fingerprinted
         self._kept: dict = {}     # id(op) -> what is kept of it (_OP...), for each op of that block
         self._digests: dict = {}  # id(op) -> its hash, for each op of that block
-        self._sorted: list = []   # those hashes, sorted: what the program's hash is taken of
+        # Those hashes as a multiset: how many ops have each, and each once, sorted (what the
+        # program's hash is taken of: _combine_counted).  A model repeats its layers and
+        # parameters: far fewer distinct hashes than ops, and an edit moves a count.
+        self._counts: dict = {}
+        self._sorted: list = []
         self._value: str | None = None
         # What the program holds, as Program.op_count counts it (nested ops included).
         self.op_count: int | None = None
@@ -202,8 +206,8 @@ class Fingerprinter:
             op, rank = op._next_op, rank + 1
         self._top, self._kept = block, fresh
         self._digests = {key: e[_DIGEST] for key, e in fresh.items()} if nested else memo
-        self._sorted = sorted(self._digests.values())
-        self._value = _combine_sorted(self._sorted)
+        self._counts, self._sorted = _tally(self._digests.values())
+        self._value = _combine_counted(self._sorted, self._counts)
         self.op_count = count
         self.touched = touched if kept else None  # None: the first look, everything is new
         return self._value
@@ -261,8 +265,8 @@ class Fingerprinter:
         count += rank
         digests = {key: e[_DIGEST] for key, e in kept.items()} if nested else memo
         self._top, self._kept, self._digests = block, kept, digests
-        self._sorted = sorted(digests.values())
-        self._value = _combine_sorted(self._sorted)
+        self._counts, self._sorted = _tally(digests.values())
+        self._value = _combine_counted(self._sorted, self._counts)
         self.op_count = count
         self.touched = None  # the first look: everything is new
         return self._value
@@ -304,18 +308,32 @@ class Fingerprinter:
             del kept[key], digests[key]
         removed = [entry[_DIGEST] for entry in gone.values()]   # hashes leaving the program's multiset
         self.op_count -= sum([entry[_SIZE] for entry in gone.values()])
-        self._place(alive)
-        heap: list = []
         # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
         queued: dict = {}
-        seq = 0              # ties of rank (none in a consistent block) pop in push order
         for entry in gone.values():
             for result in entry[_OP].results:
                 if result.first_use is not None:  # an erased op still read: a broken program
                     queued.update(dict.fromkeys(map(id, _users(entry[_OP], block)), True))
                     break
-        for key in alive:
-            queued[key] = True
+        queued.update(dict.fromkeys(alive, True))
+        before = self._climb(alive, queued)
+        moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
+        removed += [old for _, old in moved if old is not None]
+        added = [digest for digest, _ in moved]
+        self.touched = [entry[_OP] for entry, _ in before.values()]
+        if removed or added:
+            self._sorted = _retally(self._counts, self._sorted, removed, added)
+            self._value = _combine_counted(self._sorted, self._counts)
+        return self._value
+
+    def _climb(self, alive: dict, queued: dict) -> dict:
+        """The ops `queued` and the downstream cone of those whose hash moves, hashed again in
+        rank order (a heap); id(op) -> (what is kept of it, its hash before), for each op
+        hashed again, in the order first hashed (`touched`)."""
+        block, kept, digests = self._top, self._kept, self._digests
+        self._place(alive)
+        heap: list = []
+        seq = 0              # ties of rank (none in a consistent block) pop in push order
         for key in queued:
             entry = kept.get(key)
             if entry is None:
@@ -323,8 +341,6 @@ class Fingerprinter:
             seq += 1
             heap.append((entry[_RANK], seq, entry))
         heap.sort()
-        # id(op) -> (entry, its hash before this update), for each op hashed again (in the
-        # order first hashed: `touched`)
         before: dict = {}
         hash_top = self._hash_top
         # In rank order every producer comes before its users, and each op is hashed once;
@@ -374,38 +390,38 @@ class Fingerprinter:
                     queued[ukey] = whole
                     seq += 1
                     heappush(heap, (uentry[_RANK], seq, uentry))
-        moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
-        removed += [old for _, old in moved if old is not None]
-        added = [digest for digest, _ in moved]
-        self.touched = [entry[_OP] for entry, _ in before.values()]
-        if removed or added:
-            ordered = self._sorted
-            if (len(removed) + len(added)) * _RESORT > len(ordered):
-                ordered = self._sorted = sorted(digests.values())
-            else:
-                for digest in removed:
-                    del ordered[bisect_left(ordered, digest)]
-                for digest in added:
-                    insort(ordered, digest)
-            self._value = _combine_sorted(ordered)
-        return self._value
+        return before
 
     def _rehash(self, entry) -> bytes:
         """Hash a top-level op of the kept program afresh (and note what it is made of)."""
         op = entry[_OP]
-        entry[_KEY] = static = _static_key(op)
-        entry[_ARGS] = op._operands
-        try:
-            if op.regions:
-                # Hashes of the ops in its regions go to a memo of their own: the kept one
-                # holds top-level ops only.
-                digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
-                entry[_PREFIX] = None
+        if op.regions or op.properties:
+            entry[_KEY] = static = _static_key(op)
+            entry[_ARGS] = op._operands
+            try:
+                if op.regions:
+                    # Hashes of the ops in its regions go to a memo of their own: the kept one
+                    # holds top-level ops only.
+                    digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
+                    entry[_PREFIX] = None
+                else:
+                    digest, entry[_PREFIX] = self._hash_top(op, self._top, self._digests, static)
+            except KeyError:  # a producer not hashed yet: after its user in the block
+                raise _Redo from None
+            size = _size(op)
+        else:  # what most are: _static_key and _hash_top's prefix, inline
+            attributes = op.attributes
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            spelled = self._statics.get(static) or self._spelled(op, static)
+            entry[_KEY], entry[_ARGS], entry[_PREFIX] = static, op._operands, spelled[1]
+            if not op._operands:
+                digest = spelled[2]
             else:
-                digest, entry[_PREFIX] = self._hash_top(op, self._top, self._digests, static)
-        except KeyError:  # a producer not hashed yet: after its user in the block
-            raise _Redo from None
-        size = 1 if not op.regions else _size(op)
+                try:
+                    digest = self._hash_top(op, self._top, self._digests, None, spelled[1])[0]
+                except KeyError:  # a producer not hashed yet: after its user in the block
+                    raise _Redo from None
+            size = 1
         self.op_count += size - entry[_SIZE]
         entry[_SIZE] = size
         return digest
@@ -749,9 +765,10 @@ _FEW = 8
 # than the few tuples they make.
 _PAUSE_GC = 64
 
-# Below this many op hashes per change, the sorted hashes are edited in place; above it,
-# sorted afresh (C speed either way).
-_RESORT = 16
+# Below one distinct hash that comes or goes per this many, the sorted distinct hashes are
+# edited in place; above it, sorted afresh (_retally: each edit moves the list's tail, a
+# fresh sort costs about 250 of them).
+_RESORT = 256
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
 
@@ -834,6 +851,45 @@ def _all_operands(op):
         for block in region.blocks:
             for inner in block.ops:
                 yield from _all_operands(inner)
+
+
+def _tally(digests) -> tuple[dict, list]:
+    """How many ops have each hash, and the distinct hashes sorted."""
+    counts = Counter(digests)
+    return counts, sorted(counts)
+
+
+def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
+    """`counts` less one op of each hash in `removed`, with one of each in `added` (in place),
+    and the distinct hashes sorted: a few hashes that come or go are edited in, many sorted
+    afresh (each edit moves the list's tail)."""
+    new, gone = [], []
+    for digest in added:  # first: a removed hash is one the program had
+        n = counts.get(digest)
+        if n is None:
+            counts[digest] = 1
+            new.append(digest)
+        else:
+            counts[digest] = n + 1
+    for digest in removed:
+        n = counts[digest] - 1
+        if n:
+            counts[digest] = n
+        else:
+            del counts[digest]
+            gone.append(digest)
+    if (len(new) + len(gone)) * _RESORT > len(distinct):
+        return sorted(counts)
+    for digest in gone:
+        del distinct[bisect_left(distinct, digest)]
+    for digest in new:
+        insort(distinct, digest)
+    return distinct
+
+
+def _combine_counted(distinct: list, counts: dict) -> str:
+    """`_combine_sorted` of the multiset: each hash as many times as ops have it."""
+    return _combine_sorted(list(map(mul, distinct, map(counts.__getitem__, distinct))))
 
 
 def _combine(hashes) -> str:
