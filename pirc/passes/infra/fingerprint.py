@@ -21,10 +21,14 @@ again, then, in block order, the users of each op whose hash moved, and so on do
 downstream cone, which a Merkle hash cannot skip (an op's hash covers its producers' hashes,
 so when one producer's hash moves, so does every hash below it; a cone stops where a hash
 comes out the same, as after cse, whose merged op hashes like the one it became).  The
-program's hash is the sha256 of the sorted op hashes, kept sorted between passes: a change
-moves a few entries, and the sha256 then reads 20 bytes per op at C speed.  `program`, the
-walk that compares every op with what was kept, is what `--verify-each=full` and a program
-edited behind the manager's back use.
+program's hash is the sha256 of the sorted op hashes, kept between passes as a multiset (how
+many ops have each hash, and the distinct hashes sorted): a model repeats its layers and
+parameters, so there are far fewer distinct hashes than ops, a change moves a few counts,
+and the sha256 then reads 20 bytes per op at C speed.  `program`, the walk that compares
+every op with what was kept, is what `--verify-each=full` and a program edited behind the
+manager's back use; the first look at a program (`_first`) has nothing to compare and
+hashes an op without regions or properties inline, from its static key (below) and its
+producers' hashes, which in block order come first.
 
 What an op's hash covers before its operands (name, semantic version, attributes, result
 types) is spelled once per distinct static key: the op's name, attribute names and the
@@ -504,7 +508,8 @@ class Fingerprinter:
 
     def ops(self, ops) -> str:
         """The fingerprint of the subgraph made of `ops` (and everything in their regions)."""
-        ops = list(ops)
+        if type(ops) is not list:
+            ops = list(ops)
         if len(ops) == 1:
             value = self._single(ops[0])
         elif len(ops) <= _FEW:
@@ -533,10 +538,11 @@ class Fingerprinter:
         Most rewrites match one op (cse's merges, canonicalize's forwards)."""
         if op.regions or op.properties:
             return None
-        static = _static_key(op)
-        inputs = tuple(map(_TYPE, op._operands))
-        entry = self._singles.get((static, *map(id, inputs)))
+        attributes = op.attributes  # _static_key, inline: the gate asks for every rewrite
+        static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+        entry = self._singles.get((static, *map(id, map(_TYPE, op._operands))))
         if entry is None:
+            inputs = tuple(map(_TYPE, op._operands))
             parts = [self._prefix(op, static)]   # which keeps the static key's objects alive
             parts += map(self._free, inputs)
             digest = hashlib.blake2b(b"".join(parts), digest_size=20).digest()
@@ -552,19 +558,21 @@ class Fingerprinter:
         the same shape is the same fingerprint; the entry holds the free inputs' types (the
         static keys' objects are held by `_statics`).  A canonicalize pattern's match (an
         op and the constant it reads) repeats in every layer of a model."""
-        at = {}
-        for i, op in enumerate(ops):
-            if op.regions or op.properties:
-                return None
-            at[id(op)] = i
+        at = dict(zip(map(id, ops), range(len(ops))))
         if len(at) < len(ops):  # an op given twice: its places would not say which
             return None
         shape: list = []
         free: list = []
         for op in ops:
-            shape.append(_static_key(op))
+            if op.regions or op.properties:
+                return None
+            attributes = op.attributes  # _static_key, inline
+            shape.append((op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results))))
             for operand in op._operands:
-                place = at.get(id(getattr(operand, "op", None)))
+                try:
+                    place = at.get(id(operand.op))
+                except AttributeError:  # a block argument
+                    place = None
                 if place is None:
                     free.append(operand._type)
                     shape.append(id(operand._type))

@@ -150,7 +150,10 @@ class RunState:
         return self._fingerprinter
 
     def fingerprint(self, ops) -> str:
-        return self.fingerprinter.ops(ops)
+        fingerprinter = self._fingerprinter  # the property's check, inline: once per rewrite
+        if fingerprinter is None or fingerprinter.version != self.program.version:
+            fingerprinter = self.fingerprinter
+        return fingerprinter.ops(ops)
 
     def program_fingerprint(self) -> str:
         """The program's fingerprint, every op looked at (pirc.passes.infra.fingerprint)."""
