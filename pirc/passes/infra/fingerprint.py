@@ -336,26 +336,34 @@ class Fingerprinter:
         hashed again, in the order first hashed (`touched`)."""
         block, kept, digests = self._top, self._kept, self._digests
         self._place(alive)
+        # The queued ops in rank order: a sorted list for the seeds, a heap for the readers
+        # queued as hashes move (fewer: none after cse), taken from in turn, smallest first.
+        # (rank, seq, entry): ties of rank (none in a consistent block) in the order queued.
+        seeded: list = []
         heap: list = []
-        seq = 0              # ties of rank (none in a consistent block) pop in push order
+        seq = 0
         for key in queued:
             entry = kept.get(key)
             if entry is None:
                 raise _Redo  # a top-level op no look and no seed has seen
             seq += 1
-            heap.append((entry[_RANK], seq, entry))
-        heap.sort()
+            seeded.append((entry[_RANK], seq, entry))
+        seeded.sort()
+        seeded.reverse()     # popped from the end
         before: dict = {}
         hash_top = self._hash_top
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
         budget = 2 * len(kept) + 64
-        while heap:
+        while seeded or heap:
             budget -= 1
             if budget < 0:
                 raise _Redo
-            entry = heappop(heap)[2]
+            if heap and (not seeded or heap[0] < seeded[-1]):
+                entry = heappop(heap)[2]
+            else:
+                entry = seeded.pop()[2]
             op = entry[_OP]
             key = id(op)
             old = entry[_DIGEST]
