@@ -157,7 +157,7 @@ class Fingerprinter:
         memo: dict = {}
         fresh: dict = {}
         # Erased ops count as changed, so an op still reading one of their results is looked at.
-        changed: set = kept.keys() - map(id, _block_ops(block)) if kept else set()
+        changed: set = kept.keys() - map(id, _block_ops(block))
         touched: list = []   # ops hashed again: new, edited, or reading something that changed
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
@@ -168,7 +168,7 @@ class Fingerprinter:
         op, rank = block._first_op, 0
         while op is not None:
             key = id(op)
-            entry = kept.get(key) if kept else None
+            entry = kept.get(key)
             operands = op._operands  # the tuple itself: `op.operands` is a live view
             attributes = op.attributes  # and _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
@@ -195,9 +195,8 @@ class Fingerprinter:
                 size = 1 if not op.regions else _size(op)
                 if entry is None:
                     entry = [op, static, operands, digest, prefix, rank, size]
-                    if kept:
-                        changed.add(key)
-                        touched.append(op)
+                    changed.add(key)
+                    touched.append(op)
                 else:
                     if entry[_DIGEST] != digest:
                         changed.add(key)
@@ -213,7 +212,7 @@ class Fingerprinter:
         self._counts, self._sorted = _tally(self._digests.values())
         self._value = _combine_counted(self._sorted, self._counts)
         self.op_count = count
-        self.touched = touched if kept else None  # None: the first look, everything is new
+        self.touched = touched
         return self._value
 
     def _first(self, block) -> str:
