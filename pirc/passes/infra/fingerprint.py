@@ -113,7 +113,7 @@ class Fingerprinter:
         # program's hash is taken of: _combine_counted).  A model repeats its layers and
         # parameters: far fewer distinct hashes than ops, and an edit moves a count.
         self._counts: dict = {}
-        self._sorted: list = []
+        self._distinct: list = []
         self._value: str | None = None
         # What the program holds, as Program.op_count counts it (nested ops included).
         self.op_count: int | None = None
@@ -209,8 +209,8 @@ class Fingerprinter:
             op, rank = op._next_op, rank + 1
         self._top, self._kept = block, fresh
         self._digests = {key: e[_DIGEST] for key, e in fresh.items()} if nested else memo
-        self._counts, self._sorted = _tally(self._digests.values())
-        self._value = _combine_counted(self._sorted, self._counts)
+        self._counts, self._distinct = _tally(self._digests.values())
+        self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = touched
         return self._value
@@ -268,8 +268,8 @@ class Fingerprinter:
         count += rank
         digests = {key: e[_DIGEST] for key, e in kept.items()} if nested else memo
         self._top, self._kept, self._digests = block, kept, digests
-        self._counts, self._sorted = _tally(digests.values())
-        self._value = _combine_counted(self._sorted, self._counts)
+        self._counts, self._distinct = _tally(digests.values())
+        self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = None  # the first look: everything is new
         return self._value
@@ -325,8 +325,8 @@ class Fingerprinter:
         added = [digest for digest, _ in moved]
         self.touched = [entry[_OP] for entry, _ in before.values()]
         if removed or added:
-            self._sorted = _retally(self._counts, self._sorted, removed, added)
-            self._value = _combine_counted(self._sorted, self._counts)
+            self._distinct = _retally(self._counts, self._distinct, removed, added)
+            self._value = _combine_counted(self._distinct, self._counts)
         return self._value
 
     def _climb(self, alive: dict, queued: dict) -> dict:
