@@ -184,6 +184,18 @@ def _freeze(cond):
     return cond
 
 
+@lru_cache(maxsize=None)
+def _condition_attrs(cond) -> tuple:
+    """The attribute names a frozen condition reads (`_holds`), in a fixed order."""
+    names = []
+    for key, want in cond:
+        if key in ("any_of", "all_of"):
+            names += [n for c in want for n in _condition_attrs(c)]
+        else:
+            names.append(key)
+    return tuple(dict.fromkeys(names))
+
+
 def _holds(cond, op) -> bool:
     """Whether the frozen condition `cond` holds on `op`'s attributes."""
     for key, want in cond:
@@ -263,6 +275,7 @@ class AliasAnalysis:
         self._joins: list = []
         self._written: list = []      # (op, value, horizon): `op` changes the values of `value`'s buffer
         self._by_class: dict = {}     # op class -> how the walk reads its ops (`_kind`)
+        self._kept: dict = {}         # (class, ids of the attributes read) -> (them, value_writes)
         self._horizon = (0, 0)        # (ops, blocks) walked, for `_key`: all of them once built
         self._parent: dict = {}       # union-find over ids of the values that share a buffer,
         self._vals: dict = {}         # id -> value, for the ids in _parent,
@@ -357,9 +370,22 @@ class AliasAnalysis:
             if r < len(results) and o < len(operands):
                 self._join(results[r], operands[o])
         if oa.writes:
-            for o in oa.value_writes(op):
+            for o in (oa.writes if not oa.preserves_values else
+                      oa.value_writes(op) if oa.when is None else self._value_writes(op, oa)):
                 if o < len(operands):
                     self._write(op, operands[o])
+
+    def _value_writes(self, op, oa: OpAliasing) -> frozenset:
+        """`oa.value_writes(op)`, worked out once per op class and set of attributes the
+        condition reads (a model's batch norms all carry the same few): xDSL attributes
+        are immutable, and the ones in a key are kept, so their ids stay theirs."""
+        attrs = op.attributes
+        read = tuple(attrs.get(name) for name in _condition_attrs(oa.when))
+        key = (type(op), *map(id, read))
+        entry = self._kept.get(key)
+        if entry is None:
+            entry = self._kept[key] = (read, oa.value_writes(op))
+        return entry[1]
 
     def _join(self, a, b) -> None:
         # the walk is at the op being read: what it has reached is what the lists hold
