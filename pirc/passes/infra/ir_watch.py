@@ -68,7 +68,7 @@ class IRWatch:
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
         # kept, so the id is not reused), which may change their attributes or types.
         self.edited: dict | None = {} if record_ops else None
-        self.touched = Touched(program, order)
+        self.touched = Touched(program, order, index)
         self._saved = None
 
     # ------------------------------------------------------------ the gate's side

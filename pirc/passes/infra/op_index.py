@@ -27,9 +27,21 @@ class OpIndex:
     def __init__(self, program):
         self.counts: dict[str, int] = {}
         self.total = 0
+        top = program.block
+        self._walk = None   # (block, its ops in order) from the walk below, until an edit
         for region in program.module.regions:
             for block in region.blocks:
-                self.block(block, 1)
+                walk = [] if block is top else None
+                self.block(block, 1, walk)
+                if walk is not None:
+                    self._walk = (block, walk)
+
+    def top_level(self, block) -> list | None:
+        """The ops of `block` (the program's top-level block) in order, as the walk that built
+        the index found them, when nothing was counted in or out since; handed out once (the
+        pipeline's block order numbers them: pirc.ir.block_order)."""
+        walk, self._walk = self._walk, None
+        return walk[1] if walk is not None and walk[0] is block else None
 
     def has_any(self, names) -> bool:
         """Whether an op of one of `names` is in the program."""
@@ -42,25 +54,34 @@ class OpIndex:
         name = op.name
         counts[name] = counts.get(name, 0) + sign
         self.total += sign
+        self._walk = None
         for region in op.regions:
             for block in region.blocks:
                 self.block(block, sign)
 
-    def block(self, block, sign: int) -> None:
-        """Count the ops of `block` (nested ones included) in or out.  Reads xDSL's links
-        (`_first_op`, `_next_op`; xDSL is pinned exactly), as the greedy driver's walk does."""
+    def block(self, block, sign: int, walk: list | None = None) -> None:
+        """Count the ops of `block` (nested ones included) in or out, and append them to
+        `walk` (if given).  Reads xDSL's links (`_first_op`, `_next_op`; xDSL is pinned
+        exactly), as the greedy driver's walk does."""
         counts = self.counts
         op = block._first_op
         n = 0
+        self._walk = None
         while op is not None:
             name = op.name
             counts[name] = counts.get(name, 0) + sign
             n += 1
+            if walk is not None:
+                walk.append(op)
             for region in op.regions:
                 for inner in region.blocks:
                     self.block(inner, sign)
             op = op._next_op
         self.total += sign * n
+
+    def names(self) -> list[str]:
+        """The names of the ops the program holds."""
+        return [name for name, count in self.counts.items() if count > 0]
 
     def mismatch(self, program) -> str | None:
         """How this index differs from a fresh count of `program`, or None when it does not."""
