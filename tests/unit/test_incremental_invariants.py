@@ -429,7 +429,7 @@ def test_the_verifier_looks_again_only_at_what_an_edit_can_have_changed(monkeypa
 
 def test_the_block_is_numbered_once_from_the_op_index_walk(monkeypatch):
     # as the first pass begins, with the walk that built the op index: no walk of its own,
-    # and none at all without the verifier
+    # and none at all where no check is incremental
     walks = []
     number = block_order.BlockOrder.number
     monkeypatch.setattr(block_order.BlockOrder, "number",
@@ -437,7 +437,8 @@ def test_the_block_is_numbered_once_from_the_op_index_walk(monkeypatch):
     run_pipeline(parse(), "cse,dce", verify_each="incremental")
     assert walks == [True]
     walks.clear()
-    run_pipeline(parse(), "cse,dce", verify_each=False)
+    for level in (False, "full"):
+        run_pipeline(parse(), "cse,dce", verify_each=level)
     assert walks == []
 
 
