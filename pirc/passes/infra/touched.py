@@ -6,9 +6,10 @@ gate and from the xDSL primitives every structural edit goes through:
 
 * each op a rewrite matched or produced: the only ops whose attributes, properties or
   result types a pass may change (the gate's contract; `--verify-each=full` checks it);
-* each op an edit reached, inside a rewrite or outside one: an operand set or dropped, the op
-  inserted into or removed from a block of the program; for an edit of a block's arguments
-  or of a region's blocks, the op holding them;
+* each op an edit reached, inside a rewrite or outside one, and still in a block: an operand
+  set or dropped, the op inserted into a block of the program (an op removed from one leaves
+  the record, matched or not); for an edit of a block's arguments or of a region's blocks,
+  the op holding them;
 * each value that lost a use, with the op that stopped reading it (an operand replaced, its
   reader removed, with the ops nested in it): what can have become dead, and, when that
   reader wrote the value in place, the buffer whose writes moved;
@@ -58,6 +59,7 @@ class Touched:
         self.readers: dict = {}   # id(op) -> op: readers of a removed op's results
         self._present: dict = {}  # id(op) -> (op, in the program): present()'s answers
         self.whole = False        # the program's own block or region was edited
+        self.detached = 0         # ops removed from a block of the program
 
     # ------------------------------------------------------------ recording (the watch)
     def add(self, ops) -> None:
@@ -67,8 +69,12 @@ class Touched:
             touched[id(op)] = rewritten[id(op)] = op
 
     def removed(self, op) -> None:
-        """`op` is leaving a block of the program, its operands and uses still in place."""
-        self.ops[id(op)] = op
+        """`op` is leaving a block of the program, its operands and uses still in place.  It
+        is no longer one of the ops to look at (an op moved is inserted again: the watch
+        records that), and no check asks for it again: a merge or a fold erases as many ops
+        as it edits, and each would be looked up again only to be left out."""
+        self.ops.pop(id(op), None)
+        self.detached += 1
         released = self.released
         for inner in op.walk() if op.regions else (op,):
             for value in inner._operands:
@@ -92,7 +98,7 @@ class Touched:
     # ------------------------------------------------------------ reading (the checks)
     @property
     def empty(self) -> bool:
-        return not (self.ops or self.released or self.readers)
+        return not (self.ops or self.released or self.readers or self.detached)
 
     def whole_program(self, correctness: bool) -> bool:
         """Whether the checks must look at the whole program (module docstring)."""
