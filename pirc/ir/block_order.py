@@ -16,8 +16,8 @@ too narrow the block is numbered again.  Whoever edits the block says which ops 
 that for every op a pass detaches from the top-level block (pirc.passes.infra.ir_watch),
 so the numbers outlive the passes of one pipeline run.  The numbers are kept by id alone (a
 dict of ints, built in C from the walk: no tuple per op), and every op numbered since the
-last walk is held (`held`): an op removed where nobody forgot it cannot lend its id to a new
-one.  A caller that walks the block anyway (the pipeline's op index, pirc.passes.infra.op_index)
+last walk is held until it is forgotten (`held`, `placed`): an op removed where nobody forgot
+it cannot lend its id to a new one.  A caller that walks the block anyway (the pipeline's op index, pirc.passes.infra.op_index)
 hands its walk to `number`, which then only builds the dict.
 """
 
@@ -33,7 +33,10 @@ class BlockOrder:
         self.program = program
         self.block = None          # the block numbered (a program may swap its block)
         self.keys: dict = {}       # id(op) -> number
-        self.held: list = []       # the ops numbered since the last walk (module docstring)
+        # The ops numbered since the last walk and not forgotten: the walk's at their
+        # positions (None once forgotten), and those placed since, by id.
+        self.held: list = []
+        self.placed: dict = {}
         self.numberings = 0        # walks so far: a number read before the last one is void
         # Walks and placements so far.  While it stays the same from one moment on, every
         # op with a number had it before, and so was in the block all along (an op leaving
@@ -60,6 +63,7 @@ class BlockOrder:
         keys.clear()
         keys.update(zip(map(id, ops), range(0, len(ops) * STRIDE, STRIDE)))
         self.held = ops
+        self.placed = {}
         self.numberings += 1
         self.assigned += 1
 
@@ -76,8 +80,13 @@ class BlockOrder:
         return number // STRIDE
 
     def forget(self, op) -> None:
-        """`op` leaves the block (to be erased, or inserted elsewhere)."""
-        self.keys.pop(id(op), None)
+        """`op` leaves the block (to be erased, or inserted elsewhere), and is no longer held
+        (an op erased is freed)."""
+        number = self.keys.pop(id(op), None)
+        if number is not None and self.placed.pop(id(op), None) is None:
+            held, at = self.held, number // STRIDE
+            if at < len(held) and held[at] is op:
+                held[at] = None
 
     def _place(self, op) -> int:
         """Number `op` and the unnumbered ops around it, between their numbered neighbours."""
@@ -103,8 +112,8 @@ class BlockOrder:
         if step == 0:
             self.number()   # no room left between the neighbours
             return self.keys[id(op)]
-        for i, placed in enumerate(run, 1):
-            keys[id(placed)] = start + i * step
-        self.held.extend(run)
+        for i, new in enumerate(run, 1):
+            keys[id(new)] = start + i * step
+        self.placed.update(zip(map(id, run), run))
         self.assigned += 1
         return keys[id(op)]

@@ -89,6 +89,20 @@ def test_a_run_of_new_ops_is_numbered_at_once_between_its_neighbours():
     assert grows(numbers(order, block))
 
 
+def test_an_op_forgotten_is_no_longer_held():
+    # held: an op erased where nobody told the order cannot lend its id to a new op; an op
+    # the order was told of is let go (erased, it is freed)
+    _, block, order = numbered()
+    first, relu = list(block.ops)[:2]
+    new = first.clone()
+    block.insert_op_before(new, relu)
+    order.key(new)
+    for op in (relu, new):
+        order.forget(block.detach_op(op))
+    assert not any(op is relu or op is new for op in order.held)
+    assert grows(numbers(order, block))
+
+
 def test_an_op_moved_without_telling_keeps_its_old_number():
     # why the IR watch tells the order of every op a pass detaches
     _, block, order = numbered()
