@@ -83,10 +83,14 @@ class BlockOrder:
         """`op` leaves the block (to be erased, or inserted elsewhere), and is no longer held
         (an op erased is freed)."""
         number = self.keys.pop(id(op), None)
-        if number is not None and self.placed.pop(id(op), None) is None:
-            held, at = self.held, number // STRIDE
-            if at < len(held) and held[at] is op:
-                held[at] = None
+        if number is None:
+            return
+        placed = self.placed
+        if placed and placed.pop(id(op), None) is not None:
+            return
+        held, at = self.held, number // STRIDE
+        if at < len(held) and held[at] is op:
+            held[at] = None
 
     def _place(self, op) -> int:
         """Number `op` and the unnumbered ops around it, between their numbered neighbours."""
