@@ -75,7 +75,7 @@ class IRWatch:
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
         # kept, so the id is not reused), which may change their attributes or types.
         self.edited: dict | None = {} if record_ops else None
-        self.touched = Touched(program, order)
+        self.touched = Touched(program, order, index)
         self._saved = None
 
     # ------------------------------------------------------------ the gate's side
@@ -84,9 +84,10 @@ class IRWatch:
         if self.open is not None:   # most rewrites were done: nothing open
             self.close_open()
         self.open, self.open_edits = rewrite, 0
-        touched = self.touched.ops   # Touched.add, inline: once per rewrite
+        touched = self.touched   # Touched.add, inline: once per rewrite
+        ops, rewritten = touched.ops, touched.rewritten
         for op in rewrite.matched:
-            touched[id(op)] = op
+            ops[id(op)] = rewritten[id(op)] = op
         if self.edited is not None:
             for op in rewrite.matched:
                 self.edited[id(op)] = op
