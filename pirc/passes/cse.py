@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.aliasing import AliasAnalysis
 from .infra.ir_edits import move_uses
-from .infra.op_keys import OpKeys, common_subexpressions
+from .infra.op_keys import OpKeys, alias_model, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
 from .infra.rewrites import ANY_OP, OpUse
@@ -38,7 +37,7 @@ class CommonSubexpressionElimination(PircPass):
     rewrites = {ANY_OP: OpUse(ANY_OP, conservative=True)}
 
     def run(self, pc: PassContext) -> None:
-        aliases = AliasAnalysis(pc.program)
+        aliases = alias_model(pc.program)  # built only when an op writes in place
         for op, earlier in common_subexpressions(pc.program.block, OpKeys(), aliases):
             pc.matched()
             rewrite = pc.begin([op])

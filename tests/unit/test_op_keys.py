@@ -27,13 +27,14 @@ from pirc.ir.effects import is_pure
 from pirc.ir.registry import op_class
 from pirc.passes import run_pipeline
 from pirc.passes.infra.invariants import check
-from pirc.passes.infra.op_keys import (OpKeys, common_subexpressions,
-                                       common_subexpressions_around,
+from pirc.passes.infra.op_keys import (_NOTHING_WRITTEN, OpKeys, alias_model,
+                                       common_subexpressions, common_subexpressions_around,
                                        may_have_common_subexpressions)
 from pirc.testing.strategies import aliasing_programs
 from pirc.text.parser import parse_text
 
 from corpus_files import FIXTURES, all_jsons
+from test_aliasing import BN
 from tools.bench_frontend import generate
 
 FAST = settings(max_examples=60, deadline=None, derandomize=True,
@@ -136,6 +137,27 @@ def test_keys_are_equal_exactly_when_the_definition_says_one_op_can_stand_for_an
                 assert (keys.key(a) == keys.key(b)) == (definition_key(a) == definition_key(b))
 
 
+@FAST
+@given(st.lists(op_drafts(), min_size=2, max_size=12))
+def test_details_looked_up_by_identity_are_the_details_worked_out(drafts):
+    # each op twice: as drawn and with its attribute dict reversed (new dict, same objects);
+    # the memo by attribute and type objects answers for the ops after the first
+    keep, values, types = _values_and_types()
+    ops = [append_op(op_class(name, 4), [values[i] for i in operands],
+                     [types[t][copy] for t in result_types],
+                     {n: VALUES[n][v]() for n, v in attrs}, None)
+           for name, operands, attrs, result_types, copy in drafts]
+    ops += [append_op(type(op), list(op.operands), [r.type for r in op.results],
+                      dict(reversed(op.attributes.items())), None) for op in ops]
+    keys = OpKeys()
+    for op in ops + ops:
+        assert keys.details(op) == (keys._values(op.attributes), (), keys._types(op.results))
+    for a in ops:
+        for b in ops:
+            assert (keys.details(a) == keys.details(b)) == (
+                (a.attributes, [r.type for r in a.results]) == (b.attributes, [r.type for r in b.results]))
+
+
 def test_a_dicts_order_does_not_change_the_key():
     keep, values, types = _values_and_types()
     tanh = op_class("pd_op.scale", 4)
@@ -224,7 +246,15 @@ class NothingWritten:
         return False
 
 
+def _same_model(program) -> None:
+    """cse's alias model leaves the analysis unbuilt exactly when it writes no value."""
+    aliases = AliasAnalysis(program)
+    written = any(aliases.is_written(v) for op in program.walk() for v in op.operands)
+    assert (alias_model(program) is not _NOTHING_WRITTEN) == written
+
+
 def _same_pairs(program) -> None:
+    _same_model(program)
     aliases = AliasAnalysis(program)
     got = list(common_subexpressions(program.block, OpKeys(), aliases))
     want = list(definition_pairs(program.block, aliases))
@@ -258,6 +288,15 @@ def test_the_walk_and_the_pass_merge_what_the_definition_merges(load):
 def test_on_aliasing_programs_too(g):
     _same_pairs(g.parse())
     _same_merges(g.parse)
+
+
+@pytest.mark.parametrize("is_test, built", [("true", False), ("false", True)])
+def test_the_alias_model_is_built_when_an_op_changes_a_buffer(is_test, built):
+    # an inference batch norm writes its statistics back unchanged: no write the walks see
+    program = pirc.parse("{\n" + BN.replace("IS_TEST", is_test) + "\n}", from_version=4)
+    assert isinstance(alias_model(program), AliasAnalysis) is built
+    assert isinstance(alias_model(parse_text(_write_between(), "w.pir", 4)), AliasAnalysis)
+    assert alias_model(parse_text(_many_uses(), "uses.pir", 4)) is _NOTHING_WRITTEN
 
 
 def test_what_an_op_in_a_region_stands_for_ends_with_its_block():

@@ -33,6 +33,12 @@ class OpKeys:
         # puts values in that order, None when they are in it)
         self._layouts: dict[tuple, tuple] = {}
         self._names: dict[tuple, int] = {}  # sorted attribute names -> their number
+        # (attribute names, ids of the attribute values, ids of the result types) as one
+        # flat tuple (names are strings, ids ints: where the names end says where the values
+        # end) -> details.  Every object whose id is there went through `canon` (kept alive
+        # in `_keep`, so the id is not reused): an op made of objects another op had gets its
+        # details at one lookup.
+        self._details: dict[tuple, tuple] = {}
 
     def canon(self, attr) -> int:
         n = self._by_id.get(id(attr))
@@ -65,9 +71,14 @@ class OpKeys:
     def details(self, op) -> tuple:
         """The key of a mergeable op less its group: attributes, properties and result
         types, by value."""
-        props = op.properties
-        return (self._values(op.attributes), self._values(props) if props else (),
-                self._types(op.results))
+        attrs, props = op.attributes, op.properties
+        if props:  # rare in PIR: not memoised
+            return self._values(attrs), self._values(props), self._types(op.results)
+        raw = (*attrs, *map(id, attrs.values()), *map(id, map(_TYPE, op.results)))
+        details = self._details.get(raw)
+        if details is None:
+            details = self._details[raw] = (self._values(attrs), (), self._types(op.results))
+        return details
 
     def _values(self, attrs: dict) -> tuple:
         """The names and values of an attribute dict, whatever order the dict holds them in:
@@ -96,7 +107,7 @@ class OpKeys:
         return types
 
 
-_TYPE = attrgetter("type")
+_TYPE = attrgetter("_type")  # SSAValue.type is a property over it (xDSL pinned)
 
 
 def group(op) -> tuple:
@@ -141,6 +152,51 @@ class _NothingWritten:
 _NOTHING_WRITTEN = _NothingWritten()
 
 
+def alias_model(program):
+    """The alias model the walks ask of `program`: its pirc.ir.aliasing.AliasAnalysis, or
+    `_NOTHING_WRITTEN` when no op of it changes the values of a buffer (most programs: no
+    in-place op, or only inference batch norms, which write their statistics back
+    unchanged).  Then every value of the analysis has no writer, which is all the walks
+    ask, and one look at each op's class replaces the walk that records every value's
+    buffer (a cost the size of cse's own walk at 100k ops)."""
+    from ...ir.aliasing import AliasAnalysis
+
+    version = program.version
+    if _writes(program.block, version, {}):
+        return AliasAnalysis(program)
+    return _NOTHING_WRITTEN
+
+
+# The ops pirc.ir.aliasing.AliasAnalysis records a write for beyond their OpAliasing: a
+# set_parameter writes its parameter's buffer, a while its loop values.
+_STRUCTURAL_WRITERS = frozenset({"builtin.set_parameter", "pd_op.while"})
+
+
+def _writes(block, version: int, kinds: dict) -> bool:
+    """Whether an op of `block` (nested regions included) may change the values of a
+    buffer, as pirc.ir.aliasing.AliasAnalysis reads it (`version`: the program's, which the
+    analysis reads each op at).  `kinds`, by op class: False (never), True (may: an op
+    without a spec, a structural writer) or its OpAliasing (writes unless the op's
+    attributes say it keeps the values: `value_writes`)."""
+    from ...ir.aliasing import aliasing_of
+
+    op = block._first_op  # xDSL's links (pinned)
+    while op is not None:
+        kind = kinds.get(type(op))
+        if kind is None:
+            oa = aliasing_of(op, version)
+            kind = kinds[type(op)] = (True if not oa.known or op.name in _STRUCTURAL_WRITERS
+                                      else oa if oa.writes else False)
+        if kind is not False and (kind is True or kind.value_writes(op)):
+            return True
+        for region in op.regions:
+            for inner in region.blocks:
+                if _writes(inner, version, kinds):
+                    return True
+        op = op._next_op
+    return False
+
+
 def _walk(block, keys: OpKeys, aliases, table: dict, log: list | None):
     """`common_subexpressions` on one block.  `table`, by group: the one op seen of it (its
     details not worked out, nor whether its results are written), or {details: the op that
@@ -150,7 +206,8 @@ def _walk(block, keys: OpKeys, aliases, table: dict, log: list | None):
     its ops could stand for is not visible after the op holding its region."""
     pure_classes = keys.pure_classes
     details = keys.details
-    is_written = aliases.is_written
+    # a model that knows no write answers no for every value: not asked
+    is_written = None if aliases is _NOTHING_WRITTEN else aliases.is_written
     op = block._first_op  # xDSL's links (pinned): the `next_op` property costs a call per op
     while op is not None:
         following = op._next_op
@@ -172,19 +229,20 @@ def _walk(block, keys: OpKeys, aliases, table: dict, log: list | None):
             continue
         g = (cls, *map(id, op._operands))  # group(op)
         entry = table.get(g)
-        if entry is None or (type(entry) is not dict and any(map(is_written, entry.results))):
+        if entry is None or (is_written is not None and type(entry) is not dict
+                             and any(map(is_written, entry.results))):
             if log is not None:
                 log.append((table, g, entry))
             table[g] = op  # the first of its group that may stand for its key
-        elif not any(map(is_written, op.results)):
+        elif is_written is None or not any(map(is_written, op.results)):
             if type(entry) is not dict:
                 if log is not None:
                     log.append((table, g, entry))
                 entry = table[g] = {details(entry): entry}
             k = details(op)
             earlier = entry.get(k)
-            if earlier is not None and not any(
-                    aliases.written_between(v, earlier, op) for v in op._operands):
+            if earlier is not None and (is_written is None or not any(
+                    aliases.written_between(v, earlier, op) for v in op._operands)):
                 yield op, earlier  # no regions: nothing below it to walk
                 op = following
                 continue
