@@ -38,13 +38,15 @@ class CommonSubexpressionElimination(PircPass):
 
     def run(self, pc: PassContext) -> None:
         aliases = alias_model(pc.program)  # built only when an op writes in place
+        begin, matched = pc.begin, 0
         for op, earlier in common_subexpressions(pc.program.block, OpKeys(), aliases):
-            pc.matched()
-            rewrite = pc.begin([op])
+            matched += 1
+            rewrite = begin((op,))
             if rewrite is None:
                 continue
             _merge(op, earlier)
             rewrite.done()
+        pc.matched(matched)  # each pair found is a match, merged or skipped
 
 
 def _merge(op, earlier) -> None:

@@ -90,13 +90,12 @@ def _no_common_subexpressions(program, touched=None) -> list[str]:
     goes: a write of an operand's buffer between them, or of a result's buffer, removed or
     moved (its writer, removed, reached, or matched for the attributes that say whether it
     changes the values) -- then both ops read or produce a name of that buffer."""
-    from ...ir.aliasing import AliasAnalysis
-    from .op_keys import (OpKeys, common_subexpressions, common_subexpressions_around,
-                          may_have_common_subexpressions)
+    from .op_keys import (OpKeys, alias_model, common_subexpressions,
+                          common_subexpressions_around, may_have_common_subexpressions)
 
     if touched is None:
         keys = OpKeys()
-        pairs = (common_subexpressions(program.block, keys, AliasAnalysis(program))
+        pairs = (common_subexpressions(program.block, keys, alias_model(program))
                  if may_have_common_subexpressions(program.block, keys) else ())
     else:
         ops, aliases = _around_writes(program, touched)

@@ -108,6 +108,7 @@ class OpKeys:
 
 
 _TYPE = attrgetter("_type")  # SSAValue.type is a property over it (xDSL pinned)
+_FIRST = tuple.__getitem__  # xDSL's operand tuple indexed in C (SSAValues redefines it in Python)
 
 
 def group(op) -> tuple:
@@ -302,7 +303,7 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
         if not operands:
             pending.append(op)
             continue
-        first = operands[0]
+        first = _FIRST(operands, 0)
         use = first.first_use
         if use is None or use._next_use is None:
             continue  # the op is the value's one reader (or reads it no more): no other
@@ -310,7 +311,6 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
         if entry is None:
             by_group: dict = {}
             seen: set = set()
-            use = first.first_use
             while use is not None:
                 reader = use._operation
                 if id(reader) not in seen and mergeable(reader):
@@ -318,8 +318,10 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
                     by_group.setdefault(group(reader), []).append(reader)
                 use = use._next_use
             entry = readers[id(first)] = (first, by_group)
-        g = group(op)
-        pair(op, g, entry[1].get(g, ()))
+        g = (type(op), *map(id, operands))  # group(op)
+        members = entry[1].get(g, ())
+        if len(members) > 1:
+            pair(op, g, members)
     if pending:
         classes = {type(op): [] for op in pending}
         for other in program.walk():
