@@ -119,14 +119,19 @@ def op_drafts(draw):
             draw(st.integers(0, 1)))
 
 
+def _drafted(drafts) -> tuple:
+    """(the program holding the values read, the drafted ops)."""
+    keep, values, types = _values_and_types()
+    return keep, [append_op(op_class(name, 4), [values[i] for i in operands],
+                            [types[t][copy] for t in result_types],
+                            {n: VALUES[n][v]() for n, v in attrs}, None)
+                  for name, operands, attrs, result_types, copy in drafts]
+
+
 @FAST
 @given(st.lists(op_drafts(), min_size=2, max_size=12))
 def test_keys_are_equal_exactly_when_the_definition_says_one_op_can_stand_for_another(drafts):
-    keep, values, types = _values_and_types()
-    ops = [append_op(op_class(name, 4), [values[i] for i in operands],
-                     [types[t][copy] for t in result_types],
-                     {n: VALUES[n][v]() for n, v in attrs}, None)
-           for name, operands, attrs, result_types, copy in drafts]
+    keep, ops = _drafted(drafts)
     keys = OpKeys()
     for op in ops:
         assert (keys.key(op) is None) == (definition_key(op) is None)
@@ -142,11 +147,7 @@ def test_keys_are_equal_exactly_when_the_definition_says_one_op_can_stand_for_an
 def test_details_looked_up_by_identity_are_the_details_worked_out(drafts):
     # each op twice: as drawn and with its attribute dict reversed (new dict, same objects);
     # the memo by attribute and type objects answers for the ops after the first
-    keep, values, types = _values_and_types()
-    ops = [append_op(op_class(name, 4), [values[i] for i in operands],
-                     [types[t][copy] for t in result_types],
-                     {n: VALUES[n][v]() for n, v in attrs}, None)
-           for name, operands, attrs, result_types, copy in drafts]
+    keep, ops = _drafted(drafts)
     ops += [append_op(type(op), list(op.operands), [r.type for r in op.results],
                       dict(reversed(op.attributes.items())), None) for op in ops]
     keys = OpKeys()
