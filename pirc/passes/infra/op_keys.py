@@ -4,13 +4,18 @@ finds each op an earlier one can stand for (the cse pass, and its invariant).
 Attributes and types compare by value, but hashing an xDSL attribute walks it every time;
 a program read from a file holds each distinct value a few times over as shared objects.  So
 each attribute object is mapped once to a canonical number, by identity first and by value
-the first time an object is seen, and keys are tuples of small integers.
+the first time an object is seen, and keys are tuples of small integers.  Ops made of the
+same attribute and type objects (the constants cse merges, at 100k ops 14-17k of them made
+of about 20 objects) get their key at one lookup by those identities.
 
 Most ops have no earlier op of their class reading the same values, and then nothing else
 of theirs matters: the walks group ops by class and operands first (`group`, a tuple of the
 class and the operands' ids) and work a key out only for an op whose group holds another.
 On the benchmark's 100k-op programs that is one op in seven, nearly all of them merged; the
 attributes of the rest are never read.
+
+The alias model keeps pairs apart where a buffer is written in place (pirc.ir.aliasing);
+most programs write none, and then `alias_model` answers for it without building it.
 """
 
 from __future__ import annotations
