@@ -58,4 +58,5 @@ def _merge(op, earlier) -> None:
     for new, old in zip(op.results, earlier.results):
         move_uses(new, old)
     op.parent.detach_op(op)
-    op.drop_all_references()
+    if op._operands:  # a merged op has no regions or successors: only operands to drop
+        op.drop_all_references()
