@@ -186,19 +186,22 @@ def _writes(block, version: int, kinds: dict) -> bool:
     attributes say it keeps the values: `value_writes`)."""
     from ...ir.aliasing import aliasing_of
 
+    kind_of = kinds.get
     op = block._first_op  # xDSL's links (pinned)
     while op is not None:
-        kind = kinds.get(type(op))
-        if kind is None:
-            oa = aliasing_of(op, version)
-            kind = kinds[type(op)] = (True if not oa.known or op.name in _STRUCTURAL_WRITERS
-                                      else oa if oa.writes else False)
-        if kind is not False and (kind is True or kind.value_writes(op)):
-            return True
-        for region in op.regions:
-            for inner in region.blocks:
-                if _writes(inner, version, kinds):
-                    return True
+        kind = kind_of(type(op))
+        if kind is not False:  # most ops: one lookup, one test
+            if kind is None:
+                oa = aliasing_of(op, version)
+                kind = kinds[type(op)] = (True if not oa.known or op.name in _STRUCTURAL_WRITERS
+                                          else oa if oa.writes else False)
+            if kind is True or (kind is not False and kind.value_writes(op)):
+                return True
+        if op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    if _writes(inner, version, kinds):
+                        return True
         op = op._next_op
     return False
 
