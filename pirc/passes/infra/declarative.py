@@ -985,17 +985,22 @@ def _keeps_inputs(rule: Rule) -> bool:
 def _gate_ops(m: Match) -> list:
     """The ops a Forward or Update shows the gate: producers before the root (block order
     for a chain), then the constants read."""
-    return list(reversed(m.matched)) + [c for c in m.consts if c not in m.matched]
+    ops = m.matched[::-1]
+    return ops + [c for c in m.consts if c not in m.matched] if m.consts else ops
 
 
 def _through(m: Match, value) -> list:
     """The matched producers `value` reaches the root through (a chain's inner ops; not a
     dropout's p)."""
     reached, path = {id(value)}, []
-    for op in reversed(m.matched[1:]):   # producers first
-        if any(id(o) in reached for o in op._operands):
-            path.append(op)
-            reached.update(id(r) for r in op.results)
+    matched = m.matched
+    for k in range(len(matched) - 1, 0, -1):   # producers first
+        op = matched[k]
+        for o in op._operands:
+            if id(o) in reached:
+                path.append(op)
+                reached.update(id(r) for r in op.results)
+                break
     return path
 
 
@@ -1007,7 +1012,9 @@ def _forward(rule: Rule, m: Match):
     if len(results) > 1 and any(r.first_use is not None for r in _item(results, _AFTER_FIRST)):
         return None
     result = _item(results, 0)
-    value = m[fwd.value]
+    value = m.values.get(fwd.value)
+    if value is None:
+        value = m[fwd.value]
     aliases = pc.aliases
     if not may_forward(root, result, value, aliases) or (
             len(m.matched) > 1 and not all(may_reread(aliases, op, root, value) for op in _through(m, value))):
@@ -1017,7 +1024,7 @@ def _forward(rule: Rule, m: Match):
     rewrite = pc.begin(ops)
     if rewrite is None:
         return None
-    users = replace_op(root, [value], [o for o in ops if o is not root])
+    users = replace_op(root, (value,), ops[:-1] if ops[-1] is root else [o for o in ops if o is not root])
     rewrite.done()
     return users
 

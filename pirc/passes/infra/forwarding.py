@@ -141,9 +141,19 @@ def may_forward(op, result, value, aliases=None) -> bool:
         return False
     if not unwritten(aliases, result) or written_after(aliases, value, op):
         return False
-    if exported(result) or exported(value, ignore=op):
+    # `exported(result)` and `fetched(result)` in one walk of the result's uses
+    result_fetched = False
+    use = result.first_use
+    while use is not None:
+        name = use._operation.name
+        if name in _EXPORTS:
+            return False
+        if name == FETCH:
+            result_fetched = True
+        use = use._next_use
+    if exported(value, ignore=op):
         return False
-    if fetched(result):
+    if result_fetched:
         owner = getattr(value, "op", None)
         if owner is None or owner.parent is not op.parent or not is_pure(owner) or fetched(value):
             return False
