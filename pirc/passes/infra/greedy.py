@@ -139,7 +139,7 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
             if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
             for p, operands, match_and_rewrite in dispatch[op.name]:
-                if operands is not None and len(op.operands) != operands:
+                if operands is not None and len(op._operands) != operands:   # no view made
                     continue
                 touched = match_and_rewrite(op, pc)
                 if touched is not None:
