@@ -142,6 +142,9 @@ class Op:
             (_OPTIONAL, o[:-1]) if isinstance(o, str) and o.endswith("?") else
             (_VARIABLE, o) if isinstance(o, str) else (_NESTED, o)
             for o in self.operands))
+        # An op matched by its name alone (a `full` read for its value elsewhere, a
+        # dropout's p): `_match_value` records it without a `_match_op` frame.
+        object.__setattr__(self, "_leaf", not self.attrs and not self.operands)
 
     def ops(self):
         """This op and every nested one (in every option of an `Either`), outermost first."""
@@ -495,6 +498,11 @@ def _match_value(p, value, m: Match, i: int, user) -> None:
             m.values[p.value] = value
         elif bound is not value:
             raise _Fail(f"structure: {_where(i, user)} is not {p.value}", depth)
+    if p._leaf:   # what `_match_op` does for it
+        m.matched.append(owner)
+        if p.bind is not None:
+            m.ops[p.bind] = owner
+        return
     _match_op(p, owner, m)
 
 

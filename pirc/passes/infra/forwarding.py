@@ -105,29 +105,29 @@ def alone(value, version: int) -> bool:
     Then `unwritten`, `written_after`, `written_between` and `may_reread` give the same
     answer with no model as with it."""
     owner = getattr(value, "op", None)
-    if owner is None or not _plain(owner, version):
+    if owner is None:
         return False
+    plain = _PLAIN.get(version)
+    if plain is None:
+        plain = _PLAIN[version] = {}
     use = value.first_use
-    while use is not None:
-        if not _plain(use._operation, version):
+    op = owner
+    while True:   # the definer, then each user
+        if op.regions:
             return False
-        use = use._next_use
-    return True
+        known = plain.get(type(op))
+        if known is None:
+            known = plain[type(op)] = _plain_class(op, version)
+        if not known:
+            return False
+        if use is None:
+            return True
+        op, use = use._operation, use._next_use
 
 
-# (op class, version) -> `_plain_class`: an op class has one name and one spec (xDSL's
+# version -> op class -> `_plain_class`: an op class has one name and one spec (xDSL's
 # `name` is a class variable), and what the model does with an op depends on those alone.
 _PLAIN: dict = {}
-
-
-def _plain(op, version: int) -> bool:
-    if op.regions:
-        return False
-    key = (type(op), version)
-    known = _PLAIN.get(key)
-    if known is None:
-        known = _PLAIN[key] = _plain_class(op, version)
-    return known
 
 
 def _plain_class(op, version: int) -> bool:
