@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from xdsl.dialects.builtin import StringAttr
+
+from . import attrs as A
 from ..package_data import data_dir
 
 COMBINE = "builtin.combine"
@@ -181,6 +184,18 @@ def _freeze(cond):
     return cond
 
 
+@lru_cache(maxsize=None)
+def _condition_attrs(cond) -> tuple:
+    """The attribute names a frozen condition reads (`_holds`), in a fixed order."""
+    names = []
+    for key, want in cond:
+        if key in ("any_of", "all_of"):
+            names += [n for c in want for n in _condition_attrs(c)]
+        else:
+            names.append(key)
+    return tuple(dict.fromkeys(names))
+
+
 def _holds(cond, op) -> bool:
     """Whether the frozen condition `cond` holds on `op`'s attributes."""
     for key, want in cond:
@@ -196,10 +211,6 @@ def _holds(cond, op) -> bool:
 
 
 def _attr(op, name: str):
-    from xdsl.dialects.builtin import StringAttr
-
-    from . import attrs as A
-
     attr = op.attributes.get(name)
     if attr is None:
         spec = getattr(type(op), "spec", None)
@@ -214,6 +225,10 @@ def _attr(op, name: str):
 
 
 # -- the whole-program analysis ---------------------------------------------------------
+
+# How the walk reads a parameter without a table entry: the commonest op it reads (a
+# model's weights), recorded without a call (`AliasAnalysis._walk_block`).
+_PARAMETER = object()
 
 
 class AliasAnalysis:
@@ -234,13 +249,17 @@ class AliasAnalysis:
       own and never enter it; a buffer's id is the position of its first name in program
       order (an int, the same on every run).  Each pair and write is taken with what the
       walk had reached when it met it (`_horizon`), so a value used before its definition
-      counts as no value, as it did when the walk did the joining itself.
+      counts as no value, as it did when the walk did the joining itself;
+    * writers (`writers`, `is_written`, `written_*`): one dict from `id()` of every name
+      of a written buffer (and of every vector) to its writers, so each such query is one
+      lookup; a program without writes answers from the empty record of writes.
 
-    Most programs have no in-place op: the passes' questions (`writers`, `written_after`,
-    ...) are then answered from the empty record of writes, and the walk is the whole
-    cost.  Tables are keyed by `id()` with the object kept beside it and checked
-    on lookup (xDSL's IR objects hash in Python, and an id may be reused once a pass erased
-    its object)."""
+    Most values are no in-place op's or view's business, so the common query is one
+    lookup: `knows` finds the value's defining op among the positions, `writers` finds
+    nothing written.  Tables are keyed by `id()`: xDSL's IR objects hash in Python, and
+    every object whose id is a key is held by the analysis (the op list, the blocks' and
+    the record's entries), so no other live object can have that id, even once a pass
+    erased the object from the program."""
 
     def __init__(self, program_or_block, version: int | None = None):
         block = getattr(program_or_block, "block", program_or_block)
@@ -248,17 +267,21 @@ class AliasAnalysis:
         self._ops: list = []          # every op, in program order (pre-order: an op before its regions)
         self._pos: dict | None = None  # id(op) -> its index in _ops (made on first need)
         self._blocks: dict = {}       # id(block) -> (index of its first op, block, blocks walked before it)
-        self._loops: dict = {}        # id(op) -> (op, the loops around it, outermost first)
+        self._loops: dict = {}        # id(op) -> the loops around it, outermost first (op in _ops)
         self._members: dict = {}      # id(vector) -> (vector, its member values): combine results
         self._params: dict = {}       # parameter name -> first value naming it
-        self._joins: list = []        # (value, value, horizon): the two name one buffer
+        # (value, value, horizon): the two name one buffer; horizon None: the walk had
+        # reached both (two parameters of one name)
+        self._joins: list = []
         self._written: list = []      # (op, value, horizon): `op` changes the values of `value`'s buffer
-        self._by_class: dict = {}     # op class -> its OpAliasing if the walk reads its ops, else None
+        self._by_class: dict = {}     # op class -> how the walk reads its ops (`_kind`)
+        self._kept: dict = {}         # (class, ids of the attributes read) -> (them, value_writes)
         self._horizon = (0, 0)        # (ops, blocks) walked, for `_key`: all of them once built
         self._parent: dict = {}       # union-find over ids of the values that share a buffer,
         self._vals: dict = {}         # id -> value, for the ids in _parent,
         self._writers: dict | None = None  # root id -> (root value, its writers): all made by _buffers
         self._names: dict | None = None    # root id -> the buffer's names (_groups)
+        self._writes_of: dict | None = None  # id(value) -> its writers, for the written (`_writes`)
         from .builder import gc_paused
 
         with gc_paused():  # a walk that allocates: no collections meanwhile
@@ -268,71 +291,78 @@ class AliasAnalysis:
     # -- the walk
 
     def _walk_block(self, block, loops: tuple) -> None:
+        # The walk is most of the cost of a build: per op an append, two tests and a dict
+        # lookup by class; only the ops of classes `_kind` picks out are read further.
         ops = self._ops
         append = ops.append
         blocks = self._blocks
         blocks[id(block)] = (len(ops), block, len(blocks))
         by_class = self._by_class
         params = self._params
-        op = block._first_op  # xDSL's links (pinned): the walk is most of the cost
+        joins = self._joins
+        op = block._first_op  # xDSL's links (pinned)
         while op is not None:
             append(op)
             if loops:
-                self._loops[id(op)] = (op, loops)
+                self._loops[id(op)] = loops
             if op.regions:
                 inner = loops + (op,) if op.name in _LOOPS else loops
                 for region in op.regions:
                     for b in region.blocks:
                         self._walk_block(b, inner)
             try:
-                oa = by_class[type(op)]
+                kind = by_class[type(op)]
             except KeyError:
-                oa = self._kind(op)
-            if oa is not None:
-                if op.name == PARAMETER:
-                    # the commonest op read here (a model's weights), read without a call:
-                    # every parameter of one name is one buffer
+                kind = self._kind(op)
+            if kind is not None:
+                if kind is _PARAMETER or op.name == PARAMETER:
+                    # every parameter of one name is one buffer; the walk has reached both
                     result = op.results[0]
                     key = getattr(op.attributes.get("parameter_name"), "data", None)
                     if key is not None:
                         first = params.setdefault(key, result)
                         if first is not result:
-                            self._join(first, result)
-                    if oa is not _NONE:  # a table entry for it would be read as for any op
-                        self._op(op, oa)
-                else:
-                    self._op(op, oa)
+                            joins.append((first, result, None))
+                if kind is not _PARAMETER:  # a parameter with a table entry is read as any op too
+                    self._op(op, kind)
             op = op._next_op
 
-    def _kind(self, op) -> OpAliasing | None:
-        """The OpAliasing of `op`'s class if the walk reads its ops (they alias, write or
-        are structural), else None.  Asked once per class: an op class has one name
-        (xDSL's `name` is a class variable)."""
+    def _kind(self, op):
+        """How the walk reads the ops of `op`'s class: None (they alias, write and
+        structure nothing), `_PARAMETER` (a parameter with no table entry), or their
+        OpAliasing.  Asked once per class: an op class has one name (xDSL's `name` is a
+        class variable)."""
         oa = aliasing_of(op, self.version)
-        kind = self._by_class[type(op)] = None if oa is _NONE and op.name not in _SPECIAL else oa
+        if oa is _NONE and op.name not in _SPECIAL:
+            kind = None
+        elif oa is _NONE and op.name == PARAMETER:
+            kind = _PARAMETER
+        else:
+            kind = oa
+        self._by_class[type(op)] = kind
         return kind
 
     def _op(self, op, oa: OpAliasing) -> None:
         name = op.name
         if name == COMBINE:
-            self._members[id(op.results[0])] = (op.results[0], tuple(op.operands))
+            self._members[id(op.results[0])] = (op.results[0], tuple(op._operands))
         elif name in SPLITS:
             self._split(op)
         elif name == SET_PARAMETER:
             pname = getattr(op.attributes.get("parameter_name"), "data", None)
             first = self._params.get(pname) if pname is not None else None
             if first is not None:
-                self._join(first, op.operands[0])
+                self._join(first, op._operands[0])
                 self._write(op, first)
         if op.regions and name in _REGION_OPS:
             self._regions(op)
         if not oa.known:
-            for v in op.operands:
+            for v in op._operands:
                 self._write(op, v)
             return
         if oa is _NONE:
             return  # a structural op: the branches above read all there is
-        results, operands = op.results, op.operands
+        results, operands = op.results, op._operands
         for r, o in oa.inplace:
             if r < len(results) and o < len(operands):
                 self._join(results[r], operands[o])
@@ -340,9 +370,22 @@ class AliasAnalysis:
             if r < len(results) and o < len(operands):
                 self._join(results[r], operands[o])
         if oa.writes:
-            for o in oa.value_writes(op):
+            for o in (oa.writes if not oa.preserves_values else
+                      oa.value_writes(op) if oa.when is None else self._value_writes(op, oa)):
                 if o < len(operands):
                     self._write(op, operands[o])
+
+    def _value_writes(self, op, oa: OpAliasing) -> frozenset:
+        """`oa.value_writes(op)`, worked out once per op class and set of attributes the
+        condition reads (a model's batch norms all carry the same few): xDSL attributes
+        are immutable, and the ones in a key are kept, so their ids stay theirs."""
+        attrs = op.attributes
+        read = tuple(attrs.get(name) for name in _condition_attrs(oa.when))
+        key = (type(op), *map(id, read))
+        entry = self._kept.get(key)
+        if entry is None:
+            entry = self._kept[key] = (read, oa.value_writes(op))
+        return entry[1]
 
     def _join(self, a, b) -> None:
         # the walk is at the op being read: what it has reached is what the lists hold
@@ -351,7 +394,7 @@ class AliasAnalysis:
     def _vector(self, value):
         """The values a vector gathers (a builtin.combine result), or None."""
         entry = self._members.get(id(value))
-        return entry[1] if entry is not None and entry[0] is value else None
+        return None if entry is None else entry[1]
 
     def _write(self, op, value) -> None:
         members = self._vector(value)
@@ -414,18 +457,17 @@ class AliasAnalysis:
         return self._pos
 
     def _index(self, op) -> int | None:
-        i = (self._pos or self._positions()).get(id(op))
-        return i if i is not None and self._ops[i] is op else None
+        return (self._pos or self._positions()).get(id(op))
 
     def _key(self, v) -> int | None:
         """The position of `v`'s definition in program order, or None (a null operand, a
         value from outside the walk, or one the walk had not reached: `_horizon`)."""
         owner = v.owner
         i = (self._pos or self._positions()).get(id(owner))
-        if i is not None and self._ops[i] is owner:
+        if i is not None:
             return (i << 20) | (v.index + (1 << 19)) if i < self._horizon[0] else None
         entry = self._blocks.get(id(owner))
-        if entry is not None and entry[1] is owner and entry[2] < self._horizon[1]:
+        if entry is not None and entry[2] < self._horizon[1]:
             return (entry[0] << 20) | ((1 << 19) - 1 - v.index)  # before the block's first op
         return None
 
@@ -440,7 +482,7 @@ class AliasAnalysis:
         written = []
         try:
             for a, b, horizon in self._joins:
-                self._horizon = horizon
+                self._horizon = reached if horizon is None else horizon
                 self._union(a, b)
             for op, value, horizon in self._written:
                 self._horizon = horizon
@@ -461,7 +503,7 @@ class AliasAnalysis:
     def _root(self, v):
         """(id, value) of the first name of `v`'s buffer (`v` itself when it shares none)."""
         i = id(v)
-        if self._vals.get(i) is not v:
+        if i not in self._vals:
             return i, v
         parent = self._parent
         root = i
@@ -497,14 +539,50 @@ class AliasAnalysis:
             self._names = {root: tuple(sorted(vs, key=key)) for root, vs in groups.items()}
         return self._names
 
+    def _writes(self) -> dict:
+        """id(value) -> the ops that change its buffer, in program order, for every name of
+        a written buffer and every vector (a vector is written when a tensor it gathers
+        is, whatever its own buffer's writers): `writers` is then one lookup."""
+        if self._writes_of is None:
+            self._buffers()
+            table: dict = {}
+            groups = self._groups() if self._writers else {}
+            for root, (first, ops) in self._writers.items():
+                for name in groups.get(root, (first,)):
+                    table[id(name)] = ops
+            vectors: dict = {}
+            for i in self._members:
+                table[i] = self._vector_writers(i, table, vectors)
+            table.update(vectors)
+            self._writes_of = table
+        return self._writes_of
+
+    def _vector_writers(self, i, table: dict, vectors: dict) -> tuple:
+        """The writers of the vector of id `i`: those of the tensors it gathers (a member
+        that is a vector itself by the same rule), in program order."""
+        done = vectors.get(i)
+        if done is not None:
+            return done
+        ops = set()
+        for m in self._members[i][1]:
+            ops.update(self._vector_writers(id(m), table, vectors) if id(m) in self._members
+                       else table.get(id(m), ()))
+        done = vectors[i] = tuple(sorted(ops, key=self._index))
+        return done
+
     # -- queries
 
     def knows(self, value) -> bool:
         """Whether the analysis has `value` (a value made after it was built is unknown)."""
-        return self._key(value) is not None
+        try:
+            i = id(value.op)  # an op's result: `owner` is a property, a call per ask
+        except AttributeError:  # a block argument (or an erased value)
+            i = id(value.owner)
+            return i in (self._pos or self._positions()) or i in self._blocks
+        return i in (self._pos or self._positions())
 
     def knows_op(self, op) -> bool:
-        return self._index(op) is not None
+        return id(op) in (self._pos or self._positions())
 
     def buffer_of(self, value) -> int:
         """The buffer `value` names: values sharing storage get the same id (the program-order
@@ -532,31 +610,23 @@ class AliasAnalysis:
         builtin.combine result) is written when any tensor it gathers is."""
         if not self._written:
             return ()  # the walk met no write: no buffers to work out
-        self._buffers()
-        if not self._writers:
-            return ()
-        members = self._vector(value)
-        if members is not None:
-            ops = {w for m in members for w in self.writers(m)}
-            return tuple(sorted(ops, key=self._index))
-        root, first = self._root(value)
-        entry = self._writers.get(root)
-        return entry[1] if entry is not None and entry[0] is first else ()
+        return (self._writes_of or self._writes()).get(id(value), ())
 
     def is_written(self, value) -> bool:
-        return bool(self.writers(value))
+        if not self._written:
+            return False
+        return bool((self._writes_of or self._writes()).get(id(value)))
 
     def order(self, op) -> int:
         """`op`'s position in program order (a pre-order walk: an op before its regions)."""
-        index = self._index(op)
+        index = (self._pos or self._positions()).get(id(op))
         if index is None:
             raise KeyError(op)
         return index
 
     def loops_of(self, op) -> tuple:
         """The loop ops (`pd_op.while`) around `op`, outermost first."""
-        entry = self._loops.get(id(op))
-        return entry[1] if entry is not None and entry[0] is op else ()
+        return self._loops.get(id(op), ())
 
     def written_after(self, value, op) -> bool:
         """Whether `value`'s buffer is changed by an op after `op` in program order, counting

@@ -26,7 +26,8 @@ printer shows (the module itself is not counted).
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_
 
 from xdsl.dialects.builtin import ArrayAttr
 
@@ -117,7 +118,8 @@ def collect_problems(program, strict: bool = False) -> list[Problem]:
     return checker.problems
 
 
-def collect_problems_in(program, ops, order: BlockOrder | None = None) -> list[Problem]:
+def collect_problems_in(program, ops, order: BlockOrder | None = None, respec=None,
+                        names=None) -> list[Problem]:
     """The problems of `ops` alone, each op as the whole check sees it: what the pass
     manager checks after a pass, given the ops the pass touched (pirc.passes.infra.touched).
 
@@ -133,36 +135,58 @@ def collect_problems_in(program, ops, order: BlockOrder | None = None) -> list[P
     one current across a pipeline's passes; without it the block is numbered here), and the
     in-place writes of a value are found among its readers: the cost is the ops given, their
     operands' readers and the readers of what they retype, not the block.  A problem found
-    is looked at again over the block numbered afresh, which also gives its position."""
+    is looked at again over the block numbered afresh, which also gives its position.
+
+    `respec` (ids; None: every op): where `ops` are what one pass edited and `order` was
+    numbered before it began, the ops whose spec is checked though they have a number (the
+    ops its rewrites matched or produced); the other numbered ops kept their place in the
+    block since before the pass (detaching one forgets its number) and, the gate's contract,
+    their attributes and results: only what an operand edit changes is checked of them (the
+    operands' counts, <<NULL VALUE>>s, definitions and buffers).  An op with no number is new
+    to the block, or moved: all of it is checked.  `names`: the names of the ops the program
+    holds (more will do; None: not known): when none may change a buffer in place, no read
+    follows such a change, and no value's readers are looked at for one."""
     block = program.block
-    tops: dict = {}
-    for op in ops:
-        top = op if op.parent is block else _top_level(op, block)
-        if top is None:
-            continue  # no longer in the program
-        if top.regions:
-            return collect_problems(program)
-        tops[id(top)] = top
+    ops = ops if isinstance(ops, list) else list(ops)
+    # Most ops are in the top-level block or in none (erased): sorted out in C, no call each.
+    parents = list(map(_parent, ops))
+    on_top = list(compress(ops, map(is_, parents, repeat(block))))
+    tops = dict(zip(map(id, on_top), on_top))
+    if len(on_top) + sum(map(is_, parents, repeat(None))) < len(parents):
+        for op, parent in zip(ops, parents):
+            if parent is not block and parent is not None:   # an op nested in a region
+                top = _top_level(op, block)
+                if top is not None:
+                    tops[id(top)] = top
     if not tops:
         return []
+    if any(map(_regions, tops.values())):
+        return collect_problems(program)
     if order is None:
         order = BlockOrder(program)
+    fresh = set(tops).difference(order.keys)   # no number yet: C, a look in `keys` per op
+    if respec is None or order.block is not block:
+        whole = None   # every op's spec
+    else:
+        whole = fresh.union(tops.keys() & respec)
     walks = order.numberings
     order.sync()
     try:
         numbered = order.numberings
         checker = _Checker(program.version, False)
-        late = _check_top_level(checker, block, tops, order)
+        late = _check_top_level(checker, block, tops, fresh, order, whole, names)
         steady = order.numberings == numbered
-        if not steady or ((checker.problems or late) and order.numberings == walks):
-            # Again, over the block as a walk numbers it now: the numbers read before a walk
-            # are void; and a problem is told by its position, which a walk gives, found by
-            # the numbers of the same walk (the same answers, unless the block was edited
-            # where its order was not told).
-            if steady:
+        if not steady or checker.problems or late:
+            # Again, in block order (the order problems are told in), over the block as a
+            # walk numbers it now: the numbers read before a walk are void; and a problem is
+            # told by its position, which a walk gives, found by the numbers of the same
+            # walk (the same answers, unless the block was edited where its order was not
+            # told).
+            if steady and order.numberings == walks:
                 order.number()
             checker = _Checker(program.version, False)
-            late = _check_top_level(checker, block, tops, order)
+            late = _check_top_level(checker, block, tops, fresh, order, whole, names,
+                                        in_order=True)
     except _Nested:
         return collect_problems(program)
     if checker.problems or late:
@@ -177,38 +201,56 @@ def collect_problems_in(program, ops, order: BlockOrder | None = None) -> list[P
     return checker.problems
 
 
+_parent, _regions = attrgetter("parent"), attrgetter("regions")
+
+
 class _Nested(Exception):
     """A region is involved where the incremental check reads (an in-place op in a region
     changes a value it reads, or a reader sits in a region): check the whole program."""
 
 
-def _check_top_level(checker, block, tops: dict, order: BlockOrder) -> list:
-    """collect_problems_in's checks of `tops` (top-level ops of `block`), reporting the ops'
-    numbers in `order` (the caller turns them into print indexes); the reads after a retype,
-    as (op, number, operand index, the retype's entry), for the caller to report."""
+def _check_top_level(checker, block, tops: dict, fresh: set, order: BlockOrder,
+                     whole: set | None, names=None, in_order: bool = False) -> list:
+    """collect_problems_in's checks of `tops` (top-level ops of `block`, the ids of those
+    that may have no number in `fresh`; the spec of those in `whole`, None: of all),
+    reporting the ops' numbers in `order` (the caller turns them
+    into print indexes); the reads after a retype, as (op, number, operand index, the
+    retype's entry), for the caller to report.  `names`: collect_problems_in's.  The ops
+    are looked at in any order (the answers do not depend on it), `in_order` in block order
+    (the order of the problems told)."""
+    plans = checker.plans
     key, keys = order.key, order.keys   # keys: key()'s dict, read inline below
     retypes = _Retypes(checker, block, key)
+    # Without an op that may change a buffer in place in the program, no read is after one.
+    retyped = retypes.of if names is None or any(
+        plan is not None and plan.inplace for plan in map(checker.plan, names)) else None
     late: list = []
     reported: set = set()   # (id(reader), operand index) reported as read after a retype
-    for op in tops.values():
-        if id(op) not in keys:
-            key(op)   # a new op: numbered now, with the new ops around it
-    numbers = map(itemgetter(1), map(keys.__getitem__, tops))   # no call per op
-    for at, op in sorted(zip(numbers, tops.values())):   # numbers differ: ops never compared
+    for new in fresh:
+        key(tops[new])   # a new op: numbered now, with the new ops around it
+    ops = zip(map(keys.__getitem__, tops), tops.values())   # no call per op
+    # Per value read: the number of its definition (None: not an op of the block) and the
+    # retypes of its buffer.  Most values are read by several of the ops, and each look at
+    # a value or its op is a miss in the CPU's caches at 100k ops: a value is looked at once.
+    defs: dict = {}
+    for at, op in sorted(ops) if in_order else ops:   # numbers differ: ops never compared
         defined = True   # every operand defined before the op: none is <<NULL VALUE>>
         for i, value in enumerate(op._operands):
-            owner = getattr(value, "op", None)
-            if owner is not None and owner.parent is block:
-                entry = keys.get(id(owner))
-                where = entry[1] if entry is not None else key(owner)
-            else:
-                where = None
+            known = defs.get(id(value))
+            if known is None:
+                owner = getattr(value, "op", None)
+                # A number is an op of the block (an op leaving it is forgotten).
+                where = keys.get(id(owner)) if owner is not None else None
+                if where is None and owner is not None and owner.parent is block:
+                    where = key(owner)
+                known = defs[id(value)] = (where, retyped(value) if retyped is not None
+                                           and where is not None else None)
+            where, entries = known
             if where is None or where >= at:
                 defined = False
                 if not is_null_value(value):
                     checker.report(op, at, _used_out_of_scope(i))
                 continue
-            entries = retypes.of(value)
             if entries:
                 before = [r for r in entries if where < r[0] < at]
                 if before:
@@ -216,7 +258,15 @@ def _check_top_level(checker, block, tops: dict, order: BlockOrder) -> list:
                         raise _Nested
                     reported.add((id(op), i))
                     late.append((op, at, i, before[-1]))
-        plan = checker.op(op, at, defined)
+        if whole is None or id(op) in whole:
+            plan = checker.op(op, at, defined)
+        else:   # its spec as it was: what an operand edit changes (checker.op's first steps)
+            plan = plans.get(op.name, _UNPLANNED)
+            if plan is _UNPLANNED:
+                plan = checker.plan(op.name)
+            if plan is not None and not (defined and plan.slots is not None
+                                         and len(op._operands) == len(plan.slots)):
+                checker.operands(op, at, plan, defined)
         for _, value, _ in checker.retypes(op) if plan is not None and plan.inplace else ():
             for use in value.uses:
                 reader = use.operation

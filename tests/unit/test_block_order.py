@@ -15,6 +15,7 @@ from pirc.ir import block_order
 from pirc.ir.block_order import BlockOrder
 from pirc.ir.ops import new_module
 from pirc.ir.verifier import collect_problems_in
+from pirc.passes.infra.op_index import OpIndex
 from pirc.text.parser import parse_text
 
 SMALL = (Path(__file__).resolve().parents[1] / "lit" / "passes" / "Inputs"
@@ -88,6 +89,20 @@ def test_a_run_of_new_ops_is_numbered_at_once_between_its_neighbours():
     assert grows(numbers(order, block))
 
 
+def test_an_op_forgotten_is_no_longer_held():
+    # held: an op erased where nobody told the order cannot lend its id to a new op; an op
+    # the order was told of is let go (erased, it is freed)
+    _, block, order = numbered()
+    first, relu = list(block.ops)[:2]
+    new = first.clone()
+    block.insert_op_before(new, relu)
+    order.key(new)
+    for op in (relu, new):
+        order.forget(block.detach_op(op))
+    assert not any(op is relu or op is new for op in order.held)
+    assert grows(numbers(order, block))
+
+
 def test_an_op_moved_without_telling_keeps_its_old_number():
     # why the IR watch tells the order of every op a pass detaches
     _, block, order = numbered()
@@ -131,3 +146,20 @@ def test_the_verifier_reading_a_kept_order_finds_what_a_fresh_one_finds(stride):
             "op #4 pd_op.fetch: operand 0 is used before its definition or outside its scope",
         ]
         assert order.numberings > walks   # the positions told come from a walk
+
+
+def test_the_op_index_hands_its_walk_to_the_order_once_and_only_while_current():
+    program = parse()
+    index = OpIndex(program)
+    walk = index.top_level(program.block)
+    assert [op.name for op in walk] == [op.name for op in program.block.ops]
+    assert all(a is b for a, b in zip(walk, program.block.ops))
+    assert index.top_level(program.block) is None   # handed out once
+    index = OpIndex(program)
+    assert index.top_level(parse().block) is None   # another block's
+    index = OpIndex(program)
+    index.op(program.block.last_op, -1)   # an edit counted: the walk is old news
+    assert index.top_level(program.block) is None
+    order = BlockOrder(program)
+    order.number(OpIndex(program).top_level(program.block))
+    assert numbers(order, program.block) == [i * block_order.STRIDE for i in range(6)]

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 import pirc
-from pirc.ir import block_order
+from pirc.ir import block_order, verifier
 from pirc.ir.aliasing import AliasAnalysis
 from pirc.ir.builder import append_op
+from pirc.ir.ops import null_value
 from pirc.ir.registry import op_class
 from pirc.passes import PassFailure, PircPass, register_pass, run_pipeline
 from pirc.passes.infra import manager
@@ -95,14 +96,17 @@ class _DuplicatesATanh(PircPass):
     name = "test-incr-duplicates-tanh"
     invariants = ("no-common-subexpressions",)
     rewrites = {ANY_OP: OpUse(ANY_OP)}
+    misbuilt = False   # the twin has an attribute its spec does not have, and is not named
 
     def run(self, pc):
         tanh, add = named(pc.program, "pd_op.tanh"), named(pc.program, "pd_op.add")
         rewrite = pc.begin([add])
         twin = copy_of(tanh, tanh.operands)
+        if self.misbuilt:
+            twin.attributes["bogus"] = tanh.attributes["stop_gradient"]
         pc.program.block.insert_op_after(twin, tanh)
         add.operands = [add.operands[0], twin.results[0]]
-        rewrite.done([twin])
+        rewrite.done([] if self.misbuilt else [twin])
 
 
 @register_pass
@@ -232,6 +236,64 @@ class _MovesADefinitionAfterItsReader(PircPass):
 
 @register_pass
 @dataclass(frozen=True)
+class _DropsAnOperandOfAReader(PircPass):
+    """In a rewrite of the second tanh, has the add read only the first: the add, neither
+    matched nor produced, kept its place and spec, but not its operand count."""
+
+    name = "test-incr-drops-operand"
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        tanh, add = named(pc.program, "pd_op.tanh", 1), named(pc.program, "pd_op.add")
+        rewrite = pc.begin([tanh])
+        add.operands = [add.operands[0]]
+        rewrite.done()
+
+
+@register_pass
+@dataclass(frozen=True)
+class _NullsAnOperandOfAReader(PircPass):
+    """In a rewrite of the second tanh, has the add read <<NULL VALUE>> in its place."""
+
+    name = "test-incr-nulls-operand"
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        tanh, add = named(pc.program, "pd_op.tanh", 1), named(pc.program, "pd_op.add")
+        rewrite = pc.begin([tanh])
+        add.operands = [add.operands[0], null_value()]
+        rewrite.done()
+
+
+@register_pass
+@dataclass(frozen=True)
+class _InsertsUndeclared(_DuplicatesATanh):
+    """test-incr-duplicates-tanh's twin with an attribute its spec does not have, which the
+    rewrite does not name produced: a new op, all of it checked."""
+
+    name = "test-incr-inserts-undeclared"
+    invariants = ()
+    misbuilt = True
+
+
+@register_pass
+@dataclass(frozen=True)
+class _MisattributesAMatch(PircPass):
+    """Gives the add it matched an attribute its spec does not have (the gate lets a
+    rewrite change what it matched): an op that kept its place, its spec checked."""
+
+    name = "test-incr-misattributes"
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        add = named(pc.program, "pd_op.add")
+        rewrite = pc.begin([add])
+        add.attributes["bogus"] = add.attributes["stop_gradient"]
+        rewrite.done([add])
+
+
+@register_pass
+@dataclass(frozen=True)
 class _DeclaresWithoutTouching(PircPass):
     """Declares no-dead-ops and no-common-subexpressions, changes nothing."""
 
@@ -267,6 +329,14 @@ CASES = [
     (SMALL, "cse,dce", "test-incr-moves-def", "verified",
      "op #1 pd_op.add: operand 0 is used before its definition or outside its scope; "
      "op #1 pd_op.add: operand 1 is used before its definition"),
+    (SMALL, "", "test-incr-drops-operand", "verified",
+     "op #4 pd_op.add: expects 2 operands (x, y), got 1"),
+    (SMALL, "dce", "test-incr-nulls-operand", "verified",
+     "op #3 pd_op.add: operand 1 (y) is <<NULL VALUE>> but not optional"),
+    (SMALL, "", "test-incr-inserts-undeclared", "verified",
+     "op #3 pd_op.tanh: unknown attribute bogus"),
+    (SMALL, "cse", "test-incr-misattributes", "verified",
+     "op #3 pd_op.add: unknown attribute bogus"),
 ]
 
 
@@ -333,6 +403,38 @@ def test_the_incremental_checks_walk_no_program(monkeypatch):
     for name in known_invariants():
         assert check(name, program, touched) == []
     assert calls == []
+
+
+def test_the_verifier_looks_again_only_at_what_an_edit_can_have_changed(monkeypatch):
+    # cse merges the second tanh into the first: the add, which reads the first now, kept
+    # its place and its spec, and only its operands are looked at (a matched, produced,
+    # new or moved op is checked whole: CASES); small.pir has no op that writes a buffer in
+    # place, so no value's readers are looked at for one
+    specs, retypes = [], []
+    op, of = verifier._Checker.op, verifier._Retypes.of
+    monkeypatch.setattr(verifier._Checker, "op",
+                        lambda self, o, *a, **k: specs.append(o.name) or op(self, o, *a, **k))
+    monkeypatch.setattr(verifier._Retypes, "of",
+                        lambda self, value: retypes.append(value) or of(self, value))
+    run_pipeline(parse(), "cse", verify_each="incremental")
+    assert (specs, retypes) == ([], [])
+    run_pipeline(parse(), "cse", verify_each="full")
+    assert specs == ["pd_op.data", "pd_op.relu", "pd_op.tanh", "pd_op.add", "pd_op.fetch"]
+
+
+def test_the_block_is_numbered_once_from_the_op_index_walk(monkeypatch):
+    # as the first pass begins, with the walk that built the op index: no walk of its own,
+    # and none at all where no check is incremental
+    walks = []
+    number = block_order.BlockOrder.number
+    monkeypatch.setattr(block_order.BlockOrder, "number",
+                        lambda self, ops=None: walks.append(ops is not None) or number(self, ops))
+    run_pipeline(parse(), "cse,dce", verify_each="incremental")
+    assert walks == [True]
+    walks.clear()
+    for level in (False, "full"):
+        run_pipeline(parse(), "cse,dce", verify_each=level)
+    assert walks == []
 
 
 def _programs():

@@ -21,10 +21,14 @@ again, then, in block order, the users of each op whose hash moved, and so on do
 downstream cone, which a Merkle hash cannot skip (an op's hash covers its producers' hashes,
 so when one producer's hash moves, so does every hash below it; a cone stops where a hash
 comes out the same, as after cse, whose merged op hashes like the one it became).  The
-program's hash is the sha256 of the sorted op hashes, kept sorted between passes: a change
-moves a few entries, and the sha256 then reads 20 bytes per op at C speed.  `program`, the
-walk that compares every op with what was kept, is what `--verify-each=full` and a program
-edited behind the manager's back use.
+program's hash is the sha256 of the sorted op hashes, kept between passes as a multiset (how
+many ops have each hash, and the distinct hashes sorted): a model repeats its layers and
+parameters, so there are far fewer distinct hashes than ops, a change moves a few counts,
+and the sha256 then reads 20 bytes per op at C speed.  `program`, the walk that compares
+every op with what was kept, is what `--verify-each=full` and a program edited behind the
+manager's back use; the first look at a program (`_first`) has nothing to compare and
+hashes an op without regions or properties inline, from its static key (below) and its
+producers' hashes, which in block order come first.
 
 What an op's hash covers before its operands (name, semantic version, attributes, result
 types) is spelled once per distinct static key: the op's name, attribute names and the
@@ -41,9 +45,9 @@ from __future__ import annotations
 import hashlib
 import json
 from bisect import bisect_left, insort
-from collections import ChainMap
+from collections import ChainMap, Counter
 from heapq import heappop, heappush
-from operator import attrgetter
+from operator import attrgetter, mul
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 
@@ -75,23 +79,18 @@ class _Redo(Exception):
     the watch never reported): the program is hashed again from scratch."""
 
 
-class _Kept:
-    """What the program fingerprint keeps of one top-level op between two looks: the op (so
-    its id is not reused), its static key (`_static_key`: its name, attributes and result
-    types, as identities) and operand tuple as it was hashed (what `program` compares), its
-    hash, its place in the block (`rank`, increasing in block order), how many ops it counts
-    for (itself and every op in its regions), and the bytes of its hash that come before its
-    operands (`prefix`): an op whose producers' hashes moved, and nothing else, is hashed
-    again from its prefix and its operands' producers (read again: keeping their bytes for
-    every op costs the first look more than it saves the updates).  `prefix` is None for an
-    op with regions (hashed whole) and for one not hashed yet.  A new op counts for nothing
-    (`size` 0) until it is hashed (_rehash counts it)."""
-
-    __slots__ = ("op", "key", "operands", "digest", "rank", "size", "prefix")
-
-    def __init__(self, op, key, operands, digest, prefix, rank, size):
-        self.op, self.key, self.operands = op, key, operands
-        self.digest, self.prefix, self.rank, self.size = digest, prefix, rank, size
+# What the program fingerprint keeps of one top-level op between two looks, a list (made
+# for every op of the program, where a class instance costs twice as much): the op (so its id
+# is not reused), its static key (`_static_key`: its name, attributes and result types, as
+# identities) and operand tuple as it was hashed (what `program` compares), its hash, the
+# bytes of its hash that come before its operands (`prefix`): an op whose producers' hashes
+# moved, and nothing else, is hashed again from its prefix and its operands' producers (read
+# again: keeping their bytes for every op costs the first look more than it saves the
+# updates), its place in the block (`rank`, increasing in block order) and how many ops it
+# counts for (itself and every op in its regions).  `prefix` is None for an op with regions
+# (hashed whole) and for one not hashed yet.  A new op counts for nothing (`size` 0) until it
+# is hashed (_rehash counts it).
+_OP, _KEY, _ARGS, _DIGEST, _PREFIX, _RANK, _SIZE = range(7)
 
 
 class Fingerprinter:
@@ -108,9 +107,13 @@ class Fingerprinter:
         self._singles: dict = {}  # one op's subgraph fingerprint, by its static key and input types
         self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
-        self._kept: dict = {}     # id(op) -> _Kept, for each op of that block
+        self._kept: dict = {}     # id(op) -> what is kept of it (_OP...), for each op of that block
         self._digests: dict = {}  # id(op) -> its hash, for each op of that block
-        self._sorted: list = []   # those hashes, sorted: what the program's hash is taken of
+        # Those hashes as a multiset: how many ops have each, and each once, sorted (what the
+        # program's hash is taken of: _combine_counted).  A model repeats its layers and
+        # parameters: far fewer distinct hashes than ops, and an edit moves a count.
+        self._counts: dict = {}
+        self._distinct: list = []
         self._value: str | None = None
         # What the program holds, as Program.op_count counts it (nested ops included).
         self.op_count: int | None = None
@@ -148,11 +151,13 @@ class Fingerprinter:
 
     def _program(self, program) -> str:
         block = program.block
-        kept = self._kept if block is self._top else {}
+        if block is not self._top or not self._kept:
+            return self._first(block)
+        kept = self._kept
         memo: dict = {}
         fresh: dict = {}
         # Erased ops count as changed, so an op still reading one of their results is looked at.
-        changed: set = kept.keys() - map(id, _block_ops(block)) if kept else set()
+        changed: set = kept.keys() - map(id, _block_ops(block))
         touched: list = []   # ops hashed again: new, edited, or reading something that changed
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
@@ -163,15 +168,15 @@ class Fingerprinter:
         op, rank = block._first_op, 0
         while op is not None:
             key = id(op)
-            entry = kept.get(key) if kept else None
+            entry = kept.get(key)
             operands = op._operands  # the tuple itself: `op.operands` is a live view
             attributes = op.attributes  # and _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
-            if (entry is not None and entry.operands == operands and entry.key == static
-                    and entry.prefix is not None
+            if (entry is not None and entry[_ARGS] == operands and entry[_KEY] == static
+                    and entry[_PREFIX] is not None
                     and (not changed or not any(id(getattr(v, "op", None)) in changed for v in operands))):
-                digest = entry.digest  # entry.op is op: the entry keeps it alive, so ids are not reused
-                entry.rank = rank
+                digest = entry[_DIGEST]  # entry[_OP] is op: the entry keeps it alive, so ids are not reused
+                entry[_RANK] = rank
             else:
                 prefix = None
                 try:
@@ -189,27 +194,103 @@ class Fingerprinter:
                     digest = self._op_hash(op, inside, memo)
                 size = 1 if not op.regions else _size(op)
                 if entry is None:
-                    entry = _Kept(op, static, operands, digest, prefix, rank, size)
-                    if kept:
-                        changed.add(key)
-                        touched.append(op)
-                else:
-                    if entry.digest != digest:
-                        changed.add(key)
-                    entry.key, entry.operands = static, operands
-                    entry.digest, entry.prefix, entry.rank, entry.size = digest, prefix, rank, size
+                    entry = [op, static, operands, digest, prefix, rank, size]
+                    changed.add(key)
                     touched.append(op)
-            count += entry.size
+                else:
+                    if entry[_DIGEST] != digest:
+                        changed.add(key)
+                    entry[_KEY], entry[_ARGS] = static, operands
+                    entry[_DIGEST], entry[_PREFIX], entry[_RANK], entry[_SIZE] = digest, prefix, rank, size
+                    touched.append(op)
+            count += entry[_SIZE]
             memo[key] = digest
             fresh[key] = entry
             op, rank = op._next_op, rank + 1
         self._top, self._kept = block, fresh
-        self._digests = {key: e.digest for key, e in fresh.items()} if nested else memo
-        self._sorted = sorted(self._digests.values())
-        self._value = _combine_sorted(self._sorted)
+        self._digests = {key: e[_DIGEST] for key, e in fresh.items()} if nested else memo
+        self._counts, self._distinct = _tally(self._digests.values())
+        self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
-        self.touched = touched if kept else None  # None: the first look, everything is new
+        self.touched = touched
         return self._value
+
+    def _first(self, block) -> str:
+        """The first look at `block`: `_program` with nothing kept to compare with.  An op
+        without regions or properties whose producers are ops of the block hashed before it,
+        as in block order they are, is hashed inline: its prefix from its static key, each
+        operand from its producer's hash (the memo holds the block's ops only, so a producer
+        found there is one of them); any other op, as `_program` hashes it."""
+        memo: dict = {}
+        kept: dict = {}
+        nested = False       # memo holds hashes of ops inside regions too
+        count = 0
+        inside = None        # the ids of the block's ops, for an op hashed by _hash_one
+        statics, edge, blake2b = self._statics, _INDEX_BYTES, hashlib.blake2b
+        op, rank = block._first_op, 0
+        while op is not None:
+            attributes = op.attributes  # _static_key, inline
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            operands = op._operands
+            spelled = statics.get(static) or self._spelled(op, static)
+            if op.regions or op.properties or nested:
+                # Once an op was hashed with what it holds, the memo holds ops inside regions
+                # too: a producer found there need not be one of the block's (_hash_top asks).
+                digest, prefix = self._look(op, block, memo, static, inside)
+                if digest is None:
+                    nested = True
+                    inside = {id(o) for o in _block_ops(block)}
+                    digest, prefix = self._look(op, block, memo, static, inside)
+                size = _size(op)
+                count += size - 1  # and 1 below, as for every op
+                kept[id(op)] = [op, static, operands, digest, prefix, rank, size]
+                memo[id(op)] = digest
+                op, rank = op._next_op, rank + 1
+                continue
+            if operands:
+                parts = [spelled[1]]
+                try:
+                    for operand in operands:  # KeyError: a producer not hashed yet
+                        parts += (b"e", memo[id(operand.op)], edge[operand.index])
+                except (AttributeError, KeyError, IndexError):  # a block argument, a late producer
+                    digest, prefix = self._look(op, block, memo, static, inside)
+                    if digest is None:  # hashed by _op_hash, with its producers
+                        nested = True
+                        inside = {id(o) for o in _block_ops(block)}
+                        digest, prefix = self._look(op, block, memo, static, inside)
+                else:
+                    digest, prefix = blake2b(b"".join(parts), digest_size=20).digest(), spelled[1]
+            else:
+                digest, prefix = spelled[2], spelled[1]
+            kept[id(op)] = [op, static, operands, digest, prefix, rank, 1]
+            memo[id(op)] = digest
+            op, rank = op._next_op, rank + 1
+        count += rank
+        digests = {key: e[_DIGEST] for key, e in kept.items()} if nested else memo
+        self._top, self._kept, self._digests = block, kept, digests
+        self._counts, self._distinct = _tally(digests.values())
+        self._value = _combine_counted(self._distinct, self._counts)
+        self.op_count = count
+        self.touched = None  # the first look: everything is new
+        return self._value
+
+    def _look(self, op, block, memo: dict, static: tuple, inside) -> tuple:
+        """An op's hash and prefix as `_program` makes them when nothing is kept; with
+        `inside` None, (None, None) for one `_hash_one` or `_op_hash` must hash (an op with
+        regions, a producer after its user), which then want the ids of the block's ops."""
+        try:
+            if op.regions:
+                if inside is None:
+                    return None, None
+                return self._hash_one(op, inside, memo, False, static), None
+            if op._operands or op.properties:
+                return self._hash_top(op, block, memo, static)
+            spelled = self._statics.get(static) or self._spelled(op, static)
+            return spelled[2], spelled[1]
+        except KeyError:  # a producer after its user (a graph region): hash in order
+            if inside is None:
+                return None, None
+            return self._op_hash(op, inside, memo), None
 
     def _update(self, seeds) -> str:
         block, kept, digests = self._top, self._kept, self._digests
@@ -221,62 +302,82 @@ class Fingerprinter:
                 alive[key] = op
             else:
                 entry = kept.get(key)
-                if entry is not None and entry.op is op:
+                if entry is not None and entry[_OP] is op:
                     gone[key] = entry
         self.touched = []
         if not alive and not gone:
             return self._value
         for key in gone:
             del kept[key], digests[key]
-        removed = [entry.digest for entry in gone.values()]   # hashes leaving the program's multiset
-        self.op_count -= sum([entry.size for entry in gone.values()])
-        self._place(alive)
-        heap: list = []
+        removed = [entry[_DIGEST] for entry in gone.values()]   # hashes leaving the program's multiset
+        self.op_count -= sum([entry[_SIZE] for entry in gone.values()])
         # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
         queued: dict = {}
-        seq = 0              # ties of rank (none in a consistent block) pop in push order
         for entry in gone.values():
-            for result in entry.op.results:
+            for result in entry[_OP].results:
                 if result.first_use is not None:  # an erased op still read: a broken program
-                    queued.update(dict.fromkeys(map(id, _users(entry.op, block)), True))
+                    queued.update(dict.fromkeys(map(id, _users(entry[_OP], block)), True))
                     break
-        for key in alive:
-            queued[key] = True
+        queued.update(dict.fromkeys(alive, True))
+        before = self._climb(alive, queued)
+        moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
+        removed += [old for _, old in moved if old is not None]
+        added = [digest for digest, _ in moved]
+        self.touched = [entry[_OP] for entry, _ in before.values()]
+        if removed or added:
+            self._distinct = _retally(self._counts, self._distinct, removed, added)
+            self._value = _combine_counted(self._distinct, self._counts)
+        return self._value
+
+    def _climb(self, alive: dict, queued: dict) -> dict:
+        """The ops `queued` and the downstream cone of those whose hash moves, hashed again in
+        rank order (a heap); id(op) -> (what is kept of it, its hash before), for each op
+        hashed again, in the order first hashed (`touched`)."""
+        block, kept, digests = self._top, self._kept, self._digests
+        self._place(alive)
+        # The queued ops in rank order: a sorted list for the seeds, a heap for the readers
+        # queued as hashes move (fewer: none after cse), taken from in turn, smallest first.
+        # (rank, seq, entry): ties of rank (none in a consistent block) in the order queued.
+        seeded: list = []
+        heap: list = []
+        seq = 0
         for key in queued:
             entry = kept.get(key)
             if entry is None:
                 raise _Redo  # a top-level op no look and no seed has seen
             seq += 1
-            heap.append((entry.rank, seq, entry))
-        heap.sort()
-        # id(op) -> (entry, its hash before this update), for each op hashed again (in the
-        # order first hashed: `touched`)
+            seeded.append((entry[_RANK], seq, entry))
+        seeded.sort()
+        seeded.reverse()     # popped from the end
         before: dict = {}
         hash_top = self._hash_top
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
         budget = 2 * len(kept) + 64
-        while heap:
+        while seeded or heap:
             budget -= 1
             if budget < 0:
                 raise _Redo
-            entry = heappop(heap)[2]
-            op = entry.op
+            if heap and (not seeded or heap[0] < seeded[-1]):
+                entry = heappop(heap)[2]
+            else:
+                entry = seeded.pop()[2]
+            op = entry[_OP]
             key = id(op)
-            old = entry.digest
-            if queued.pop(key) or entry.prefix is None:
+            old = entry[_DIGEST]
+            if queued.pop(key) or entry[_PREFIX] is None:
                 digest = self._rehash(entry)
             else:  # only producers' hashes moved: the prefix is kept
                 try:
-                    digest = hash_top(op, block, digests, None, entry.prefix)[0]
+                    digest = hash_top(op, block, digests, None, entry[_PREFIX])[0]
                 except KeyError:
                     raise _Redo from None
             if key not in before:
                 before[key] = (entry, old)
             if digest == old:
                 continue
-            entry.digest = digests[key] = digest
+            entry[_DIGEST] = digests[key] = digest
             whole = old is None  # a user of a new op may have spelled that operand as a free input
             for result in op.results:
                 use = result.first_use
@@ -295,45 +396,45 @@ class Fingerprinter:
                             queued[ukey] = True
                         continue
                     uentry = kept.get(ukey)
-                    if uentry is None or uentry.op is not user:
+                    if uentry is None or uentry[_OP] is not user:
                         raise _Redo  # a top-level op no look and no seed has seen
                     queued[ukey] = whole
                     seq += 1
-                    heappush(heap, (uentry.rank, seq, uentry))
-        moved = [(entry.digest, old) for entry, old in before.values() if entry.digest != old]
-        removed += [old for _, old in moved if old is not None]
-        added = [digest for digest, _ in moved]
-        self.touched = [entry.op for entry, _ in before.values()]
-        if removed or added:
-            ordered = self._sorted
-            if (len(removed) + len(added)) * _RESORT > len(ordered):
-                ordered = self._sorted = sorted(digests.values())
-            else:
-                for digest in removed:
-                    del ordered[bisect_left(ordered, digest)]
-                for digest in added:
-                    insort(ordered, digest)
-            self._value = _combine_sorted(ordered)
-        return self._value
+                    heappush(heap, (uentry[_RANK], seq, uentry))
+        return before
 
     def _rehash(self, entry) -> bytes:
         """Hash a top-level op of the kept program afresh (and note what it is made of)."""
-        op = entry.op
-        entry.key = static = _static_key(op)
-        entry.operands = op._operands
-        try:
-            if op.regions:
-                # Hashes of the ops in its regions go to a memo of their own: the kept one
-                # holds top-level ops only.
-                digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
-                entry.prefix = None
+        op = entry[_OP]
+        if op.regions or op.properties:
+            entry[_KEY] = static = _static_key(op)
+            entry[_ARGS] = op._operands
+            try:
+                if op.regions:
+                    # Hashes of the ops in its regions go to a memo of their own: the kept one
+                    # holds top-level ops only.
+                    digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
+                    entry[_PREFIX] = None
+                else:
+                    digest, entry[_PREFIX] = self._hash_top(op, self._top, self._digests, static)
+            except KeyError:  # a producer not hashed yet: after its user in the block
+                raise _Redo from None
+            size = _size(op)
+        else:  # what most are: _static_key and _hash_top's prefix, inline
+            attributes = op.attributes
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            spelled = self._statics.get(static) or self._spelled(op, static)
+            entry[_KEY], entry[_ARGS], entry[_PREFIX] = static, op._operands, spelled[1]
+            if not op._operands:
+                digest = spelled[2]
             else:
-                digest, entry.prefix = self._hash_top(op, self._top, self._digests, static)
-        except KeyError:  # a producer not hashed yet: after its user in the block
-            raise _Redo from None
-        size = 1 if not op.regions else _size(op)
-        self.op_count += size - entry.size
-        entry.size = size
+                try:
+                    digest = self._hash_top(op, self._top, self._digests, None, spelled[1])[0]
+                except KeyError:  # a producer not hashed yet: after its user in the block
+                    raise _Redo from None
+            size = 1
+        self.op_count += size - entry[_SIZE]
+        entry[_SIZE] = size
         return digest
 
     def _place(self, alive: dict) -> None:
@@ -343,23 +444,23 @@ class Fingerprinter:
         unsure: list = []
         for key, op in alive.items():
             entry = kept.get(key)
-            if entry is None or entry.op is not op:
-                kept[key] = _Kept(op, None, None, None, None, None, 0)
+            if entry is None or entry[_OP] is not op:
+                kept[key] = [op, None, None, None, None, None, 0]
                 unsure.append(op)
                 continue
             # The usual seed: an op edited where it stands, between two ops with ranks that
             # frame its own (comparing with each neighbour, new or not, is enough: ranks
             # are strictly increasing along the block when each adjacent pair is).
-            rank = entry.rank
+            rank = entry[_RANK]
             prev, after = op._prev_op, op._next_op
             if prev is not None:
                 other = kept.get(id(prev))
-                if other is None or other.rank is None or not other.rank < rank:
+                if other is None or other[_RANK] is None or not other[_RANK] < rank:
                     unsure.append(op)
                     continue
             if after is not None:
                 other = kept.get(id(after))
-                if other is None or other.rank is None or not rank < other.rank:
+                if other is None or other[_RANK] is None or not rank < other[_RANK]:
                     unsure.append(op)
         done: set = set()
         for op in unsure:
@@ -377,7 +478,7 @@ class Fingerprinter:
                 after = after._next_op
             done.update(map(id, run))
             low, high = self._rank_of(before), self._rank_of(after)
-            ranks = [kept[id(o)].rank for o in run]
+            ranks = [kept[id(o)][_RANK] for o in run]
             if None not in ranks and _increasing([low, *ranks, high]):
                 continue
             m = len(run)
@@ -394,27 +495,28 @@ class Fingerprinter:
                 self._renumber()
                 return
             for o, rank in zip(run, ranks):
-                kept[id(o)].rank = rank
+                kept[id(o)][_RANK] = rank
 
     def _rank_of(self, op) -> float | None:
         if op is None:
             return None
         entry = self._kept.get(id(op))
-        if entry is None or entry.op is not op or entry.rank is None:
+        if entry is None or entry[_OP] is not op or entry[_RANK] is None:
             raise _Redo  # an op in the block that no look and no seed has seen
-        return entry.rank
+        return entry[_RANK]
 
     def _renumber(self) -> None:
         kept = self._kept
         for rank, op in enumerate(_block_ops(self._top)):
             entry = kept.get(id(op))
-            if entry is None or entry.op is not op:
+            if entry is None or entry[_OP] is not op:
                 raise _Redo
-            entry.rank = rank
+            entry[_RANK] = rank
 
     def ops(self, ops) -> str:
         """The fingerprint of the subgraph made of `ops` (and everything in their regions)."""
-        ops = list(ops)
+        if type(ops) is not list:
+            ops = list(ops)
         if len(ops) == 1:
             value = self._single(ops[0])
         elif len(ops) <= _FEW:
@@ -443,10 +545,11 @@ class Fingerprinter:
         Most rewrites match one op (cse's merges, canonicalize's forwards)."""
         if op.regions or op.properties:
             return None
-        static = _static_key(op)
-        inputs = tuple(map(_TYPE, op._operands))
-        entry = self._singles.get((static, *map(id, inputs)))
+        attributes = op.attributes  # _static_key, inline: the gate asks for every rewrite
+        static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+        entry = self._singles.get((static, *map(id, map(_TYPE, op._operands))))
         if entry is None:
+            inputs = tuple(map(_TYPE, op._operands))
             parts = [self._prefix(op, static)]   # which keeps the static key's objects alive
             parts += map(self._free, inputs)
             digest = hashlib.blake2b(b"".join(parts), digest_size=20).digest()
@@ -462,19 +565,21 @@ class Fingerprinter:
         the same shape is the same fingerprint; the entry holds the free inputs' types (the
         static keys' objects are held by `_statics`).  A canonicalize pattern's match (an
         op and the constant it reads) repeats in every layer of a model."""
-        at = {}
-        for i, op in enumerate(ops):
-            if op.regions or op.properties:
-                return None
-            at[id(op)] = i
+        at = dict(zip(map(id, ops), range(len(ops))))
         if len(at) < len(ops):  # an op given twice: its places would not say which
             return None
         shape: list = []
         free: list = []
         for op in ops:
-            shape.append(_static_key(op))
+            if op.regions or op.properties:
+                return None
+            attributes = op.attributes  # _static_key, inline
+            shape.append((op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results))))
             for operand in op._operands:
-                place = at.get(id(getattr(operand, "op", None)))
+                try:
+                    place = at.get(id(operand.op))
+                except AttributeError:  # a block argument
+                    place = None
                 if place is None:
                     free.append(operand._type)
                     shape.append(id(operand._type))
@@ -539,7 +644,7 @@ class Fingerprinter:
 
     def _hash_top(self, op, block, memo: dict, static: tuple | None, prefix: bytes | None = None) -> tuple:
         """`_hash_one` of an op of `block` without regions, and the prefix it hashed first
-        (`_Kept`): the same digest.  Its operands from ops of `block` are looked up in `memo`
+        (`_OP`...): the same digest.  Its operands from ops of `block` are looked up in `memo`
         (a KeyError: one not hashed yet); the others are free inputs.  With `prefix` (the
         op's kept one) `static` is not read."""
         if prefix is None:
@@ -675,9 +780,10 @@ _FEW = 8
 # than the few tuples they make.
 _PAUSE_GC = 64
 
-# Below this many op hashes per change, the sorted hashes are edited in place; above it,
-# sorted afresh (C speed either way).
-_RESORT = 16
+# Below one distinct hash that comes or goes per this many, the sorted distinct hashes are
+# edited in place; above it, sorted afresh (_retally: each edit moves the list's tail, a
+# fresh sort costs about 250 of them).
+_RESORT = 256
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
 
@@ -760,6 +866,45 @@ def _all_operands(op):
         for block in region.blocks:
             for inner in block.ops:
                 yield from _all_operands(inner)
+
+
+def _tally(digests) -> tuple[dict, list]:
+    """How many ops have each hash, and the distinct hashes sorted."""
+    counts = Counter(digests)
+    return counts, sorted(counts)
+
+
+def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
+    """`counts` less one op of each hash in `removed`, with one of each in `added` (in place),
+    and the distinct hashes sorted: a few hashes that come or go are edited in, many sorted
+    afresh (each edit moves the list's tail)."""
+    new, gone = [], []
+    for digest in added:  # first: a removed hash is one the program had
+        n = counts.get(digest)
+        if n is None:
+            counts[digest] = 1
+            new.append(digest)
+        else:
+            counts[digest] = n + 1
+    for digest in removed:
+        n = counts[digest] - 1
+        if n:
+            counts[digest] = n
+        else:
+            del counts[digest]
+            gone.append(digest)
+    if (len(new) + len(gone)) * _RESORT > len(distinct):
+        return sorted(counts)
+    for digest in gone:
+        del distinct[bisect_left(distinct, digest)]
+    for digest in new:
+        insort(distinct, digest)
+    return distinct
+
+
+def _combine_counted(distinct: list, counts: dict) -> str:
+    """`_combine_sorted` of the multiset: each hash as many times as ops have it."""
+    return _combine_sorted(list(map(mul, distinct, map(counts.__getitem__, distinct))))
 
 
 def _combine(hashes) -> str:

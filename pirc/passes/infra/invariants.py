@@ -57,7 +57,8 @@ def _verified(program, touched=None) -> list[str]:
     if touched is None:
         problems = collect_problems(program)
     else:
-        problems = collect_problems_in(program, touched.verify_ops(), touched.order)
+        problems = collect_problems_in(program, touched.verify_ops(), touched.order,
+                                       touched.respec(), touched.names())
     return [str(p) for p in problems]
 
 

@@ -40,8 +40,8 @@ def move_uses(result, value, users: list | None = None) -> None:
         operands[index] = value
         user._operands = SSAValues(operands)
         use = after
-    if value.name_hint is None:
-        value.name_hint = result.name_hint
+    if value._name is None and result._name is not None:   # name_hint's field (xDSL pinned)
+        value.name_hint = result._name
 
 
 def erase(op) -> None:

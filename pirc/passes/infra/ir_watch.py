@@ -18,6 +18,13 @@ see: an attribute set in an op's dict, a result's type replaced.  `--verify-each
 (pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
 and which ops' attributes and types changed outside every rewrite's ops.
 
+A pass makes tens of thousands of edits (cse's merges, canonicalize's forwards), most of one
+shape: an operand of a top-level op set or dropped, or an op without regions inserted into
+or removed from the top-level block, inside a rewrite, with no edited ops to keep (not
+`--verify-each=full`).  The wrappers record those inline, as `IRWatch._edit` would, without
+its calls; the watch's record is the same either way (a test compares the two after every
+pass of the corpus).
+
 Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
 and produced, that is what the program fingerprint after the pass hashes again
 (pirc.passes.infra.rewrites.RunState.fingerprint_after).  And the watch records what the
@@ -68,7 +75,7 @@ class IRWatch:
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
         # kept, so the id is not reused), which may change their attributes or types.
         self.edited: dict | None = {} if record_ops else None
-        self.touched = Touched(program, order)
+        self.touched = Touched(program, order, index)
         self._saved = None
 
     # ------------------------------------------------------------ the gate's side
@@ -77,14 +84,18 @@ class IRWatch:
         if self.open is not None:   # most rewrites were done: nothing open
             self.close_open()
         self.open, self.open_edits = rewrite, 0
-        self.touched.add(rewrite.matched)
+        touched = self.touched   # Touched.add, inline: once per rewrite
+        ops, rewritten = touched.ops, touched.rewritten
+        for op in rewrite.matched:
+            ops[id(op)] = rewritten[id(op)] = op
         if self.edited is not None:
             for op in rewrite.matched:
                 self.edited[id(op)] = op
 
     def closed(self, rewrite=None, produced=()) -> None:
         """The rewrite is `done`: edits from now on are outside."""
-        self.touched.add(produced)
+        if produced:   # most rewrites produce nothing
+            self.touched.add(produced)
         if rewrite is not None and rewrite is not self.open:
             return  # a rewrite done twice, or after a later one began: nothing is open now
         if self.edited is not None:
@@ -202,9 +213,33 @@ def _use_wrapper(original, what):
 
 
 def _block_op_wrapper(original, what, sign):
+    detach = what == _DETACH
+
     def wrapper(self, op, *args, **kwargs):
         watch = _ACTIVE
-        if watch is not None and watch._edit(self, what, op) and watch.index is not None:
+        if watch is None:
+            pass
+        elif (self is watch.block and watch.open is not None and watch.edited is None
+              and not op.regions):
+            # Most of a pass's inserts and removals: an op without regions into or out of the
+            # top-level block, inside a rewrite.  What _edit and the index do then, without
+            # their calls.
+            watch.tops[id(op)] = op
+            touched = watch.touched
+            if detach:
+                touched.removed(op)
+                if watch.order is not None:
+                    watch.order.forget(op)
+            else:
+                touched.ops[id(op)] = op
+            watch.inside += 1
+            watch.open_edits += 1
+            index = watch.index
+            if index is not None:   # OpIndex.op of an op without regions
+                counts, name = index.counts, op.name
+                counts[name] = counts.get(name, 0) + sign
+                index.total += sign
+        elif watch._edit(self, what, op) and watch.index is not None:
             watch.index.op(op, sign)
         return original(self, op, *args, **kwargs)
     return wrapper

@@ -230,8 +230,8 @@ class _Run:
         refused = state.bisect.refused
         pc = PassContext(program, self.device, pass_obj=p, state=state, params=self.params)
         op_index = self.op_index()
-        if self.order is None:
-            self.order = BlockOrder(program)   # numbered when the verifier first asks
+        if self.order is None and self.level == "incremental":
+            self.order = BlockOrder(program)   # numbered as the first pass begins (touched)
         watch = state.watch = IRWatch(program, record_ops=full, index=op_index, order=self.order)
         interest = p.ops_of_interest()
         start = time.perf_counter()

@@ -20,6 +20,8 @@ and `--verify-each=full` compares it with a fresh count after every pass.
 
 from __future__ import annotations
 
+from collections import Counter
+
 
 class OpIndex:
     """Op-name counts of one program (its module's body, nested regions included)."""
@@ -27,9 +29,23 @@ class OpIndex:
     def __init__(self, program):
         self.counts: dict[str, int] = {}
         self.total = 0
+        self._walk = None   # (block, its ops in order) from the walk below, until an edit
+        top = program.block
         for region in program.module.regions:
             for block in region.blocks:
-                self.block(block, 1)
+                walk = [] if block is top else None
+                self.block(block, 1, walk)
+                if walk is not None:
+                    self._walk = (block, walk)
+
+    def top_level(self, block) -> list | None:
+        """The ops of `block` (the program's top-level block) in order, as the walk that built
+        the index found them; handed out once (the pipeline's block order numbers them as
+        its first pass begins, before any edit: pirc.ir.block_order), and None once an op
+        was counted in or out through `op` or `block` (the IR watch's inline count of an op
+        without regions does not say so: the walk is asked for before it counts)."""
+        walk, self._walk = self._walk, None
+        return walk[1] if walk is not None and walk[0] is block else None
 
     def has_any(self, names) -> bool:
         """Whether an op of one of `names` is in the program."""
@@ -42,25 +58,26 @@ class OpIndex:
         name = op.name
         counts[name] = counts.get(name, 0) + sign
         self.total += sign
+        self._walk = None
         for region in op.regions:
             for block in region.blocks:
                 self.block(block, sign)
 
-    def block(self, block, sign: int) -> None:
-        """Count the ops of `block` (nested ones included) in or out.  Reads xDSL's links
-        (`_first_op`, `_next_op`; xDSL is pinned exactly), as the greedy driver's walk does."""
+    def block(self, block, sign: int, walk: list | None = None) -> None:
+        """Count the ops of `block` (nested ones included) in or out: their names gathered
+        in one walk, counted in C (Counter), a third cheaper at 100k ops than counting op
+        by op.  `walk`: a list to append the block's own ops to, in order."""
+        names: list = []
+        _names(block, names, walk)
+        self._walk = None
         counts = self.counts
-        op = block._first_op
-        n = 0
-        while op is not None:
-            name = op.name
-            counts[name] = counts.get(name, 0) + sign
-            n += 1
-            for region in op.regions:
-                for inner in region.blocks:
-                    self.block(inner, sign)
-            op = op._next_op
-        self.total += sign * n
+        for name, n in Counter(names).items():
+            counts[name] = counts.get(name, 0) + sign * n
+        self.total += sign * len(names)
+
+    def names(self) -> list[str]:
+        """The names of the ops the program holds."""
+        return [name for name, count in self.counts.items() if count > 0]
 
     def mismatch(self, program) -> str | None:
         """How this index differs from a fresh count of `program`, or None when it does not."""
@@ -73,3 +90,21 @@ class OpIndex:
         shown = ", ".join(f"{n} {mine.get(n, 0)} (program: {theirs.get(n, 0)})" for n in names[:3]
                           if mine.get(n, 0) != theirs.get(n, 0))
         return f"the op index counts {shown}"
+
+
+def _names(block, out: list, ops: list | None = None) -> None:
+    """The names of the ops of `block` (nested ones included) appended to `out`, and the
+    block's own ops to `ops` (if given).  Reads xDSL's links directly (`_first_op`,
+    `_next_op`; xDSL is pinned exactly), as the greedy driver's walk does."""
+    append = out.append
+    keep = ops.append if ops is not None else None
+    op = block._first_op
+    while op is not None:
+        append(op.name)
+        if keep is not None:
+            keep(op)
+        if op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _names(inner, out)
+        op = op._next_op

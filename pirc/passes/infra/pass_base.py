@@ -36,6 +36,8 @@ from xdsl.context import Context
 from xdsl.passes import ModulePass
 
 from ...ir.program import LATEST_VERSION
+from . import rewrites as the_gate   # its `gate`, looked up at each call (begin)
+from .rewrites import RunState, cache_key
 
 
 @dataclass
@@ -70,10 +72,11 @@ class PassContext:
     _near_pending: dict = field(default_factory=dict, repr=False)
     _aliases: object = field(default=None, repr=False)
     _parameter_names: object = field(default=None, repr=False)   # pirc.passes.infra.parameters
+    _verdicts: dict = field(default_factory=dict, repr=False)    # verdicts()
+    _verdicts_version: int | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.state is None:
-            from .rewrites import RunState
             self.state = RunState(self.program)
 
     @property
@@ -117,8 +120,16 @@ class PassContext:
     def begin(self, ops):
         """Ask to rewrite the matched `ops`: a `Rewrite` (call its `done(produced_ops)` once
         the IR has changed), or None when the rewrite may not happen (the skip is recorded)."""
-        from .rewrites import gate
-        return gate(self, ops)
+        return the_gate.gate(self, ops)   # looked up in its module: a profiler may wrap it
+
+    def verdicts(self, version: int) -> dict:
+        """The gate's verdicts for this pass on a program of PIR `version`: op name -> None
+        (the pass may rewrite it) or why not.  A verdict depends on the name, the pass, the
+        version and the run's mode only, so the gate works each out once per pass (and again
+        if a pass changes the program's version)."""
+        if self._verdicts_version != version:
+            self._verdicts, self._verdicts_version = {}, version
+        return self._verdicts
 
     def rewrote(self, n: int = 1) -> None:
         """Count `n` rewrites that did not go through `begin`: for a correctness pass such
@@ -133,7 +144,6 @@ class PassContext:
     def cached(self, fingerprint: str, compute, extra: bytes = b""):
         """The plan for a subgraph with this fingerprint: from the rewrite cache, or
         `compute()` (then cached).  `extra`: what else the plan depends on (weight bytes)."""
-        from .rewrites import cache_key
         key = cache_key(self, fingerprint, extra)
         plan = self.state.cache.get(key)
         if plan is None:

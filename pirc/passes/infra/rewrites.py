@@ -110,6 +110,8 @@ class Bisect:
     echo: object = None  # a file the log lines also go to (stderr for the CLI), or None
 
     def allow(self, pass_name: str, fingerprint: str) -> bool:
+        """Count a rewrite; whether it runs.  Without a limit only the count moves (the
+        gate then counts inline, without the call)."""
         self.count += 1
         allowed = self.limit is None or self.count <= self.limit
         self.refused += not allowed
@@ -148,7 +150,10 @@ class RunState:
         return self._fingerprinter
 
     def fingerprint(self, ops) -> str:
-        return self.fingerprinter.ops(ops)
+        fingerprinter = self._fingerprinter  # the property's check, inline: once per rewrite
+        if fingerprinter is None or fingerprinter.version != self.program.version:
+            fingerprinter = self.fingerprinter
+        return fingerprinter.ops(ops)
 
     def program_fingerprint(self) -> str:
         """The program's fingerprint, every op looked at (pirc.passes.infra.fingerprint)."""
@@ -173,7 +178,11 @@ class RunState:
         """The ops a rewrite matched or produced: their top-level ops change."""
         if not ops:  # most rewrites produce nothing (cse's merges, forwards)
             return
-        block, seeds = self.program.block, self.seeds
+        # The top-level block: the running pass's watch holds it (the program's `block` is a
+        # property of xDSL's, worked out at each call).
+        watch = self.watch
+        block = self.program.block if watch is None else watch.block
+        seeds = self.seeds
         for op in ops:
             top = op if op.parent is block else top_level(op, block)  # mostly a top-level op
             if top is not None:
@@ -184,24 +193,35 @@ class RunState:
         return entry[1] if entry is not None and entry[0] is op else None
 
 
-@dataclass
 class Rewrite:
-    """A rewrite the gate allowed: call `done(produced_ops)` once the IR has changed."""
+    """A rewrite the gate allowed: call `done(produced_ops)` once the IR has changed.
 
-    pc: object
-    fingerprint: str
-    ops: tuple[str, ...]
-    matched: tuple = ()   # the ops themselves (what --verify-each=full lets the rewrite edit)
+    `matched`: the ops themselves (what --verify-each=full lets the rewrite edit); `ops`
+    their names, for messages.  A plain class with slots: one is made per rewrite, and a
+    pipeline makes tens of thousands."""
+
+    __slots__ = ("pc", "fingerprint", "matched")
+
+    def __init__(self, pc, fingerprint: str, matched: tuple):
+        self.pc = pc
+        self.fingerprint = fingerprint
+        self.matched = matched
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        return tuple(op.name for op in self.matched)
 
     def done(self, produced=()) -> None:
-        produced = list(produced)
         pc = self.pc
         state = pc.state
+        produced = list(produced) if produced else ()   # most rewrites produce nothing
         if state.watch is not None:
             state.watch.closed(self, produced)
-        for op in produced:
-            state.producers[id(op)] = (op, pc.pass_name)
-        state.note(produced)
+        if produced:
+            producers, name = state.producers, pc.pass_name
+            for op in produced:
+                producers[id(op)] = (op, name)
+            state.note(produced)
         pc.rewrites += 1
         pc.rewrites_detail.append({"fingerprint": self.fingerprint,
                                    "produced": state.fingerprint(produced) if produced else None})
@@ -209,27 +229,42 @@ class Rewrite:
 
 def gate(pc, ops) -> Rewrite | None:
     """The checks of the module docstring, for the ops a pass matched; None when the
-    rewrite may not happen (the skip and its reason are recorded on `pc`)."""
-    ops = list(ops)
+    rewrite may not happen (the skip and its reason are recorded on `pc`).
+
+    Each check is a lookup in the common case: an op name's verdict (versions, conservative
+    mode) is worked out once per pass (`PassContext.verdicts`), the producers are looked up
+    only when a pass produced something this one may not rewrite, and without a bisection
+    limit the count is all bisection does."""
+    ops = tuple(ops)
     state = pc.state
-    if state.watch is not None:  # a new rewrite: whatever was open is over
-        state.watch.close_open()
-    declared = pc.pass_cls.rewrites
+    watch = state.watch
+    if watch is not None and watch.open is not None:   # a new rewrite: what was open is over
+        watch.close_open()
     fingerprint = state.fingerprint(ops)
+    verdicts = pc.verdicts(state.program.version)
     for op in ops:
-        reason = _version_reason(pc, declared, op, state)
+        reason = verdicts.get(op.name, _UNKNOWN)
+        if reason is _UNKNOWN:
+            reason = verdicts[op.name] = _version_reason(pc, pc.pass_cls.rewrites, op, state)
         if reason is not None:
             pc.skip(reason, op, fingerprint)
             return None
-    _check_conflicts(pc, ops, state)
-    if not state.bisect.allow(pc.pass_name, fingerprint):
-        pc.skip(f"bisect: beyond --bisect-limit={state.bisect.limit}", ops[0] if ops else None, fingerprint)
+    if state.producers:
+        _check_conflicts(pc, ops, state)
+    bisect = state.bisect
+    if bisect.limit is None:
+        bisect.count += 1   # Bisect.allow without a limit
+    elif not bisect.allow(pc.pass_name, fingerprint):
+        pc.skip(f"bisect: beyond --bisect-limit={bisect.limit}", ops[0] if ops else None, fingerprint)
         return None
-    rewrite = Rewrite(pc, fingerprint, tuple(op.name for op in ops), tuple(ops))
+    rewrite = Rewrite(pc, fingerprint, ops)
     state.note(ops)
-    if state.watch is not None:
-        state.watch.opened(rewrite)
+    if watch is not None:
+        watch.opened(rewrite)
     return rewrite
+
+
+_UNKNOWN = object()   # an op name the gate has no verdict for yet
 
 
 def _version_reason(pc, declared: dict, op, state: RunState) -> str | None:

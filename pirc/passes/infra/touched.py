@@ -6,14 +6,22 @@ gate and from the xDSL primitives every structural edit goes through:
 
 * each op a rewrite matched or produced: the only ops whose attributes, properties or
   result types a pass may change (the gate's contract; `--verify-each=full` checks it);
-* each op an edit reached, inside a rewrite or outside one: an operand set or dropped, the op
-  inserted into or removed from a block of the program; for an edit of a block's arguments
-  or of a region's blocks, the op holding them;
+* each op an edit reached, inside a rewrite or outside one, and still in a block: an operand
+  set or dropped, the op inserted into a block of the program (an op removed from one leaves
+  the record, matched or not); for an edit of a block's arguments or of a region's blocks,
+  the op holding them;
 * each value that lost a use, with the op that stopped reading it (an operand replaced, its
   reader removed, with the ops nested in it): what can have become dead, and, when that
   reader wrote the value in place, the buffer whose writes moved;
 * for each op removed from a block, the ops still reading its results: their operand is now
   defined nowhere, or later than them if the op comes back.
+
+The ops a rewrite matched or produced are also kept apart (`respec`): an op that kept its
+place in the top-level block and is not one of them kept its attributes and results too, so
+the verifier looks only at its operands.  Which ops kept their place the pipeline's order of
+the top-level block says (pirc.ir.block_order), numbered here as the pass begins (the first
+pass numbers it, from the walk that built the op index): an op with a number at the check
+had it before the pass, an op the pass inserted or moved has none.
 
 The record is cheap (a dict entry per edit) and kept by object, so an id is not reused while
 it lives.  What is recorded may no longer be in the program (an erased op): `present` keeps
@@ -30,8 +38,13 @@ from xdsl.ir import Block
 class Touched:
     """The ops, values and readers one pass touched (module docstring)."""
 
-    def __init__(self, program, order=None):
+    def __init__(self, program, order=None, index=None):
         self.program = program
+        self.index = index   # the pipeline's op index (pirc.passes.infra.op_index), or None
+        if order is not None and order.block is not program.block:
+            # Numbered as the pass finds the block (with the op index's walk, when nothing
+            # changed since it): a number at the check then says the op was there before.
+            order.number(index.top_level(program.block) if index is not None else None)
         # The top-level block's order (pirc.ir.block_order) that the pipeline keeps across
         # its passes, for the verifier; None: the verifier numbers the block itself.
         self.order = order
@@ -39,19 +52,29 @@ class Touched:
         self.block = program.block       # the top-level block (a property to compute)
         self.version = program.version   # as the pass found it
         self.ops: dict = {}       # id(op) -> op: matched, produced or edited
+        self.rewritten: dict = {}  # id(op) -> op: matched or produced (attributes may change)
+        # The order's numbers as the pass found them (None: no order; see `respec`).
+        self.assigned = order.assigned if order is not None else None
         self.released: list = []  # (value, the op that stopped reading it)
         self.readers: dict = {}   # id(op) -> op: readers of a removed op's results
         self._present: dict = {}  # id(op) -> (op, in the program): present()'s answers
         self.whole = False        # the program's own block or region was edited
+        self.detached = 0         # ops removed from a block of the program
 
     # ------------------------------------------------------------ recording (the watch)
     def add(self, ops) -> None:
+        """Ops a rewrite matched or produced."""
+        touched, rewritten = self.ops, self.rewritten
         for op in ops:
-            self.ops[id(op)] = op
+            touched[id(op)] = rewritten[id(op)] = op
 
     def removed(self, op) -> None:
-        """`op` is leaving a block of the program, its operands and uses still in place."""
-        self.ops[id(op)] = op
+        """`op` is leaving a block of the program, its operands and uses still in place.  It
+        is no longer one of the ops to look at (an op moved is inserted again: the watch
+        records that), and no check asks for it again: a merge or a fold erases as many ops
+        as it edits, and each would be looked up again only to be left out."""
+        self.ops.pop(id(op), None)
+        self.detached += 1
         released = self.released
         for inner in op.walk() if op.regions else (op,):
             for value in inner._operands:
@@ -75,7 +98,7 @@ class Touched:
     # ------------------------------------------------------------ reading (the checks)
     @property
     def empty(self) -> bool:
-        return not (self.ops or self.released or self.readers)
+        return not (self.ops or self.released or self.readers or self.detached)
 
     def whole_program(self, correctness: bool) -> bool:
         """Whether the checks must look at the whole program (module docstring)."""
@@ -120,3 +143,20 @@ class Touched:
         perhaps no longer in the program (pirc.ir.verifier.collect_problems_in leaves those
         out as it finds each one's top-level op: one look, not two)."""
         return list(self.ops.values()) + list(self.readers.values())
+
+    def names(self):
+        """The names of the ops the program may hold (those the op index counted), or None
+        when not known."""
+        return None if self.index is None else self.index.names()
+
+    def respec(self) -> dict | None:
+        """For the verifier, the ops (by id) whose spec it must check though they kept their
+        place in the top-level block (numbered in `order` before the pass): the ops a rewrite
+        matched or produced, the only ones whose attributes a pass may change (the gate's
+        contract); the others kept their place and spec, and only their operands changed.
+        None (every op's spec) when the order gave numbers while the pass ran: a number then
+        does not say the op was there before (pirc.ir.verifier.collect_problems_in)."""
+        order = self.order
+        if order is None or order.assigned != self.assigned:
+            return None
+        return self.rewritten

@@ -1,0 +1,150 @@
+"""The program fingerprint's first look (pirc.passes.infra.fingerprint.Fingerprinter._first)
+hashes most ops inline, from their static key and their producers' hashes, and hands the
+others (ops with regions or properties, a block argument read, a producer after its user,
+a producer outside the block) to the general code.  Each top-level op's hash it keeps must
+be the one the general subgraph walk gives, on every corpus program, on generated ones and
+on programs built to take each way out of the inline path; and the multiset of op hashes it
+keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pirc
+from pirc.passes.infra.fingerprint import (_PREFIX, _RESORT, Fingerprinter, _block_ops, _combine_counted,
+                                           _combine_sorted, _retally, _tally)
+from pirc.testing.strategies import aliasing_programs
+
+CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
+PROGRAMS = sorted(p for p in CORPUS.glob("3.*/*.json") if not p.name.startswith("gen_log"))
+
+
+def _walked(program) -> tuple[dict, str]:
+    """Each top-level op's hash and the program's fingerprint by the general walk."""
+    ops = _block_ops(program.block)
+    memo: dict = {}
+    Fingerprinter(program.version)._hash_all(ops, {id(op) for op in ops}, memo)
+    return {id(op): memo[id(op)] for op in ops}, Fingerprinter(program.version)._subgraph(ops)
+
+
+def _check(program) -> Fingerprinter:
+    """A first look against the general walk: the value, each op's hash, the op count; and
+    a second look (which compares every op with what the first kept) the same, hashing
+    again only the ops hashed whole (with regions, or read before they are produced)."""
+    f = Fingerprinter(program.version)
+    value = f.program(program)
+    hashes, walked = _walked(program)
+    assert value == walked
+    assert f._digests == hashes
+    assert f.op_count == program.op_count()
+    assert f.touched is None
+    assert f.program(program) == value
+    assert all(f._kept[id(op)][_PREFIX] is None for op in f.touched)
+    return f
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.name[: -len('.json')]}")
+def test_the_first_look_is_the_general_walk_on_the_corpus(path):
+    _check(pirc.load(str(path)))
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(aliasing_programs(max_ops=10))
+def test_the_first_look_is_the_general_walk_on_generated_programs(g):
+    _check(g.parse())
+
+
+def _mlp():
+    return pirc.load(str(CORPUS / "3.3.1" / "mlp.3.3.1.json"))
+
+
+def _reader_of_a_producer(block):
+    """An op of `block` reading a result of an op of `block` that has operands itself."""
+    for op in _block_ops(block):
+        for value in op.operands:
+            owner = getattr(value, "op", None)
+            if owner is not None and owner.parent is block and owner.operands:
+                return op, owner
+    raise AssertionError("no such op")
+
+
+def test_a_producer_after_its_user():
+    """Only a graph region or a broken program has one: the inline path cannot hash the
+    user (its producer's hash is not known yet) and hands it on, with the block's ops."""
+    program = _mlp()
+    block = program.block
+    user, producer = _reader_of_a_producer(block)
+    block.detach_op(producer)
+    block.insert_op_after(producer, user)
+    f = _check(program)
+    assert f._kept[id(user)][_PREFIX] is None   # hashed whole, with its producer first
+    # and an update after it: the general code's answer again
+    assert f.update(program, [producer]) == _walked(program)[1]
+
+
+def test_a_block_argument_and_a_producer_outside_the_block_are_free_inputs():
+    program = _mlp()
+    block = program.block
+    user, producer = _reader_of_a_producer(block)
+    argument = block.insert_arg(producer.results[0].type, 0)
+    user.operands = [argument if v is producer.results[0] else v for v in user.operands]
+    _check(program)
+    # a producer no longer in any block (an erased op still read: a broken program)
+    other, owner = _reader_of_a_producer(block)
+    for use in list(owner.results[0].uses):
+        if use.operation is not other:
+            use.operation.operands = [other.results[0] if v is owner.results[0] else v
+                                      for v in use.operation.operands]
+    block.detach_op(owner)
+    _check(program)
+
+
+def test_ops_after_an_op_with_regions():
+    """Once an op with regions is hashed, the memo holds the ops inside it too: every op
+    after it goes through the general code (which asks where each producer is)."""
+    program = pirc.load(str(CORPUS / "3.3.1" / "control_flow.3.3.1.json"))
+    ops = _block_ops(program.block)
+    assert any(op.regions for op in ops[:-1])
+    _check(program)
+
+
+# -- the multiset of op hashes ---------------------------------------------------------------
+
+
+def _digest(i: int) -> bytes:
+    return i.to_bytes(20, "big")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 12), min_size=1, max_size=60), st.data())
+def test_the_kept_multiset_combines_as_the_sorted_hashes(values, data):
+    hashes = [_digest(v) for v in values]
+    counts, distinct = _tally(hashes)
+    assert _combine_counted(distinct, counts) == _combine_sorted(sorted(hashes))
+    removed = data.draw(st.lists(st.sampled_from(hashes), unique_by=id, max_size=len(hashes)))
+    added = [_digest(v) for v in data.draw(st.lists(st.integers(0, 20), max_size=20))]
+    left = list(hashes)
+    for digest in removed:
+        left.remove(digest)
+    distinct = _retally(counts, distinct, removed, added)
+    assert _combine_counted(distinct, counts) == _combine_sorted(sorted(left + added))
+    assert distinct == sorted(set(left + added)) and all(counts.values())
+
+
+def test_a_few_hashes_that_come_and_go_are_edited_in():
+    rng = random.Random(3)
+    hashes = [_digest(rng.randrange(10**9)) for _ in range(4 * _RESORT)]
+    counts, distinct = _tally(hashes + hashes[:10])
+    before = distinct
+    new, old = _digest(10**9 + 1), hashes[5]
+    distinct = _retally(counts, distinct, [old], [new, hashes[7]])
+    assert distinct is before   # edited in place, not sorted afresh
+    expected = hashes + hashes[:10] + [new, hashes[7]]
+    expected.remove(old)
+    assert _combine_counted(distinct, counts) == _combine_sorted(sorted(expected))
