@@ -93,7 +93,8 @@ def _dropout_is_identity(m) -> bool:
     root = m.root
     if getattr(root.attributes.get("mode"), "data", "downgrade_in_infer") == "upscale_in_train":
         return True
-    return full_scalar(root.operands[2], m.pc.aliases) == 0
+    p = root._operands[2]   # xDSL's tuple: no view made
+    return full_scalar(p, m.aliases_for(p)) == 0
 
 
 INFERENCE_DROPOUT = Rule(
@@ -183,7 +184,7 @@ def _perm(op):
     """The op's permutation, each axis in [0, rank); None for a malformed transpose (a
     program read without the verifier).  The same list for the same perm and input type:
     not to be changed."""
-    perm, operands = op.attributes.get("perm"), op.operands
+    perm, operands = op.attributes.get("perm"), op._operands   # xDSL's tuple: no view made
     if perm is None or len(operands) != 1:
         return None
     return _remembered("perm", perm, operands[0].type, _permutation)
@@ -204,10 +205,14 @@ def _identity(perm) -> bool:
 
 def _perm_of(m, name: str):
     """The permutation of the root ("root") or of a bound op, read once per candidate."""
-    key = "perm:" + name
-    if key not in m.captured:
-        m.captured[key] = _perm(m.root if name == "root" else m[name])
-    return m.captured[key]
+    key = _PERM_KEYS.get(name) or "perm:" + name
+    captured = m.captured
+    if key not in captured:
+        captured[key] = _perm(m.root if name == "root" else m[name])
+    return captured[key]
+
+
+_PERM_KEYS = {"root": "perm:root", "inner": "perm:inner"}   # the names the rules ask
 
 
 def _composed(m):

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
-from xdsl.traits import IsTerminator, MemoryEffectKind, SymbolOpInterface, get_effects
+from xdsl.traits import (IsTerminator, MemoryEffect, MemoryEffectKind, MemoryReadEffect,
+                         MemoryWriteEffect, NoMemoryEffect, SymbolOpInterface, get_effects)
 
 from ..ir.aliasing import aliasing_of
 from ..ir.effects import INPLACE_WRITE, effect_of, is_pure
@@ -63,6 +64,28 @@ def would_be_trivially_dead(op: Operation) -> bool:
         for e in effects)
 
 
+# The effect traits whose effects are one constant set for every op (their class's
+# `get_effects`): an op class whose every effect trait is one of these is dead-if-unused or
+# not as a class, so the walk asks xDSL once per class (a fetch per program output, and the
+# few other unused ops, would each cost a trait lookup and a set otherwise).
+_CONSTANT_EFFECTS = frozenset(t.get_effects.__func__ for t in
+                              (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect))
+_DEAD_BY_CLASS: dict = {}   # op class -> would_be_trivially_dead, for such classes
+
+
+def trivially_dead(op: Operation) -> bool:
+    """`would_be_trivially_dead(op)`, remembered per op class where the class decides it."""
+    cls = type(op)
+    known = _DEAD_BY_CLASS.get(cls)
+    if known is not None:
+        return known
+    answer = would_be_trivially_dead(op)
+    traits = op.get_traits_of_type(MemoryEffect)
+    if traits and all(type(t).get_effects.__func__ in _CONSTANT_EFFECTS for t in traits):
+        _DEAD_BY_CLASS[cls] = answer
+    return answer
+
+
 def unseen_write(op, pc) -> bool:
     """Whether `op` is an in-place op whose write no one can see (module docstring).  The
     alias model (`pc.aliases`) is built only when an op gets that far."""
@@ -102,14 +125,15 @@ def _block(block, pc: PassContext) -> None:
     op = block._last_op
     while op is not None:
         previous = op._prev_op
-        for region in op.regions:
-            for inner in region.blocks:
-                _block(inner, pc)
+        if op.regions:
+            for region in op.regions:
+                for inner in region.blocks:
+                    _block(inner, pc)
         for result in op.results:
             if result.first_use is not None:
                 break   # used: stays
         else:
-            if would_be_trivially_dead(op) or unseen_write(op, pc):
+            if trivially_dead(op) or unseen_write(op, pc):
                 pc.matched()
                 rewrite = pc.begin([op])
                 if rewrite is not None:

@@ -80,7 +80,7 @@ from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
 from ...runtime.op_versions import semantic_version
 from ..folding.constants import full_scalar
-from .forwarding import exported, fetched, may_forward, may_reread, unwritten, written_between
+from .forwarding import alone, exported, fetched, may_forward, may_reread, unwritten, written_between
 from .greedy import Pattern, apply_patterns, replace_op
 from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
@@ -142,6 +142,9 @@ class Op:
             (_OPTIONAL, o[:-1]) if isinstance(o, str) and o.endswith("?") else
             (_VARIABLE, o) if isinstance(o, str) else (_NESTED, o)
             for o in self.operands))
+        # An op matched by its name alone (a `full` read for its value elsewhere, a
+        # dropout's p): `_match_value` records it without a `_match_op` frame.
+        object.__setattr__(self, "_leaf", not self.attrs and not self.operands)
 
     def ops(self):
         """This op and every nested one (in every option of an `Either`), outermost first."""
@@ -317,6 +320,11 @@ class Match:
         del self.matched[snap[3]:]
         del self.consts[snap[4]:]
 
+    def aliases_for(self, *values):
+        """The alias model to ask about `values`: None where each is `alone`
+        (pirc.passes.infra.forwarding), whose uses answer as the model would."""
+        return model_for(self.pc, values)
+
     def __getitem__(self, name: str):
         """A variable's value, a bound op, or a captured number."""
         for table in (self.values, self.captured, self.ops):
@@ -339,6 +347,17 @@ class Match:
 
     def attr(self, op_name: str, attr: str, default=None):
         return attr_value(self.ops[op_name], attr, default)
+
+
+def model_for(pc, values):
+    """`pc.aliases` for questions about `values`, or None where each of them is `alone`: the
+    forwarding queries then answer from the uses, as the model would, and a pass whose every
+    question is of that kind never walks the program to build the model."""
+    version = pc.program.version
+    for value in values:
+        if not alone(value, version):
+            return pc.aliases
+    return None
 
 
 def dtype_of(value) -> str | None:
@@ -457,7 +476,7 @@ def _match_value(p, value, m: Match, i: int, user) -> None:
         _first_that_matches(m, [lambda o=o: _match_value(o, value, m, i, user) for o in p.options])
         return
     if isinstance(p, Const):
-        number = full_scalar(value, m.pc.aliases)
+        number = full_scalar(value, model_for(m.pc, (value,)))
         if number is None:
             raise _Fail(f"structure: {_where(i, user)} is not a one-element constant", depth)
         m.consts.append(value.op)   # a producer matched: its value failing is a near miss
@@ -479,6 +498,11 @@ def _match_value(p, value, m: Match, i: int, user) -> None:
             m.values[p.value] = value
         elif bound is not value:
             raise _Fail(f"structure: {_where(i, user)} is not {p.value}", depth)
+    if p._leaf:   # what `_match_op` does for it
+        m.matched.append(owner)
+        if p.bind is not None:
+            m.ops[p.bind] = owner
+        return
     _match_op(p, owner, m)
 
 
@@ -632,9 +656,12 @@ class _RulePattern(Pattern):
         """The rewrite's result, counted for its rule; a root another rule failed on and this
         one took (in place) is no near miss of that rule."""
         if touched is not None:
-            pc.rule_rewrites[self.rule.name] = pc.rule_rewrites.get(self.rule.name, 0) + 1
-            for table in _pending(pc).values():
-                table.pop(id(op), None)
+            name = self.rule.name
+            pc.rule_rewrites[name] = pc.rule_rewrites.get(name, 0) + 1
+            pending = _pending(pc)
+            if pending:
+                for table in pending.values():
+                    table.pop(id(op), None)
         return touched
 
 
@@ -670,6 +697,9 @@ def _bind_bare(form: Op):
     return bind
 
 
+_KEEP_LITERALS = 256   # attribute objects remembered per literal of a quick check
+
+
 def _quick_check(form: Op):
     """A cheap test that `op` may match `form`, or None: False only where the full match
     would fail at the root before any producer is matched (a literal root attribute, too
@@ -691,13 +721,27 @@ def _quick_check(form: Op):
     if not literals and want is None:
         return None
 
+    # Per literal: attribute object -> whether its value is the literal, kept by identity
+    # (attributes are immutable, and the readers intern them: a program's thousands of
+    # dropouts hold a handful of `is_test` attributes).  The objects are kept beside the
+    # answers, so no id is reused while it is here; a bounded number.
+    seen = [{} for _ in literals]
+
     def quick(op) -> bool:
         operands = op._operands
         if len(operands) < count:
             return False
-        for name, value in literals:
-            if attr_value(op, name) != value:
-                return False
+        if literals:
+            attributes = op.attributes
+            for (name, value), known in zip(literals, seen):
+                attr = attributes.get(name)
+                entry = known.get(id(attr))
+                if entry is None or entry[0] is not attr:
+                    if len(known) >= _KEEP_LITERALS:
+                        known.clear()
+                    entry = known[id(attr)] = (attr, attr_value(op, name) == value)
+                if not entry[1]:
+                    return False
         if want is not None:
             value = _item(operands, index)
             owner = getattr(value, "op", None)
@@ -985,18 +1029,32 @@ def _keeps_inputs(rule: Rule) -> bool:
 def _gate_ops(m: Match) -> list:
     """The ops a Forward or Update shows the gate: producers before the root (block order
     for a chain), then the constants read."""
-    return list(reversed(m.matched)) + [c for c in m.consts if c not in m.matched]
+    ops = m.matched[::-1]
+    return ops + [c for c in m.consts if c not in m.matched] if m.consts else ops
 
 
 def _through(m: Match, value) -> list:
     """The matched producers `value` reaches the root through (a chain's inner ops; not a
     dropout's p)."""
     reached, path = {id(value)}, []
-    for op in reversed(m.matched[1:]):   # producers first
-        if any(id(o) in reached for o in op._operands):
-            path.append(op)
-            reached.update(id(r) for r in op.results)
+    matched = m.matched
+    for k in range(len(matched) - 1, 0, -1):   # producers first
+        op = matched[k]
+        for o in op._operands:
+            if id(o) in reached:
+                path.append(op)
+                reached.update(id(r) for r in op.results)
+                break
     return path
+
+
+def _rereadable(aliases, producers, root, value) -> bool:
+    """`all(may_reread(aliases, op, root, value) for op in producers)`, without a generator
+    for the commonest case, no producer on the way (a dropout whose p is a `full`)."""
+    for op in producers:
+        if not may_reread(aliases, op, root, value):
+            return False
+    return True
 
 
 def _forward(rule: Rule, m: Match):
@@ -1007,17 +1065,20 @@ def _forward(rule: Rule, m: Match):
     if len(results) > 1 and any(r.first_use is not None for r in _item(results, _AFTER_FIRST)):
         return None
     result = _item(results, 0)
-    value = m[fwd.value]
-    aliases = pc.aliases
+    value = m.values.get(fwd.value)
+    if value is None:
+        value = m[fwd.value]
+    through = _through(m, value) if len(m.matched) > 1 else ()
+    aliases = model_for(pc, [result, value] + [op.results[0] for op in through])
     if not may_forward(root, result, value, aliases) or (
-            len(m.matched) > 1 and not all(may_reread(aliases, op, root, value) for op in _through(m, value))):
+            through and not _rereadable(aliases, through, root, value)):
         pc.skip(fwd.reason, root)
         return None
     ops = _gate_ops(m)
     rewrite = pc.begin(ops)
     if rewrite is None:
         return None
-    users = replace_op(root, [value], [o for o in ops if o is not root])
+    users = replace_op(root, (value,), ops[:-1] if ops[-1] is root else [o for o in ops if o is not root])
     rewrite.done()
     return users
 

@@ -33,6 +33,7 @@ input an output); Paddle's executor resolves fetches by variable, so that is lef
 
 from __future__ import annotations
 
+from ...ir.aliasing import aliasing_of
 from ...ir.effects import is_pure
 
 FETCH = "pd_op.fetch"
@@ -85,6 +86,61 @@ def exported(value, ignore=None) -> bool:
             return True
         use = use._next_use
     return False
+
+
+# The questions below need the alias model only where a value's buffer may have another
+# name or a writer.  Most values a rewriting pass asks about (a dropout's input and result,
+# a scale's factor) are made by an op the model's walk records nothing for and read by such
+# ops alone: `alone` proves that from the value's definer and users, and then the uses
+# answer every question as the model would, known value or not (a pass may then pass no
+# model, and a pass whose every question is of that kind never builds one: the build is a
+# walk of the whole program).
+
+
+def alone(value, version: int) -> bool:
+    """Whether `value` names a buffer of its own that no op writes, as the alias model would
+    find it, and every user only reads it (`only_reads`): its definer and each user have a
+    spec and no regions, export nothing, and are neither in-place, a view nor structural at
+    PIR `version` (pirc.ir.aliasing: its walk joins and writes nothing for such an op).
+    Then `unwritten`, `written_after`, `written_between` and `may_reread` give the same
+    answer with no model as with it."""
+    owner = getattr(value, "op", None)
+    if owner is None:
+        return False
+    plain = _PLAIN.get(version)
+    if plain is None:
+        plain = _PLAIN[version] = {}
+    use = value.first_use
+    op = owner
+    while True:   # the definer, then each user
+        if op.regions:
+            return False
+        known = plain.get(type(op))
+        if known is None:
+            known = plain[type(op)] = _plain_class(op, version)
+        if not known:
+            return False
+        if use is None:
+            return True
+        op, use = use._operation, use._next_use
+
+
+# version -> op class -> `_plain_class`: an op class has one name and one spec (xDSL's
+# `name` is a class variable), and what the model does with an op depends on those alone.
+_PLAIN: dict = {}
+
+
+def _plain_class(op, version: int) -> bool:
+    """Whether the model's walk records nothing for ops of `op`'s class (no join, no write:
+    a known op, neither in-place nor a view nor one of the structural `builtin.` / `cf.`
+    ops), and they only read their operands (`only_reads`, regions aside)."""
+    name = op.name
+    if getattr(type(op), "spec", None) is None or name.startswith(("builtin.", "cf.")):
+        return False
+    if name.endswith("_") or name in _EXPORTS:
+        return False
+    oa = aliasing_of(op, version)
+    return oa.known and not oa.inplace and not oa.views and not oa.writes and only_reads(op)
 
 
 def unwritten(aliases, value, by=None) -> bool:
@@ -141,9 +197,19 @@ def may_forward(op, result, value, aliases=None) -> bool:
         return False
     if not unwritten(aliases, result) or written_after(aliases, value, op):
         return False
-    if exported(result) or exported(value, ignore=op):
+    # `exported(result)` and `fetched(result)` in one walk of the result's uses
+    result_fetched = False
+    use = result.first_use
+    while use is not None:
+        name = use._operation.name
+        if name in _EXPORTS:
+            return False
+        if name == FETCH:
+            result_fetched = True
+        use = use._next_use
+    if exported(value, ignore=op):
         return False
-    if fetched(result):
+    if result_fetched:
         owner = getattr(value, "op", None)
         if owner is None or owner.parent is not op.parent or not is_pure(owner) or fetched(value):
             return False

@@ -73,9 +73,11 @@ def replace_op(op, values, inputs=()) -> list:
     rewrite left pure and unused is erased too, as MLIR's greedy driver erases the ops a
     rewrite leaves dead.  Only matched ops: the gate has seen them, and dce keeps the rest."""
     users: list = []
-    for result, value in zip(op.results, values):
+    results = op.results
+    for result, value in zip(results, values):
         move_uses(result, value, users)
-    assert all(r.first_use is None for r in op.results[len(values):]), op.name
+    # the tuple's own slice: xDSL's `SSAValues.__getitem__` is a Python method
+    assert all(r.first_use is None for r in tuple.__getitem__(results, slice(len(values), None))), op.name
     erase(op)
     for dead in inputs:
         if dead.parent is not None and is_pure(dead) and unused(dead):
@@ -137,18 +139,21 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
             if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
             for p, operands, match_and_rewrite in dispatch[op.name]:
-                if operands is not None and len(op.operands) != operands:
+                if operands is not None and len(op._operands) != operands:   # no view made
                     continue
                 touched = match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1
-                    if first is None:
-                        first = _first_places(work)
                     # An op still ahead in this round is visited anyway; one behind it (or
-                    # new) waits for the next round.
+                    # new) waits for the next round.  Most rewrites hand back no op a
+                    # pattern roots at (a forward's users): the places are made at the first
+                    # one that does.
                     for o in touched:
-                        if o.name in by_root and first.get(id(o), i) <= i:
-                            again.append(o)
+                        if o.name in by_root:
+                            if first is None:
+                                first = _first_places(work)
+                            if first.get(id(o), i) <= i:
+                                again.append(o)
                     break
         total.update(fired)
         if not fired or not again:
