@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import ArrayAttr
+
 from pirc.ir import attrs as A
 from pirc.ir.builder import append_op
 from pirc.ir.registry import op_class
@@ -147,6 +149,29 @@ class SetsAttributeOutsideGate(PircPass):
     def run(self, pc):
         fetch = next(op for op in pc.program.block.ops if op.name == "pd_op.fetch")
         fetch.attributes["name"] = A.str_attr("renamed")
+
+
+@register_pass
+@dataclass(frozen=True)
+class SetsAttributeOfAnEditedReader(PircPass):
+    """Merges the second tanh into the first, as cse does, inside the gate, and while at it
+    sets an attribute of the add reading it: the add was edited (an operand set), neither
+    matched nor produced, so its attributes are not the rewrite's to change.  The watch
+    sees only the operand edit; `--verify-each=full` compares the attributes."""
+
+    name = "test-sets-attribute-of-an-edited-reader"
+    rewrites = {ANY_OP: OpUse(ANY_OP)}
+
+    def run(self, pc):
+        first, second = [op for op in pc.program.block.ops if op.name == "pd_op.tanh"]
+        add = next(op for op in pc.program.block.ops if op.name == "pd_op.add")
+        rewrite = pc.begin([second])
+        if rewrite is None:
+            return
+        second.results[0].replace_all_uses_with(first.results[0])
+        add.attributes["stop_gradient"] = ArrayAttr([A.bool_attr(False)])
+        pc.program.block.erase_op(second)
+        rewrite.done()
 
 
 @register_pass

@@ -134,16 +134,23 @@ class Fingerprinter:
         with gc_paused():  # many small tuples: each collection would rescan the program
             return self._program(program)
 
-    def update(self, program, seeds) -> str:
+    def update(self, program, seeds, steady=()) -> str:
         """The fingerprint of `program` when, since the last `program` or `update`, only the
         top-level ops in `seeds` changed: the ops a pass's rewrites matched, produced or
         edited, the top-level ops holding them, and the ones it erased (module docstring).
-        Nothing else is looked at; with no seeds the answer is the last one."""
+        Nothing else is looked at; with no seeds the answer is the last one.
+
+        `steady` (ids of some of `seeds`): ops only whose operands may have changed, not
+        their name, attributes or result types (the rewrite gate's contract for an op no
+        rewrite matched or produced: pirc.passes.infra.manager).  Such an op whose operands
+        now read results of the same index of ops hashing as the old ones did (a cse merge
+        re-points its readers to an op hashing like the one erased) keeps its hash without
+        being hashed again: after cse the update reads each reader's operands, no more."""
         if program.block is not self._top or self._value is None:
             return self.program(program)
         with gc_paused():
             try:
-                return self._update(seeds)
+                return self._update(seeds, steady)
             except _Redo:
                 self.fallbacks += 1
                 self._top, self._kept, self._digests = None, {}, {}
@@ -292,7 +299,7 @@ class Fingerprinter:
                 return None, None
             return self._op_hash(op, inside, memo), None
 
-    def _update(self, seeds) -> str:
+    def _update(self, seeds, steady=()) -> str:
         block, kept, digests = self._top, self._kept, self._digests
         alive: dict = {}
         gone: dict = {}      # id(op) -> entry, for each seed erased or moved into a region
@@ -319,7 +326,10 @@ class Fingerprinter:
                     queued.update(dict.fromkeys(map(id, _users(entry[_OP], block)), True))
                     break
         queued.update(dict.fromkeys(alive, True))
-        before = self._climb(alive, queued)
+        for key in steady:
+            if queued.get(key) is True and key in alive:
+                queued[key] = _OPERANDS
+        before = self._climb(alive, queued, gone)
         moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
         removed += [old for _, old in moved if old is not None]
         added = [digest for digest, _ in moved]
@@ -329,10 +339,13 @@ class Fingerprinter:
             self._value = _combine_counted(self._distinct, self._counts)
         return self._value
 
-    def _climb(self, alive: dict, queued: dict) -> dict:
+    def _climb(self, alive: dict, queued: dict, gone: dict) -> dict:
         """The ops `queued` and the downstream cone of those whose hash moves, hashed again in
         rank order (a heap); id(op) -> (what is kept of it, its hash before), for each op
-        hashed again, in the order first hashed (`touched`)."""
+        hashed again, in the order first hashed (`touched`).  `queued`: id(op) -> how: True
+        whole, False from its prefix (its producers' hashes moved), _OPERANDS only its
+        operands may have changed (_same_inputs); `gone`: the ops erased, whose hashes an
+        operand that read them had."""
         block, kept, digests = self._top, self._kept, self._digests
         self._place(alive)
         # The queued ops in rank order: a sorted list for the seeds, a heap for the readers
@@ -366,13 +379,18 @@ class Fingerprinter:
             op = entry[_OP]
             key = id(op)
             old = entry[_DIGEST]
-            if queued.pop(key) or entry[_PREFIX] is None:
+            how = queued.pop(key)
+            if how is True or entry[_PREFIX] is None:
                 digest = self._rehash(entry)
-            else:  # only producers' hashes moved: the prefix is kept
+            elif how is _OPERANDS and self._same_inputs(entry, gone, before):
+                digest = old
+                entry[_ARGS] = op._operands
+            else:  # its producers' hashes moved, or its operands: the prefix is kept
                 try:
                     digest = hash_top(op, block, digests, None, entry[_PREFIX])[0]
                 except KeyError:
                     raise _Redo from None
+                entry[_ARGS] = op._operands
             if key not in before:
                 before[key] = (entry, old)
             if digest == old:
@@ -394,6 +412,8 @@ class Fingerprinter:
                     if ukey in queued:
                         if whole:
                             queued[ukey] = True
+                        elif queued[ukey] is _OPERANDS:
+                            queued[ukey] = False   # a producer's hash moved: it is hashed
                         continue
                     uentry = kept.get(ukey)
                     if uentry is None or uentry[_OP] is not user:
@@ -402,6 +422,39 @@ class Fingerprinter:
                     seq += 1
                     heappush(heap, (uentry[_RANK], seq, uentry))
         return before
+
+    def _same_inputs(self, entry, gone: dict, before: dict) -> bool:
+        """Whether the op of `entry`, whose name, attributes and result types are as hashed
+        (`steady`), hashes as before: each operand the value it read, or a result of the
+        same index of a top-level op placed before it whose hash is the one the old
+        value's op had (erased: `gone`; hashed again in this update: `before`)."""
+        old, new = entry[_ARGS], entry[_OP]._operands
+        if old is None or len(old) != len(new):
+            return False
+        kept, rank = self._kept, entry[_RANK]
+        for was, now in zip(old, new):
+            if was is now:
+                continue
+            owner, previous = getattr(now, "op", None), getattr(was, "op", None)
+            if owner is None or previous is None or now.index != was.index:
+                return False   # a block argument, spelled by its type: hashed again
+            placed = kept.get(id(owner))
+            if (placed is None or placed[_OP] is not owner or placed[_DIGEST] is None
+                    or placed[_RANK] is None or not placed[_RANK] < rank):
+                return False
+            key = id(previous)
+            if key in gone and gone[key][_OP] is previous:
+                had = gone[key][_DIGEST]
+            elif key in before and before[key][0][_OP] is previous:
+                had = before[key][1]
+            else:
+                had = kept.get(key)
+                if had is None or had[_OP] is not previous:
+                    return False
+                had = had[_DIGEST]
+            if had is None or had != placed[_DIGEST]:
+                return False
+        return True
 
     def _rehash(self, entry) -> bytes:
         """Hash a top-level op of the kept program afresh (and note what it is made of)."""
@@ -786,6 +839,9 @@ _PAUSE_GC = 64
 _RESORT = 256
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
+
+# Fingerprinter._climb: an op only whose operands may have changed (`update`'s `steady`).
+_OPERANDS = object()
 
 
 def _index_bytes(index: int) -> bytes:

@@ -73,7 +73,8 @@ class IRWatch:
         self.first_outside: str | None = None   # what the first one was
         self.unfinished: str | None = None      # a rewrite that changed the IR and was not done
         # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
-        # kept, so the id is not reused), which may change their attributes or types.
+        # kept, so the id is not reused); recording them keeps the wrappers on their general
+        # path, which the fast paths are tested against.
         self.edited: dict | None = {} if record_ops else None
         self.touched = Touched(program, order, index)
         self._saved = None

@@ -15,7 +15,8 @@ declared invariants in the region the pass touched (pirc.passes.infra.invariants
 checks them on the whole program and checks the gate fully: the program's fingerprint
 before and after the pass (a pass whose fingerprint moved with no rewrite changed it outside
 the gate) and every op whose attributes or result types changed outside the ops a rewrite
-matched, produced or edited; False (`--no-verify-each`) drops the verifier (the declared
+matched or produced (an op a rewrite only edited, setting an operand, keeps what it is: the
+incremental verifier and the fingerprint update rely on it); False (`--no-verify-each`) drops the verifier (the declared
 invariants stay, incremental), not the cheap gate check.  `PIRC_VERIFY_EACH=full` (the test
 suite sets it) makes "full" the default.  Each pass's statistics (matches, rewrites, skips and their
 reasons, ops before and after, seconds) are kept in the result, which the CLI prints
@@ -324,10 +325,11 @@ def _snapshot(program) -> dict:
 def _outside_gate_full(p, index: int, program, record: PassRecord, watch: IRWatch,
                        snapshot: dict, before: str, after: str) -> int:
     """--verify-each=full: ops whose attributes or result types changed though no rewrite
-    matched, produced or edited them, and a fingerprint that moved with nothing through the
+    matched or produced them (editing an op's operands does not let a rewrite change what
+    the op is), and a fingerprint that moved with nothing through the
     gate: an error for a pass.  For a correctness pass, what to count when neither its
     rewrites nor the watch recorded a change (0 otherwise)."""
-    edited = watch.edited
+    edited = watch.touched.rewritten
     changed = []
     for op in program.walk():
         entry = snapshot.get(id(op))
