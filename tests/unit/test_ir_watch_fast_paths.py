@@ -1,8 +1,7 @@
 """The IR watch's fast paths (pirc.passes.infra.ir_watch: an operand edit, or an op inserted
 into or removed from the top-level block, inside a rewrite, recorded without `_edit`'s
-calls) record what its general path records.  The fast paths run only when the watch keeps
-no edited ops (`--verify-each=incremental`); under "full" every edit takes the general
-path: after every pass of `default` on every corpus program and the benchmark's generated
+calls) record what its general path records.  The fast paths run under
+`--verify-each=incremental`; under "full" every edit takes the general path: after every pass of `default` on every corpus program and the benchmark's generated
 one, the two runs' watches must hold the same edits, top-level ops, touched ops, released
 values, readers and op counts, in the same order."""
 

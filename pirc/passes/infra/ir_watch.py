@@ -20,10 +20,10 @@ and which ops' attributes and types changed outside every rewrite's ops.
 
 A pass makes tens of thousands of edits (cse's merges, canonicalize's forwards), most of one
 shape: an operand of a top-level op set or dropped, or an op without regions inserted into
-or removed from the top-level block, inside a rewrite, with no edited ops to keep (not
-`--verify-each=full`).  The wrappers record those inline, as `IRWatch._edit` would, without
-its calls; the watch's record is the same either way (a test compares the two after every
-pass of the corpus).
+or removed from the top-level block, inside a rewrite.  The wrappers record those inline, as
+`IRWatch._edit` would, without its calls; under `--verify-each=full` every edit takes the
+general path, and the watch's record is the same either way (a test compares the two after
+every pass of the corpus).
 
 Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
 and produced, that is what the program fingerprint after the pass hashes again
@@ -56,7 +56,7 @@ _OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
 class IRWatch:
     """Counts the structural edits of one program while one pass runs (`with watch:`)."""
 
-    def __init__(self, program, record_ops: bool = False, index=None, order=None):
+    def __init__(self, program, general: bool = False, index=None, order=None):
         self.root = program.module
         self.block = program.block
         # The top-level ops the edits happened in (an op edited, inserted or removed, or the
@@ -72,10 +72,9 @@ class IRWatch:
         self.outside = 0          # edits outside every rewrite
         self.first_outside: str | None = None   # what the first one was
         self.unfinished: str | None = None      # a rewrite that changed the IR and was not done
-        # With record_ops (--verify-each=full): the ops edited inside rewrites, by id (the op
-        # kept, so the id is not reused); recording them keeps the wrappers on their general
-        # path, which the fast paths are tested against.
-        self.edited: dict | None = {} if record_ops else None
+        # --verify-each=full: every edit through `_edit`, the wrappers' fast paths left out
+        # (tests/unit/test_ir_watch_fast_paths.py compares the two records).
+        self.general = general
         self.touched = Touched(program, order, index)
         self._saved = None
 
@@ -89,9 +88,6 @@ class IRWatch:
         ops, rewritten = touched.ops, touched.rewritten
         for op in rewrite.matched:
             ops[id(op)] = rewritten[id(op)] = op
-        if self.edited is not None:
-            for op in rewrite.matched:
-                self.edited[id(op)] = op
 
     def closed(self, rewrite=None, produced=()) -> None:
         """The rewrite is `done`: edits from now on are outside."""
@@ -99,9 +95,6 @@ class IRWatch:
             self.touched.add(produced)
         if rewrite is not None and rewrite is not self.open:
             return  # a rewrite done twice, or after a later one began: nothing is open now
-        if self.edited is not None:
-            for op in produced:
-                self.edited[id(op)] = op
         self.open, self.open_edits = None, 0
 
     def close_open(self) -> None:
@@ -148,8 +141,6 @@ class IRWatch:
         if self.open is not None:
             self.inside += 1
             self.open_edits += 1
-            if self.edited is not None and op is not None:
-                self.edited[id(op)] = op
             return True
         self.outside += 1
         if self.first_outside is None:
@@ -197,7 +188,7 @@ def _use_wrapper(original, what):
             parent = op.parent
             if parent is None:
                 pass   # an op in no block (erased, or not inserted yet): not in the program
-            elif parent is watch.block and watch.open is not None and watch.edited is None:
+            elif parent is watch.block and watch.open is not None and not watch.general:
                 # Most edits of a pass: an operand of a top-level op, inside a rewrite, with
                 # nothing more to record.  What _edit does then, without its call.
                 watch.tops[id(op)] = op
@@ -220,7 +211,7 @@ def _block_op_wrapper(original, what, sign):
         watch = _ACTIVE
         if watch is None:
             pass
-        elif (self is watch.block and watch.open is not None and watch.edited is None
+        elif (self is watch.block and watch.open is not None and not watch.general
               and not op.regions):
             # Most of a pass's inserts and removals: an op without regions into or out of the
             # top-level block, inside a rewrite.  What _edit and the index do then, without

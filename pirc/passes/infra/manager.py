@@ -233,7 +233,7 @@ class _Run:
         op_index = self.op_index()
         if self.order is None and self.level == "incremental":
             self.order = BlockOrder(program)   # numbered as the first pass begins (touched)
-        watch = state.watch = IRWatch(program, record_ops=full, index=op_index, order=self.order)
+        watch = state.watch = IRWatch(program, general=full, index=op_index, order=self.order)
         interest = p.ops_of_interest()
         start = time.perf_counter()
         try:
