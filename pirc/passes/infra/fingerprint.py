@@ -118,7 +118,8 @@ class Fingerprinter:
         # What the program holds, as Program.op_count counts it (nested ops included).
         self.op_count: int | None = None
         # The top-level ops the last program() or update() hashed again (None after a first
-        # look): what a pass changed, for the verifier (pirc.ir.verifier.collect_problems_in).
+        # look): how far an update reached (the verifier takes what a pass touched from the
+        # IR watch instead: pirc.passes.infra.touched).
         self.touched: list | None = None
         self.fallbacks = 0        # updates that had to hash the whole program (_Redo)
 
