@@ -42,6 +42,10 @@ SET_PARAMETER = "builtin.set_parameter"
 # Region ops whose regions' yields and block arguments are the op's own values per position.
 _LOOPS = frozenset({"pd_op.while"})
 _REGION_OPS = frozenset({"pd_op.if", "pd_op.while", "pd_op.pylayer"})
+# The ops the analysis records a write for beyond their OpAliasing: a set_parameter writes
+# its parameter's buffer, a loop its loop values (what a pass asking "may this op write a
+# buffer?" without a model must count as writers too).
+STRUCTURAL_WRITERS = frozenset({SET_PARAMETER, *_LOOPS})
 
 
 @dataclass(frozen=True)

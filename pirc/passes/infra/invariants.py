@@ -126,17 +126,14 @@ def _around_writes(program, touched) -> tuple[list, object]:
     return touched.present(around), aliases
 
 
-_STRUCTURAL_WRITERS = frozenset({"builtin.set_parameter", "pd_op.while"})  # pirc.ir.aliasing
-
-
 def _writing_classes(version: int, ops) -> set:
     """The classes of `ops` whose ops may write a buffer (in place, as a loop, or
     unknown to the alias model), each class asked once."""
-    from ...ir.aliasing import aliasing_of
+    from ...ir.aliasing import STRUCTURAL_WRITERS, aliasing_of
 
     writing = set()
     for cls, op in {type(op): op for op in ops}.items():
         aliasing = aliasing_of(op, version)
-        if not aliasing.known or aliasing.writes or op.name in _STRUCTURAL_WRITERS:
+        if not aliasing.known or aliasing.writes or op.name in STRUCTURAL_WRITERS:
             writing.add(cls)
     return writing

@@ -173,18 +173,13 @@ def alias_model(program):
     return _NOTHING_WRITTEN
 
 
-# The ops pirc.ir.aliasing.AliasAnalysis records a write for beyond their OpAliasing: a
-# set_parameter writes its parameter's buffer, a while its loop values.
-_STRUCTURAL_WRITERS = frozenset({"builtin.set_parameter", "pd_op.while"})
-
-
 def _writes(block, version: int, kinds: dict) -> bool:
     """Whether an op of `block` (nested regions included) may change the values of a
     buffer, as pirc.ir.aliasing.AliasAnalysis reads it (`version`: the program's, which the
     analysis reads each op at).  `kinds`, by op class: False (never), True (may: an op
     without a spec, a structural writer) or its OpAliasing (writes unless the op's
     attributes say it keeps the values: `value_writes`)."""
-    from ...ir.aliasing import aliasing_of
+    from ...ir.aliasing import STRUCTURAL_WRITERS, aliasing_of
 
     kind_of = kinds.get
     op = block._first_op  # xDSL's links (pinned)
@@ -193,7 +188,7 @@ def _writes(block, version: int, kinds: dict) -> bool:
         if kind is not False:  # most ops: one lookup, one test
             if kind is None:
                 oa = aliasing_of(op, version)
-                kind = kinds[type(op)] = (True if not oa.known or op.name in _STRUCTURAL_WRITERS
+                kind = kinds[type(op)] = (True if not oa.known or op.name in STRUCTURAL_WRITERS
                                           else oa if oa.writes else False)
             if kind is True or (kind is not False and kind.value_writes(op)):
                 return True
