@@ -599,8 +599,7 @@ class Fingerprinter:
         Most rewrites match one op (cse's merges, canonicalize's forwards)."""
         if op.regions or op.properties:
             return None
-        attributes = op.attributes  # _static_key, inline: the gate asks for every rewrite
-        static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+        static = _static_key(op)
         entry = self._singles.get((static, *map(id, map(_TYPE, op._operands))))
         if entry is None:
             inputs = tuple(map(_TYPE, op._operands))
@@ -627,8 +626,7 @@ class Fingerprinter:
         for op in ops:
             if op.regions or op.properties:
                 return None
-            attributes = op.attributes  # _static_key, inline
-            shape.append((op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results))))
+            shape.append(_static_key(op))
             for operand in op._operands:
                 try:
                     place = at.get(id(operand.op))
