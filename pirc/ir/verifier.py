@@ -218,7 +218,6 @@ def _check_top_level(checker, block, tops: dict, fresh: set, order: BlockOrder,
     retype's entry), for the caller to report.  `names`: collect_problems_in's.  The ops
     are looked at in any order (the answers do not depend on it), `in_order` in block order
     (the order of the problems told)."""
-    plans = checker.plans
     key, keys = order.key, order.keys   # keys: key()'s dict, read inline below
     retypes = _Retypes(checker, block, key)
     # Without an op that may change a buffer in place in the program, no read is after one.
@@ -261,9 +260,7 @@ def _check_top_level(checker, block, tops: dict, fresh: set, order: BlockOrder,
         if whole is None or id(op) in whole:
             plan = checker.op(op, at, defined)
         else:   # its spec as it was: what an operand edit changes (checker.op's first steps)
-            plan = plans.get(op.name, _UNPLANNED)
-            if plan is _UNPLANNED:
-                plan = checker.plan(op.name)
+            plan = checker.plan(op.name)
             if plan is not None and not (defined and plan.slots is not None
                                          and len(op._operands) == len(plan.slots)):
                 checker.operands(op, at, plan, defined)
