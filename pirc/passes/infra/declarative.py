@@ -1048,15 +1048,6 @@ def _through(m: Match, value) -> list:
     return path
 
 
-def _rereadable(aliases, producers, root, value) -> bool:
-    """`all(may_reread(aliases, op, root, value) for op in producers)`, without a generator
-    for the commonest case, no producer on the way (a dropout whose p is a `full`)."""
-    for op in producers:
-        if not may_reread(aliases, op, root, value):
-            return False
-    return True
-
-
 def _forward(rule: Rule, m: Match):
     pc, root = m.pc, m.root
     fwd = rule.result[0]
@@ -1071,7 +1062,7 @@ def _forward(rule: Rule, m: Match):
     through = _through(m, value) if len(m.matched) > 1 else ()
     aliases = model_for(pc, [result, value] + [op.results[0] for op in through])
     if not may_forward(root, result, value, aliases) or (
-            through and not _rereadable(aliases, through, root, value)):
+            not all(may_reread(aliases, op, root, value) for op in through)):
         pc.skip(fwd.reason, root)
         return None
     ops = _gate_ops(m)
