@@ -36,7 +36,11 @@ NAMES = sorted(p.name[:-len(".pir.txt")] for p in HERE.glob("*.pir.txt"))
 # Outputs whose last bit is not an aliasing question: batch_norm's batch statistics are summed
 # in another order than Paddle's Eigen kernel (the running statistics, the aliasing part,
 # are bit-exact).
-TOLERANCE = {("batch_norm_training", "out"): dict(rtol=1e-6, atol=1e-6)}
+# And torch's float32 exp is SLEEF's, vectorised per the CPU's instruction set: on an AVX-512
+# AMD EPYC it is an ulp off Paddle's (Eigen's) on one of the six values, on the Intel Xeon the
+# fixtures were checked on bit-exact; which array the if yields is the aliasing question.
+TOLERANCE = {("batch_norm_training", "out"): dict(rtol=1e-6, atol=1e-6),
+             ("array_yielded_by_if_false", "stacked"): dict(rtol=2e-7, atol=0)}
 # The programs that write parameters in place, and which.
 WRITES = {"batch_norm_training": ["bn_mean", "bn_var"], "param_0d": ["step"], "param_inplace": ["w"],
           "param_copied_then_written": ["w"]}
