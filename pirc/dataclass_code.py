@@ -66,6 +66,11 @@ def _namespaces(globals, locals):
     return globals, (globals if locals is None else locals)
 
 
+# cache file -> its table, read once per process (the commands' job and pirc's own import
+# both use it)
+_TABLES: dict = {}
+
+
 @contextmanager
 def compiled_dataclass_methods():
     """Dataclasses defined inside the block take their methods' code from the cache."""
@@ -74,8 +79,10 @@ def compiled_dataclass_methods():
         return
     path = user_cache.cache_dir() / CACHE_NAME
     key = _key()
-    stored = user_cache.load(path, key)
-    table = _CodeTable(stored if isinstance(stored, dict) else {})
+    table = _TABLES.get(path)
+    if table is None:
+        stored = user_cache.load(path, key)
+        table = _TABLES[path] = _CodeTable(stored if isinstance(stored, dict) else {})
     dataclasses.exec = table.exec
     try:
         yield
@@ -83,3 +90,4 @@ def compiled_dataclass_methods():
         del dataclasses.exec
         if table.added:
             user_cache.store(path, key, table.codes)
+            table.added = False

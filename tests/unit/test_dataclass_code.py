@@ -21,6 +21,7 @@ from pirc.dataclass_code import compiled_dataclass_methods
 @pytest.fixture(autouse=True)
 def cache_home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(dataclass_code, "_TABLES", {})   # each test reads its own file
     return tmp_path / "cache" / "pirc" / dataclass_code.CACHE_NAME
 
 
@@ -81,6 +82,7 @@ def test_every_generated_method_has_the_code_exec_compiles(fields, flags):
     plain = _make(fields, flags)
     with compiled_dataclass_methods():
         first = _make(fields, flags)     # compiled and remembered
+    dataclass_code._TABLES.clear()
     with compiled_dataclass_methods():
         cached = _make(fields, flags)    # from the stored table
     assert _methods(first) == _methods(plain)
@@ -116,6 +118,7 @@ def _behaviour(Shape) -> list:
 def test_classes_made_from_the_cache_behave_as_plain_ones():
     plain = _behaviour(_define_shape())
     for _ in range(2):   # the second time every method comes from the stored table
+        dataclass_code._TABLES.clear()
         with compiled_dataclass_methods():
             shape = _define_shape()
         assert _behaviour(shape) == plain
@@ -131,6 +134,7 @@ def test_a_second_run_compiles_nothing(monkeypatch, cache_home):
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(dataclass_code, "compile", refuse, raising=False)
+    dataclass_code._TABLES.clear()   # a new process: the table comes from the file
     with compiled_dataclass_methods():
         made = dataclasses.make_dataclass("A", [("x", int), ("y", str, "s")], frozen=True)
     assert repr(made(1)) == "A(x=1, y='s')"
