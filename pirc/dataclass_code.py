@@ -3,9 +3,10 @@
 `@dataclass` writes each method it adds (`__init__`, `__repr__`, `__eq__`, a frozen class's
 `__setattr__`, ...) as Python source and compiles it with `exec` when the class is defined,
 on every run: the bytecode cache that spares a module's own compile does not cover them.
-About 0.07 ms each, and a `pirc-opt -p default` run defines some 40 dataclasses (the pass
-machinery, the passes, xDSL's pipeline parser) with 220 methods: a third of what the pipeline
-adds to a small program (docs/PERFORMANCE.md, "Fixed cost of a pipeline").
+About 0.07 ms each: pirc's import (with the xDSL modules it imports) defines some 400 of
+them, a third of a small `pirc-opt` run, and a pipeline's modules (the pass machinery, the
+passes, xDSL's pipeline parser) another 220, half of what `-p default` added to a small
+program (docs/PERFORMANCE.md, "Fixed cost of a pipeline").
 
 While `compiled_dataclass_methods()` is active, the `exec` that the dataclasses module calls
 looks the source up in a table of code objects (`dataclass-code.marshal` in pirc's user
@@ -13,8 +14,9 @@ cache, pirc.user_cache) and compiles only what it has not seen, as `exec` would 
 name `<string>`, no inherited `__future__` flags); the table is stored again when new
 sources were added.  The code run is the code `exec` would have compiled from the same
 text, so the classes are the same.  A cache made by another Python (or another `-O` level)
-is not used.  The commands turn it on for their whole run (pirc.cli.process); importing
-pirc as a library leaves dataclasses alone.
+is not used.  It is active while pirc's package imports its modules (pirc/__init__.py) and
+for a command's whole job (pirc.cli.process); outside those blocks dataclasses are left
+alone.
 """
 
 from __future__ import annotations

@@ -196,3 +196,17 @@ def test_a_pirc_command_leaves_dataclasses_as_it_found_them(tmp_path):
                                "PYTHONPATH": ":".join(sys.path)})
     assert (done.returncode, done.stdout, done.stderr) == (0, "True\nFalse\n", "")
     assert (tmp_path / "pirc" / dataclass_code.CACHE_NAME).is_file()
+
+
+def test_importing_pirc_uses_the_table_and_leaves_dataclasses_alone(tmp_path):
+    import subprocess
+
+    code = ("import dataclasses, pirc\n"
+            "[table] = pirc.dataclass_code._TABLES.values()\n"
+            "print('exec' in vars(dataclasses), len(table.codes) > 100)\n")
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)}
+    for _ in range(2):   # cold: compiled and stored; warm: read back
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                              env=env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "False True\n", "")
+        assert (tmp_path / "pirc" / dataclass_code.CACHE_NAME).is_file()
