@@ -4,9 +4,9 @@
 `__setattr__`, ...) as Python source and compiles it with `exec` when the class is defined,
 on every run: the bytecode cache that spares a module's own compile does not cover them.
 About 0.07 ms each: pirc's import (with the xDSL modules it imports) defines some 400 of
-them, over a quarter of a small `pirc-opt` run, and a pipeline's modules (the pass machinery, the
-passes, xDSL's pipeline parser) another 220, a third of what `-p default` added to a small
-program (docs/PERFORMANCE.md, "Issue 24: the fixed cost of a pipeline").
+them, over a quarter of a small `pirc-opt` run, and a pipeline's modules (the pass
+machinery, the passes, xDSL's pipeline parser) another 220, a third of what `-p default`
+added to a small program (docs/PERFORMANCE.md, "Issue 24: the fixed cost of a pipeline").
 
 While `compiled_dataclass_methods()` is active, the `exec` that the dataclasses module calls
 looks the source up in a table of code objects (`dataclass-code.marshal` in pirc's user
