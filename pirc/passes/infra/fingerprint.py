@@ -302,34 +302,37 @@ class Fingerprinter:
 
     def _update(self, seeds, steady=()) -> str:
         block, kept, digests = self._top, self._kept, self._digests
-        alive: dict = {}
+        alive: dict = {}     # id(op) -> op, for each seed in the block
         gone: dict = {}      # id(op) -> entry, for each seed erased or moved into a region
+        # id(op) -> hash it again whole (True), from its prefix (False), or only its operands
+        # may have changed (_OPERANDS: `steady`); queued once each
+        queued: dict = {}
+        removed: list = []   # hashes leaving the program's multiset
+        size = 0             # ops leaving the program
+        read = []            # erased ops still read: a broken program
         for op in seeds:
             key = id(op)
             if op.parent is block:
                 alive[key] = op
+                queued[key] = _OPERANDS if key in steady else True
             else:
                 entry = kept.get(key)
                 if entry is not None and entry[_OP] is op:
                     gone[key] = entry
+                    del kept[key], digests[key]
+                    removed.append(entry[_DIGEST])
+                    size += entry[_SIZE]
+                    for result in op.results:
+                        if result.first_use is not None:
+                            read.append(op)
+                            break
         self.touched = []
         if not alive and not gone:
             return self._value
-        for key in gone:
-            del kept[key], digests[key]
-        removed = [entry[_DIGEST] for entry in gone.values()]   # hashes leaving the program's multiset
-        self.op_count -= sum([entry[_SIZE] for entry in gone.values()])
-        # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
-        queued: dict = {}
-        for entry in gone.values():
-            for result in entry[_OP].results:
-                if result.first_use is not None:  # an erased op still read: a broken program
-                    queued.update(dict.fromkeys(map(id, _users(entry[_OP], block)), True))
-                    break
-        queued.update(dict.fromkeys(alive, True))
-        for key in steady:
-            if queued.get(key) is True and key in alive:
-                queued[key] = _OPERANDS
+        self.op_count -= size
+        for op in read:   # its readers are hashed again whole (a steady seed's operands only)
+            for user in _users(op, block):
+                queued.setdefault(id(user), True)
         before = self._climb(alive, queued, gone)
         moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
         removed += [old for _, old in moved if old is not None]
@@ -932,17 +935,20 @@ def _tally(digests) -> tuple[dict, list]:
 def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
     """`counts` less one op of each hash in `removed`, with one of each in `added` (in place),
     and the distinct hashes sorted: a few hashes that come or go are edited in, many sorted
-    afresh (each edit moves the list's tail)."""
+    afresh (each edit moves the list's tail).  The two lists are counted first (at C speed):
+    a cone moves many ops between few hashes (a model repeats its layers)."""
     new, gone = [], []
-    for digest in added:  # first: a removed hash is one the program had
+    plus = Counter(added)
+    minus = Counter(removed)
+    for digest, k in plus.items():  # first: a removed hash is one the program had
         n = counts.get(digest)
         if n is None:
-            counts[digest] = 1
+            counts[digest] = k
             new.append(digest)
         else:
-            counts[digest] = n + 1
-    for digest in removed:
-        n = counts[digest] - 1
+            counts[digest] = n + k
+    for digest, k in minus.items():
+        n = counts[digest] - k
         if n:
             counts[digest] = n
         else:
