@@ -16,6 +16,7 @@ hashed is a new format (`pfp2:`).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,7 @@ from xdsl.dialects.builtin import ArrayAttr
 
 import pirc
 from pirc.passes import PircPass, register_pass, run_pipeline
-from pirc.passes.infra.fingerprint import Fingerprinter, top_level
+from pirc.passes.infra.fingerprint import _RANK, Fingerprinter, _retally, _tally, top_level
 from pirc.passes.infra.ir_watch import IRWatch
 from pirc.passes.infra.manager import Instrument
 from pirc.passes.infra.rewrites import ANY_OP, OpUse
@@ -287,3 +288,66 @@ def test_the_watch_names_the_top_level_op_of_each_edit():
         program.block.insert_arg(some_type, 0)
     assert watch.whole
 
+
+
+def _ranks_fit(f, program) -> bool:
+    """Whether the kept ranks increase along the block (what the update's order relies on)."""
+    ranks = [f._kept[id(op)][_RANK] for op in program.block.ops]
+    return all(a < b for a, b in zip(ranks, ranks[1:]))
+
+
+@pytest.mark.parametrize("steady", STEADY)
+def test_a_seed_moved_in_the_block_is_ranked_where_it_lands(steady):
+    """The update checks each seed's rank against its neighbours' as it sorts the seeds; a
+    seed moved (here a parameter, moved from the block's start to just before its reader)
+    gets a rank that fits where it now stands: skipping the check leaves the rank it had at
+    the start, below its new neighbours' (and the climb's order, and _same_inputs' "placed
+    before", wrong)."""
+    program, f = _mlp()
+    block = program.block
+    ops = list(block.ops)
+    param = ops[0]
+    reader = next(iter(param.results[0].uses)).operation
+    block.detach_op(param)
+    block.insert_op_before(param, reader)
+    assert f.update(program, [param], {id(param)} if steady else ()) == fresh(program)
+    assert _ranks_fit(f, program) and f.fallbacks == 0
+
+
+def test_a_steady_seed_reading_a_block_argument_is_hashed_again():
+    """A seed only whose operands changed, now reading a block argument (a free input,
+    spelled by its type): the inline hash in the update's climb hands it to _hash_top, which
+    spells it as a fresh look does; the ops below it are hashed again too."""
+    program, f = _mlp()
+    block = program.block
+    relu = next(op for op in block.ops if op.name == "pd_op.relu")
+    arg = block.insert_arg(relu.operands[0].type, 0)
+    f.update(program, [])   # the argument alone changes no op's hash
+    relu.operands = [arg]
+    value = f.update(program, [relu], {id(relu)})
+    assert value == fresh(program) and f.fallbacks == 0
+    assert f.touched[0] is relu and set(f.touched) <= {relu} | _downstream(relu)
+    assert len(f.touched) > 1   # its hash moved: its readers were hashed again
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=600), st.data())
+def test_the_multiset_edit_is_a_recount(start, data):
+    """_retally (the program's op hashes as counts and sorted distinct hashes) against a
+    recount, with hashes that come and go, repeat, and come back: both the in-place edit and
+    the fresh sort."""
+    digests = [b"%03d" % n for n in start]
+    counts, distinct = _tally(digests)
+    pool = digests + [b"%03d" % n for n in range(41, 60)]
+    removed = data.draw(st.lists(st.sampled_from(digests), unique_by=lambda _: object(),
+                                 max_size=len(digests))) if digests else []
+    # each removed one is an op the program had: at most as many as it has of each
+    keep = Counter(digests)
+    removed = [d for d in removed if keep[d] > 0 and not keep.subtract([d])]
+    added = data.draw(st.lists(st.sampled_from(pool), max_size=50))
+    distinct = _retally(counts, distinct, list(removed), list(added))
+    expected = Counter(digests)
+    expected.subtract(removed)
+    expected.update(added)
+    expected = +expected
+    assert dict(counts) == dict(expected) and distinct == sorted(expected)

@@ -47,7 +47,7 @@ import json
 from bisect import bisect_left, insort
 from collections import ChainMap, Counter
 from heapq import heappop, heappush
-from operator import attrgetter, mul
+from operator import attrgetter, itemgetter, mul
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
 
@@ -302,69 +302,90 @@ class Fingerprinter:
 
     def _update(self, seeds, steady=()) -> str:
         block, kept, digests = self._top, self._kept, self._digests
-        alive: dict = {}
+        alive: dict = {}     # id(op) -> op, for each seed in the block
+        unsure: list = []    # those new, or moved, or beside such: given ranks by _place
         gone: dict = {}      # id(op) -> entry, for each seed erased or moved into a region
+        # id(op) -> hash it again whole (True), from its prefix (False), or only its operands
+        # may have changed (_OPERANDS: `steady`); queued once each
+        queued: dict = {}
+        removed: list = []   # hashes leaving the program's multiset
+        size = 0             # ops leaving the program
+        read = []            # erased ops still read: a broken program
         for op in seeds:
             key = id(op)
             if op.parent is block:
                 alive[key] = op
-            else:
+                queued[key] = _OPERANDS if key in steady else True
+                # The usual seed: an op edited where it stands, between two ops with ranks
+                # that frame its own (comparing with each neighbour, new or not, is enough:
+                # ranks are strictly increasing along the block when each adjacent pair is).
                 entry = kept.get(key)
-                if entry is not None and entry[_OP] is op:
+                if entry is None or entry[_OP] is not op:
+                    kept[key] = [op, None, None, None, None, None, 0]
+                    unsure.append(op)
+                    continue
+                rank = entry[_RANK]
+                other = op._prev_op
+                if other is not None:
+                    other = kept.get(id(other))
+                    if other is None or other[_RANK] is None or not other[_RANK] < rank:
+                        unsure.append(op)
+                        continue
+                other = op._next_op
+                if other is not None:
+                    other = kept.get(id(other))
+                    if other is None or other[_RANK] is None or not rank < other[_RANK]:
+                        unsure.append(op)
+            else:
+                entry = kept.pop(key, None)
+                if entry is not None:   # the entry holds its op: no other op has its id
                     gone[key] = entry
+                    del digests[key]
+                    removed.append(entry[_DIGEST])
+                    size += entry[_SIZE]
+                    for result in op.results:
+                        if result.first_use is not None:
+                            read.append(op)
+                            break
         self.touched = []
         if not alive and not gone:
             return self._value
-        for key in gone:
-            del kept[key], digests[key]
-        removed = [entry[_DIGEST] for entry in gone.values()]   # hashes leaving the program's multiset
-        self.op_count -= sum([entry[_SIZE] for entry in gone.values()])
-        # id(op) -> hash it again whole (True) or from its prefix (False); queued once each
-        queued: dict = {}
-        for entry in gone.values():
-            for result in entry[_OP].results:
-                if result.first_use is not None:  # an erased op still read: a broken program
-                    queued.update(dict.fromkeys(map(id, _users(entry[_OP], block)), True))
-                    break
-        queued.update(dict.fromkeys(alive, True))
-        for key in steady:
-            if queued.get(key) is True and key in alive:
-                queued[key] = _OPERANDS
-        before = self._climb(alive, queued, gone)
-        moved = [(entry[_DIGEST], old) for entry, old in before.values() if entry[_DIGEST] != old]
-        removed += [old for _, old in moved if old is not None]
-        added = [digest for digest, _ in moved]
-        self.touched = [entry[_OP] for entry, _ in before.values()]
+        self.op_count -= size
+        for op in read:   # its readers are hashed again whole (a steady seed's operands only)
+            for user in _users(op, block):
+                queued.setdefault(id(user), True)
+        if unsure:
+            self._place(unsure, alive)
+        added: list = []     # hashes coming into it
+        self.touched = self._climb(queued, gone, removed, added)
         if removed or added:
             self._distinct = _retally(self._counts, self._distinct, removed, added)
             self._value = _combine_counted(self._distinct, self._counts)
         return self._value
 
-    def _climb(self, alive: dict, queued: dict, gone: dict) -> dict:
+    def _climb(self, queued: dict, gone: dict, removed: list, added: list) -> list:
         """The ops `queued` and the downstream cone of those whose hash moves, hashed again in
-        rank order (a heap); id(op) -> (what is kept of it, its hash before), for each op
-        hashed again, in the order first hashed (`touched`).  `queued`: id(op) -> how: True
-        whole, False from its prefix (its producers' hashes moved), _OPERANDS only its
-        operands may have changed (_same_inputs); `gone`: the ops erased, whose hashes an
-        operand that read them had."""
+        rank order (a heap); each hash that moves goes from `removed` to `added` (an op
+        hashed twice, its ranks out of date, once for each move); returns the ops hashed
+        again, in the order first hashed (`touched`).  `queued`: id(op) -> how: True whole,
+        False from its prefix (its producers' hashes moved), _OPERANDS only its operands
+        may have changed (_same_inputs); `gone`: the ops erased, whose hashes an operand
+        that read them had."""
         block, kept, digests = self._top, self._kept, self._digests
-        self._place(alive)
-        # The queued ops in rank order: a sorted list for the seeds, a heap for the readers
-        # queued as hashes move (fewer: none after cse), taken from in turn, smallest first.
-        # (rank, seq, entry): ties of rank (none in a consistent block) in the order queued.
-        seeded: list = []
+        # The queued ops in rank order: a sorted list for the seeds (their entries), a heap
+        # for the readers queued as hashes move (fewer: none after cse; (rank, seq, entry),
+        # ties of rank, none in a consistent block, in the order queued), taken from in turn,
+        # smallest first, a seed first on a tie.
+        try:
+            seeded = [kept[key] for key in queued]
+        except KeyError:
+            raise _Redo from None  # a top-level op no look and no seed has seen
+        seeded.sort(key=_BY_RANK, reverse=True)   # popped from the end
         heap: list = []
         seq = 0
-        for key in queued:
-            entry = kept.get(key)
-            if entry is None:
-                raise _Redo  # a top-level op no look and no seed has seen
-            seq += 1
-            seeded.append((entry[_RANK], seq, entry))
-        seeded.sort()
-        seeded.reverse()     # popped from the end
-        before: dict = {}
-        hash_top = self._hash_top
+        olds: dict = {}      # id(op) -> its hash before, for each op hashed again
+        touched: list = []
+        hash_top, edge, blake2b = self._hash_top, _INDEX_BYTES, hashlib.blake2b
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
@@ -373,29 +394,44 @@ class Fingerprinter:
             budget -= 1
             if budget < 0:
                 raise _Redo
-            if heap and (not seeded or heap[0] < seeded[-1]):
+            if heap and (not seeded or heap[0][0] < seeded[-1][_RANK]):
                 entry = heappop(heap)[2]
             else:
-                entry = seeded.pop()[2]
+                entry = seeded.pop()
             op = entry[_OP]
             key = id(op)
             old = entry[_DIGEST]
+            if key not in olds:
+                olds[key] = old
+                touched.append(op)
             how = queued.pop(key)
-            if how is True or entry[_PREFIX] is None:
+            prefix = entry[_PREFIX]
+            if how is True or prefix is None:
                 digest = self._rehash(entry)
-            elif how is _OPERANDS and self._same_inputs(entry, gone, before):
-                digest = old
+            elif how is _OPERANDS and self._same_inputs(entry, gone, olds):
                 entry[_ARGS] = op._operands
+                continue
             else:  # its producers' hashes moved, or its operands: the prefix is kept
-                try:
-                    digest = hash_top(op, block, digests, None, entry[_PREFIX])[0]
-                except KeyError:
-                    raise _Redo from None
+                parts = [prefix]
+                try:  # _hash_top, inline: each operand read from an op of the block
+                    for operand in op._operands:
+                        owner = operand.op
+                        if owner.parent is not block:
+                            raise KeyError
+                        parts += (b"e", digests[id(owner)], edge[operand.index])
+                except (AttributeError, KeyError, IndexError):  # a block argument, another op
+                    try:
+                        digest = hash_top(op, block, digests, None, prefix)[0]
+                    except KeyError:
+                        raise _Redo from None
+                else:
+                    digest = blake2b(b"".join(parts), digest_size=20).digest()
                 entry[_ARGS] = op._operands
-            if key not in before:
-                before[key] = (entry, old)
             if digest == old:
                 continue
+            if old is not None:
+                removed.append(old)
+            added.append(digest)
             entry[_DIGEST] = digests[key] = digest
             whole = old is None  # a user of a new op may have spelled that operand as a free input
             for result in op.results:
@@ -422,13 +458,14 @@ class Fingerprinter:
                     queued[ukey] = whole
                     seq += 1
                     heappush(heap, (uentry[_RANK], seq, uentry))
-        return before
+        return touched
 
-    def _same_inputs(self, entry, gone: dict, before: dict) -> bool:
+    def _same_inputs(self, entry, gone: dict, olds: dict) -> bool:
         """Whether the op of `entry`, whose name, attributes and result types are as hashed
         (`steady`), hashes as before: each operand the value it read, or a result of the
         same index of a top-level op placed before it whose hash is the one the old
-        value's op had (erased: `gone`; hashed again in this update: `before`)."""
+        value's op had (erased: `gone`; hashed again in this update: `olds`, by id: the old
+        value holds its op, so no other op has that id)."""
         old, new = entry[_ARGS], entry[_OP]._operands
         if old is None or len(old) != len(new):
             return False
@@ -444,10 +481,11 @@ class Fingerprinter:
                     or placed[_RANK] is None or not placed[_RANK] < rank):
                 return False
             key = id(previous)
-            if key in gone and gone[key][_OP] is previous:
-                had = gone[key][_DIGEST]
-            elif key in before and before[key][0][_OP] is previous:
-                had = before[key][1]
+            had = gone.get(key)
+            if had is not None:   # the entry holds its op: no other op has its id
+                had = had[_DIGEST]
+            elif key in olds:
+                had = olds[key]
             else:
                 had = kept.get(key)
                 if had is None or had[_OP] is not previous:
@@ -491,31 +529,11 @@ class Fingerprinter:
         entry[_SIZE] = size
         return digest
 
-    def _place(self, alive: dict) -> None:
-        """Give each op of `alive` (new, moved or edited) a rank between those of the nearest
-        ops before and after it that are not (kept ranks stay when they still fit)."""
+    def _place(self, unsure: list, alive: dict) -> None:
+        """Give each op of `unsure` (new, moved, or beside such: _update) and the ops of
+        `alive` (new, moved or edited) around it a rank between those of the nearest ops
+        before and after them that are not (kept ranks stay when they still fit)."""
         kept = self._kept
-        unsure: list = []
-        for key, op in alive.items():
-            entry = kept.get(key)
-            if entry is None or entry[_OP] is not op:
-                kept[key] = [op, None, None, None, None, None, 0]
-                unsure.append(op)
-                continue
-            # The usual seed: an op edited where it stands, between two ops with ranks that
-            # frame its own (comparing with each neighbour, new or not, is enough: ranks
-            # are strictly increasing along the block when each adjacent pair is).
-            rank = entry[_RANK]
-            prev, after = op._prev_op, op._next_op
-            if prev is not None:
-                other = kept.get(id(prev))
-                if other is None or other[_RANK] is None or not other[_RANK] < rank:
-                    unsure.append(op)
-                    continue
-            if after is not None:
-                other = kept.get(id(after))
-                if other is None or other[_RANK] is None or not rank < other[_RANK]:
-                    unsure.append(op)
         done: set = set()
         for op in unsure:
             if id(op) in done:
@@ -824,6 +842,9 @@ class _Scope:
 # An SSA value's type, read without xDSL's `type` property (a Python call per value).
 _TYPE = attrgetter("_type")
 
+# A kept entry's rank (_OP...): the order Fingerprinter._climb takes the seeds in.
+_BY_RANK = itemgetter(_RANK)
+
 # Subgraphs of at most this many ops are memoised by their shape (Fingerprinter._few): what
 # patterns match; a larger one rarely repeats.
 _FEW = 8
@@ -932,17 +953,20 @@ def _tally(digests) -> tuple[dict, list]:
 def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
     """`counts` less one op of each hash in `removed`, with one of each in `added` (in place),
     and the distinct hashes sorted: a few hashes that come or go are edited in, many sorted
-    afresh (each edit moves the list's tail)."""
+    afresh (each edit moves the list's tail).  The two lists are counted first (at C speed):
+    a cone moves many ops between few hashes (a model repeats its layers)."""
     new, gone = [], []
-    for digest in added:  # first: a removed hash is one the program had
+    plus = Counter(added)
+    minus = Counter(removed)
+    for digest, k in plus.items():  # first: a removed hash is one the program had
         n = counts.get(digest)
         if n is None:
-            counts[digest] = 1
+            counts[digest] = k
             new.append(digest)
         else:
-            counts[digest] = n + 1
-    for digest in removed:
-        n = counts[digest] - 1
+            counts[digest] = n + k
+    for digest, k in minus.items():
+        n = counts[digest] - k
         if n:
             counts[digest] = n
         else:
