@@ -616,6 +616,7 @@ class _RulePattern(Pattern):
         self._plans = tuple((f, _quick_check(f), _bind_bare(f) if _keeps_inputs(rule) else None)
                             for f in forms)
         self._checks = tuple(c.check for c in rule.constraints)
+        self.probe = _probe(forms)
         result = rule.result[0]
         self._rewrite = (_forward if isinstance(result, Forward) else
                          _update if isinstance(result, Update) else _build_new)
@@ -709,14 +710,7 @@ def _quick_check(form: Op):
     if form.commutative:
         return None
     literals = [(k, v) for k, v in form.attrs.items() if not isinstance(v, (Check, Capture))]
-    want, index = None, None
-    for i, o in enumerate(form.operands):
-        if isinstance(o, Op):
-            want, index = (o.name, o.result), i
-            break
-        if isinstance(o, Const):
-            want, index = ("pd_op.full", None), i
-            break
+    index, want = _first_producer(form) or (None, None)
     count = len(form.operands)
     if not literals and want is None:
         return None
@@ -749,6 +743,28 @@ def _quick_check(form: Op):
                 return False
         return True
     return quick
+
+
+def _first_producer(form: Op):
+    """(operand index, (op name, result index or None)) of the first operand of `form` that
+    must be made by an op (a nested op, or a `Const`'s `full`), or None."""
+    for i, o in enumerate(form.operands):
+        if isinstance(o, Op):
+            return i, (o.name, o.result)
+        if isinstance(o, Const):
+            return i, ("pd_op.full", None)
+    return None
+
+
+def _probe(forms: list[Op]):
+    """The greedy driver's `probe` for a pattern with `forms`: the producer each form's quick
+    check tests first, when they all test the same one (else None).  An op failing it fails
+    every form at the root: no match, no near miss, nothing recorded."""
+    tests = {None if f.commutative else _first_producer(f) for f in forms}
+    if len(tests) != 1 or None in tests:
+        return None
+    index, (name, result) = tests.pop()
+    return index, frozenset((name,)), result
 
 
 def _check_depth(m: Match) -> int:

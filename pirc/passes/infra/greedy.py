@@ -54,6 +54,12 @@ class Pattern:
     # verifier may hold a malformed op; the driver offers it to no pattern that would index
     # past its operands.
     operands: ClassVar[int | None] = None
+    # A producer the root's operand must come from, or None: (operand index, the names of
+    # the ops that may make it, the result index it must be or None).  The driver tests it
+    # before calling `match_and_rewrite`, which must then leave an op that fails it alone
+    # (return None, having changed nothing): most candidates of const-fold, and of the rules
+    # for pairs of ops, fail there, and a call costs more than the test.
+    probe: ClassVar[tuple | None] = None
 
     @property
     def name(self) -> str:
@@ -100,6 +106,20 @@ def _collect(block, names, out: list) -> None:
         op = op._next_op
 
 
+def _probed(op, probe) -> bool:
+    """Whether `op` passes a pattern's `probe` (its operand made by an op it names)."""
+    index, makers, result = probe
+    operands = op._operands   # xDSL's tuple (pinned): `op.operands` makes a view
+    if len(operands) <= index:
+        return False
+    value = _item(operands, index)
+    owner = getattr(value, "op", None)   # a block argument has none
+    return owner is not None and owner.name in makers and (result is None or value.index == result)
+
+
+_item = tuple.__getitem__   # an operand tuple's item (xDSL's `SSAValues.__getitem__` is Python)
+
+
 def _first_places(work: list) -> dict:
     """id(op) -> the first place of op in `work`."""
     return {id(op): i for i, op in reversed(list(enumerate(work)))}
@@ -120,8 +140,9 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
 
 
 def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
-    # per root name: each pattern, the operand count it needs (or None), its bound method
-    dispatch = {name: [(p, p.operands, p.match_and_rewrite) for p in patterns]
+    # per root name: each pattern, the operand count it needs (or None), its probe (or
+    # None), its bound method
+    dispatch = {name: [(p, p.operands, p.probe, p.match_and_rewrite) for p in patterns]
                 for name, patterns in by_root.items()}
     work: list = []
     _collect(pc.program.block, by_root, work)
@@ -138,9 +159,19 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
         for i, op in enumerate(work):
             if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
-            for p, operands, match_and_rewrite in dispatch[op.name]:
+            for p, operands, probe, match_and_rewrite in dispatch[op.name]:
                 if operands is not None and len(op._operands) != operands:   # no view made
                     continue
+                if probe is not None:   # `_probed`, inline: once per candidate
+                    index, makers, result = probe
+                    values = op._operands
+                    if len(values) <= index:
+                        continue
+                    value = _item(values, index)
+                    owner = getattr(value, "op", None)
+                    if owner is None or owner.name not in makers or (
+                            result is not None and value.index != result):
+                        continue
                 touched = match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1
