@@ -106,6 +106,21 @@ def _collect(block, names, out: list) -> None:
         op = op._next_op
 
 
+def _candidates(pc, names) -> list:
+    """The ops of the program named in `names`, in print order: `_collect`'s, or the same
+    list from the walk that built the pipeline's op index, while that walk is the program's
+    (pirc.passes.infra.op_index: a program of one block, no op added since), which spares
+    a walk of every op."""
+    block = pc.program.block
+    watch = pc.state.watch
+    index = watch.index if watch is not None else None
+    found = index.ordered(block, names) if index is not None else None
+    if found is None:
+        found = []
+        _collect(block, names, found)
+    return found
+
+
 def _probed(op, probe) -> bool:
     """Whether `op` passes a pattern's `probe` (its operand made by an op it names)."""
     index, makers, result = probe
@@ -144,8 +159,7 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
     # None), its bound method
     dispatch = {name: [(p, p.operands, p.probe, p.match_and_rewrite) for p in patterns]
                 for name, patterns in by_root.items()}
-    work: list = []
-    _collect(pc.program.block, by_root, work)
+    work = _candidates(pc, by_root)
     total: Counter = Counter()
     walked = True   # this round's list is the walk's: each op once, in print order
     for iteration in range(1, max_iterations + 1):
