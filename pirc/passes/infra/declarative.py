@@ -80,7 +80,8 @@ from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
 from ...runtime.op_versions import semantic_version
 from ..folding.constants import full_scalar
-from .forwarding import alone, exported, fetched, may_forward, may_reread, unwritten, written_between
+from .forwarding import (alone, exported, fetched, may_forward, may_forward_alone, may_reread, unwritten,
+                         written_between)
 from .greedy import Pattern, apply_patterns, replace_op
 from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
@@ -1069,16 +1070,22 @@ def _forward(rule: Rule, m: Match):
     fwd = rule.result[0]
     pc.matched()
     results = root.results   # the results after the first must be unused
-    if len(results) > 1 and any(r.first_use is not None for r in _item(results, _AFTER_FIRST)):
-        return None
+    if len(results) > 1:
+        for r in _item(results, _AFTER_FIRST):
+            if r.first_use is not None:
+                return None
     result = _item(results, 0)
     value = m.values.get(fwd.value)
     if value is None:
         value = m[fwd.value]
     through = _through(m, value) if len(m.matched) > 1 else ()
-    aliases = model_for(pc, [result, value] + [op.results[0] for op in through])
-    if not may_forward(root, result, value, aliases) or (
-            not all(may_reread(aliases, op, root, value) for op in through)):
+    aliases = model_for(pc, (result, value, *[op.results[0] for op in through]) if through else (result, value))
+    if aliases is None:   # each value alone: may_forward's answer from the fetches alone
+        allowed = may_forward_alone(root, result, value)
+    else:
+        allowed = may_forward(root, result, value, aliases) and all(
+            may_reread(aliases, op, root, value) for op in through)
+    if not allowed:
         pc.skip(fwd.reason, root)
         return None
     ops = _gate_ops(m)
