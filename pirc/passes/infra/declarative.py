@@ -612,9 +612,9 @@ class _RulePattern(Pattern):
         self.rule = rule
         self.forms = forms
         self.root = forms[0].name
-        # per form: a cheap test at the root (or None), and, for a root-only form of a rule
-        # that keeps its inputs, a binder that checks without a raise (or None)
-        self._plans = tuple((f, _quick_check(f), _bind_bare(f) if _keeps_inputs(rule) else None)
+        # per form: a cheap test at the root (or None), and, for a flat form of a rule that
+        # keeps its inputs, a binder that checks without a raise (`_bind_flat`, or None)
+        self._plans = tuple((f, _quick_check(f), _bind_flat(f) if _keeps_inputs(rule) else None)
                             for f in forms)
         self._checks = tuple(c.check for c in rule.constraints)
         self.probe = _probe(forms)
@@ -631,11 +631,16 @@ class _RulePattern(Pattern):
         for form, quick, bare in self._plans:
             if quick is not None and not quick(op):
                 continue   # fails at the root, before any producer: no near miss lost
-            if bare is not None:   # a root alone: whatever fails is no near miss
+            if bare is not None:   # a flat form (`_bind_flat`)
                 m = bare(op, pc)
-                if m is None or not _hold(self._checks, m):
-                    continue
-                return self._took(op, pc, self._rewrite(self.rule, m))
+                if m is None:
+                    continue   # failed at the root: no near miss
+                if m is not _GENERAL:
+                    if _hold(self._checks, m):
+                        return self._took(op, pc, self._rewrite(self.rule, m))
+                    if len(m.matched) == 1:
+                        continue   # the root alone: whatever failed is no near miss
+                # failed past a matched producer: the general match spells the near miss
             m = Match(op, pc)
             try:
                 _match_op(form, op, m, quick is not None)
@@ -667,34 +672,62 @@ class _RulePattern(Pattern):
         return touched
 
 
-def _bind_bare(form: Op):
-    """For a form that is its root alone (operands all variables, no attribute to check),
-    a function binding them: the Match, or None where the full match would fail (an absent
-    operand, a variable bound twice to different values, too few operands)."""
-    if form.attrs or form.commutative or not all(isinstance(o, str) for o in form.operands):
+_GENERAL = object()   # a flat binder's answer: the general match must decide (a near miss)
+
+
+def _bind_flat(form: Op):
+    """For a flat form -- its root with variables, `_`, and leaf ops (matched by name alone,
+    a dropout's p) as operands; no attribute to check but literal ones, which its quick check
+    has compared -- a function binding them without a raise: the Match, None where the
+    general match fails at the root (no near miss), or _GENERAL where it fails past a
+    matched producer (a near miss, which the general match then spells).  None for another
+    form."""
+    if form.commutative or form._unchecked:
         return None
-    names = form.operands
-    count = len(names)
+    plan = []
+    for o in form.operands:
+        if isinstance(o, str) and o == ANY:
+            plan.append((_SKIP, None))
+        elif isinstance(o, str) and not o.endswith("?"):
+            plan.append((_VARIABLE, o))
+        elif isinstance(o, Op) and o._leaf and o.value is None:
+            plan.append((_NESTED, o))
+        else:
+            return None
+    if form.attrs and _quick_check(form) is None:   # literal attributes: the quick check's
+        return None
+    count = len(plan)
 
     def bind(op, pc):
         operands = op._operands
         if len(operands) < count:
             return None
         m = Match(op, pc)
-        m.matched.append(op)
+        matched = m.matched
+        matched.append(op)
         if form.bind is not None:
             m.ops[form.bind] = op
         values = m.values
-        for name, value in zip(names, operands):
-            if name == ANY:
+        for (kind, sub), value in zip(plan, operands):
+            if kind == _SKIP:
                 continue
-            bound = values.get(name)
+            if kind == _NESTED:   # `_match_value` of a leaf op
+                owner = getattr(value, "op", None)
+                if owner is None or owner.name != sub.name or value.index != sub.result:
+                    return None if len(matched) == 1 else _GENERAL
+                if owner.parent is not op.parent:   # a near miss at any depth
+                    return _GENERAL
+                matched.append(owner)
+                if sub.bind is not None:
+                    m.ops[sub.bind] = owner
+                continue
+            bound = values.get(sub)
             if bound is None:
                 if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
-                    return None
-                values[name] = value
+                    return None if len(matched) == 1 else _GENERAL
+                values[sub] = value
             elif bound is not value:
-                return None
+                return None if len(matched) == 1 else _GENERAL
         return m
     return bind
 
