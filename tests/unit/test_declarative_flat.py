@@ -107,3 +107,16 @@ def test_the_dropout_forms_are_flat():
     assert [bare is not None for _, _, bare in pattern._plans] == [True, True]
     pairs = [p for p in Canonicalize.patterns() if p.name == "compose-transposes"]
     assert all(bare is None for p in pairs for _, _, bare in p._plans)   # a nested op with operands
+
+
+def test_the_matchers_null_test_is_is_null_value():
+    from pirc.ir.ops import NullValueOp, is_null_value
+
+    seen = set()
+    for key in sorted(DROPOUTS) + sorted(PROGRAMS):
+        for op in _load(key).module.walk():
+            for value in op.operands:
+                null = NullValueOp in type(getattr(value, "op", None)).__mro__
+                assert null == is_null_value(value), (key, op.name)
+                seen.add(null)
+    assert seen == {True, False}

@@ -87,6 +87,9 @@ from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
 
 ANY = "_"
+# `isinstance(owner, NullValueOp)`, the matchers' test of an absent operand, is spelled as a
+# look in the owner's class's MRO: an xDSL op class's metaclass is ABCMeta, whose isinstance
+# is a Python frame, and nothing registers a virtual subclass of NullValueOp.
 _SKIP, _VARIABLE, _OPTIONAL, _NESTED = range(4)   # how an Op's operand pattern is matched
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
 
@@ -418,11 +421,11 @@ def _match_op(p: Op, op, m: Match, literals_checked: bool = False) -> None:
             if kind == _NESTED:
                 _match_value(sub, value, m, i, op)
                 continue
-            if kind == _OPTIONAL and isinstance(getattr(value, "op", None), NullValueOp):
+            if kind == _OPTIONAL and NullValueOp in type(getattr(value, "op", None)).__mro__:
                 continue
             bound = values.get(sub)
             if bound is None:
-                if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
+                if NullValueOp in type(getattr(value, "op", None)).__mro__:   # is_null_value
                     raise _Fail(f"structure: {_where(i, op)} is absent", len(m.matched))
                 values[sub] = value
             elif bound is not value:
@@ -723,7 +726,7 @@ def _bind_flat(form: Op):
                 continue
             bound = values.get(sub)
             if bound is None:
-                if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
+                if NullValueOp in type(getattr(value, "op", None)).__mro__:   # is_null_value
                     return None if len(matched) == 1 else _GENERAL
                 values[sub] = value
             elif bound is not value:

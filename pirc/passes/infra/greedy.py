@@ -83,7 +83,8 @@ def replace_op(op, values, inputs=()) -> list:
     for result, value in zip(results, values):
         move_uses(result, value, users)
     # the tuple's own slice: xDSL's `SSAValues.__getitem__` is a Python method
-    assert all(r.first_use is None for r in tuple.__getitem__(results, slice(len(values), None))), op.name
+    for rest in tuple.__getitem__(results, slice(len(values), None)):
+        assert rest.first_use is None, op.name
     erase(op)
     for dead in inputs:
         if dead.parent is not None and is_pure(dead) and unused(dead):
