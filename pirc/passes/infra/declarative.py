@@ -296,10 +296,23 @@ def _expand_operand(o) -> list:
 
 
 class _Fail(Exception):
-    def __init__(self, reason: str, depth: int):
-        super().__init__(reason)
-        self.reason = reason
+    """A failed match: `reason`, the text a near miss reports, may be given as a function
+    spelling it (a value's repr, an operand's place): most failures are never reported (no
+    producer was matched, or the rule has listed NEAR_MISS_KEEP already), so they are
+    spelled only when read."""
+
+    def __init__(self, reason, depth: int):
+        self._reason = reason
         self.depth = depth
+
+    @property
+    def reason(self) -> str:
+        return _spelled(self._reason)
+
+
+def _spelled(reason) -> str:
+    """A failure's reason: the text, or the function spelling it, called."""
+    return reason if isinstance(reason, str) else reason()
 
 
 class Match:
@@ -407,7 +420,7 @@ def _match_op(p: Op, op, m: Match, literals_checked: bool = False) -> None:
     for name, want in (p._unchecked if literals_checked else p.attrs.items()):
         failed = _value_fails(want, attr_value(op, name), m)
         if failed is not None:
-            raise _Fail(failed[0] + f"attribute {name} of {op.name}" + failed[1], depth)
+            raise _Fail(lambda: failed(f"attribute {name} of {op.name}"), depth)
     operands = op._operands   # xDSL's tuple (pinned): `op.operands` is a view made per call
     if len(operands) < len(p.operands):
         raise _Fail(f"structure: {op.name} has {len(operands)} operands, the pattern {len(p.operands)}", depth)
@@ -486,7 +499,7 @@ def _match_value(p, value, m: Match, i: int, user) -> None:
         m.consts.append(value.op)   # a producer matched: its value failing is a near miss
         failed = _value_fails(p.value, number, m, p.rel_tol)
         if failed is not None:
-            raise _Fail(failed[0] + f"constant {_where(i, user)}" + failed[1], depth + 1)
+            raise _Fail(lambda: failed(f"constant {_where(i, user)}"), depth + 1)
         return
     owner = getattr(value, "op", None)
     if owner is None or owner.name != p.name:
@@ -519,9 +532,9 @@ def _where(i: int, user) -> str:
     return f"operand {i} of {user.name}"
 
 
-def _value_fails(want, got, m: Match, rel_tol: float = 0.0) -> tuple[str, str] | None:
-    """None when `got` is what `want` asks (a `Capture` binds it), else the reason around
-    what was checked: `before + what + after` (spelled only on a failure)."""
+def _value_fails(want, got, m: Match, rel_tol: float = 0.0):
+    """None when `got` is what `want` asks (a `Capture` binds it), else a function spelling
+    the reason around what was checked (`what`: "constant operand 1 of pd_op.scale")."""
     if isinstance(want, Capture):
         m.captured[want.name] = got
         want = want.check
@@ -530,13 +543,13 @@ def _value_fails(want, got, m: Match, rel_tol: float = 0.0) -> tuple[str, str] |
     if isinstance(want, Check):
         if got is not None and _safe(want.fn, got):
             return None
-        return f"{want.name}: ", f" is {_show(got)}"
+        return lambda what: f"{want.name}: {what} is {_show(got)}"
     if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
         if got == want or (rel_tol and math.isclose(got, want, rel_tol=rel_tol)):
             return None
     elif got == want:
         return None
-    return "", f" is {_show(got)}, not {_show(want)}"
+    return lambda what: f"{what} is {_show(got)}, not {_show(want)}"
 
 
 # What a check may raise on a malformed op (read without the verifier): the check fails.
@@ -601,7 +614,7 @@ def record_near_misses(pc) -> None:
                 continue
             misses = pc.near_misses.setdefault(rule, NearMisses())   # no empty entries
             if len(misses.first) < NEAR_MISS_KEEP:
-                misses.add(op.name, op_location(pc.program, op), reason)
+                misses.add(op.name, op_location(pc.program, op), _spelled(reason))
             else:  # counted only: a JSON path costs a walk of the block, and is not listed
                 misses.count += 1
     pc._near_pending = {}
@@ -659,7 +672,7 @@ class _RulePattern(Pattern):
         # a rule whose target is not the op it builds at this PIR version (rms_norm at 4)
         # would only be skipped had it matched: its failed candidates are no near misses
         if best is not None and best.depth >= 2 and _target_reason(self.rule, pc.program.version) is None:
-            _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
+            _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best._reason)   # spelled if listed
         return None
 
     def _took(self, op, pc, touched):
