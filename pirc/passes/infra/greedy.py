@@ -7,7 +7,10 @@ again (the ops it made, and the users of the values it replaced; `replace_op` gi
 
 The driver works in rounds.  The first round visits every op of the program (nested regions
 too) whose name some pattern roots at, in print order, so a chain folds in one round: a
-producer is rewritten before its users are visited.  Each later round visits only the ops
+producer is rewritten before its users are visited (the list comes from the pipeline's op
+index while its walk is the program's: pirc.passes.infra.op_index).  A pattern may declare a
+`probe`, the producer its root's operand must come from, which the driver tests before the
+call: most candidates of const-fold, and of the rules for pairs of ops, fail there.  Each later round visits only the ops
 the previous one handed back that it had already passed (or made).  The program has converged when a round rewrites nothing.
 When round `max_iterations` still rewrote something and left ops to look at, the patterns
 have not converged (two undo each other, or one keeps growing the program) and the driver

@@ -16,6 +16,13 @@ in it.  What the watch cannot see cannot be counted: an op renamed in place (onl
 correctness pass, upgrade, rewrites ops that way) or blocks moved with `Region.move_blocks`;
 the manager rebuilds the index after a correctness pass or an edit outside the rewrite gate,
 and `--verify-each=full` compares it with a fresh count after every pass.
+
+The walk's ops are kept too, for a program whose ops all lie in its top-level block (the
+benchmark's, most exported models): while no op is added to the program, the ops of a name
+that the walk found and that are still in the block are the block's, in order (`ordered`),
+so the greedy driver starts its first round from them instead of from a walk of every op
+(pirc.passes.infra.greedy; at 100k ops that walk is a tenth of canonicalize and a third of
+const-fold).  The watch tells the index of each op added, inline count or not (`added`).
 """
 
 from __future__ import annotations
