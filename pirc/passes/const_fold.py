@@ -100,6 +100,9 @@ class FoldOp(Pattern):
         self._probe = next(((i, COMBINE if kind == "vec" else None)
                             for i, kind in enumerate(rule.operands) if kind in ("const", "vec")),
                            None)
+        # The same test, made by the driver before it calls (pirc.passes.infra.greedy).
+        self.probe = None if self._probe is None else (
+            self._probe[0], frozenset((self._probe[1],) if self._probe[1] else SOURCES), None)
 
     @property
     def name(self) -> str:

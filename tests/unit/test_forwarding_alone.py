@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,8 @@ from pirc.ir import aliasing
 from pirc.ir.aliasing import AliasAnalysis
 from pirc.passes import run_pipeline
 from pirc.passes.dce import trivially_dead, would_be_trivially_dead
-from pirc.passes.infra.forwarding import (alone, may_forward, may_reread, unwritten, written_after,
-                                          written_between)
+from pirc.passes.infra.forwarding import (alone, may_forward, may_forward_alone, may_reread, unwritten,
+                                          written_after, written_between)
 from pirc.text.parser import parse_text
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -45,7 +46,7 @@ def _programs():
 
 
 def test_alone_values_get_the_models_answers():
-    seen = {True: 0, False: 0}
+    seen = Counter()
     for name, program in _programs():
         model = AliasAnalysis(program)
         version = program.version
@@ -65,10 +66,16 @@ def test_alone_values_get_the_models_answers():
                     assert may_reread(model, op, user, value) == may_reread(None, op, user, value)
                     for result in user.results[:1]:
                         if alone(result, version):
-                            assert may_forward(user, result, value, model) == \
-                                may_forward(user, result, value, None), (name, user.name)
-    # the programs hold both kinds: the test can fail either way
+                            answer = may_forward(user, result, value, model)
+                            assert answer == may_forward(user, result, value, None), (name, user.name)
+                            assert answer == may_forward_alone(user, result, value), (name, user.name)
+                            seen["forward", answer] += 1
+                            # a producer the value passes through on its way to `user`
+                            assert may_reread(None, op, user, value) or not alone(value, version)
+    # the programs hold both kinds, and forwards both allowed and refused: the test can
+    # fail either way
     assert seen[True] > 1000 and seen[False] > 100
+    assert seen["forward", True] > 100 and seen["forward", False] > 10, seen
 
 
 DATA = ('(%0) = "pd_op.data" () {dtype:float32,name:"x",place:Place(undefined:0),shape:[2,3],'

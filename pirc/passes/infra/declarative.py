@@ -80,12 +80,16 @@ from ...ir.specs import get_spec
 from ...ir.types import ELEMENT_TYPE_NAMES
 from ...runtime.op_versions import semantic_version
 from ..folding.constants import full_scalar
-from .forwarding import alone, exported, fetched, may_forward, may_reread, unwritten, written_between
+from .forwarding import (alone, exported, fetched, may_forward, may_forward_alone, may_reread, unwritten,
+                         written_between)
 from .greedy import Pattern, apply_patterns, replace_op
 from .pass_base import PassContext, PircPass
 from .rewrites import ANY_OP, OpUse
 
 ANY = "_"
+# `isinstance(owner, NullValueOp)`, the matchers' test of an absent operand, is spelled as a
+# look in the owner's class's MRO: an xDSL op class's metaclass is ABCMeta, whose isinstance
+# is a Python frame, and nothing registers a virtual subclass of NullValueOp.
 _SKIP, _VARIABLE, _OPTIONAL, _NESTED = range(4)   # how an Op's operand pattern is matched
 NEAR_MISS_KEEP = 20   # near misses listed per rule (all are counted)
 
@@ -292,10 +296,23 @@ def _expand_operand(o) -> list:
 
 
 class _Fail(Exception):
-    def __init__(self, reason: str, depth: int):
-        super().__init__(reason)
-        self.reason = reason
+    """A failed match: `reason`, the text a near miss reports, may be given as a function
+    spelling it (a value's repr, an operand's place): most failures are never reported (no
+    producer was matched, or the rule has listed NEAR_MISS_KEEP already), so they are
+    spelled only when read."""
+
+    def __init__(self, reason, depth: int):
+        self._reason = reason
         self.depth = depth
+
+    @property
+    def reason(self) -> str:
+        return _spelled(self._reason)
+
+
+def _spelled(reason) -> str:
+    """A failure's reason: the text, or the function spelling it, called."""
+    return reason if isinstance(reason, str) else reason()
 
 
 class Match:
@@ -403,7 +420,7 @@ def _match_op(p: Op, op, m: Match, literals_checked: bool = False) -> None:
     for name, want in (p._unchecked if literals_checked else p.attrs.items()):
         failed = _value_fails(want, attr_value(op, name), m)
         if failed is not None:
-            raise _Fail(failed[0] + f"attribute {name} of {op.name}" + failed[1], depth)
+            raise _Fail(lambda: failed(f"attribute {name} of {op.name}"), depth)
     operands = op._operands   # xDSL's tuple (pinned): `op.operands` is a view made per call
     if len(operands) < len(p.operands):
         raise _Fail(f"structure: {op.name} has {len(operands)} operands, the pattern {len(p.operands)}", depth)
@@ -417,11 +434,11 @@ def _match_op(p: Op, op, m: Match, literals_checked: bool = False) -> None:
             if kind == _NESTED:
                 _match_value(sub, value, m, i, op)
                 continue
-            if kind == _OPTIONAL and isinstance(getattr(value, "op", None), NullValueOp):
+            if kind == _OPTIONAL and NullValueOp in type(getattr(value, "op", None)).__mro__:
                 continue
             bound = values.get(sub)
             if bound is None:
-                if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
+                if NullValueOp in type(getattr(value, "op", None)).__mro__:   # is_null_value
                     raise _Fail(f"structure: {_where(i, op)} is absent", len(m.matched))
                 values[sub] = value
             elif bound is not value:
@@ -482,7 +499,7 @@ def _match_value(p, value, m: Match, i: int, user) -> None:
         m.consts.append(value.op)   # a producer matched: its value failing is a near miss
         failed = _value_fails(p.value, number, m, p.rel_tol)
         if failed is not None:
-            raise _Fail(failed[0] + f"constant {_where(i, user)}" + failed[1], depth + 1)
+            raise _Fail(lambda: failed(f"constant {_where(i, user)}"), depth + 1)
         return
     owner = getattr(value, "op", None)
     if owner is None or owner.name != p.name:
@@ -515,9 +532,9 @@ def _where(i: int, user) -> str:
     return f"operand {i} of {user.name}"
 
 
-def _value_fails(want, got, m: Match, rel_tol: float = 0.0) -> tuple[str, str] | None:
-    """None when `got` is what `want` asks (a `Capture` binds it), else the reason around
-    what was checked: `before + what + after` (spelled only on a failure)."""
+def _value_fails(want, got, m: Match, rel_tol: float = 0.0):
+    """None when `got` is what `want` asks (a `Capture` binds it), else a function spelling
+    the reason around what was checked (`what`: "constant operand 1 of pd_op.scale")."""
     if isinstance(want, Capture):
         m.captured[want.name] = got
         want = want.check
@@ -526,13 +543,13 @@ def _value_fails(want, got, m: Match, rel_tol: float = 0.0) -> tuple[str, str] |
     if isinstance(want, Check):
         if got is not None and _safe(want.fn, got):
             return None
-        return f"{want.name}: ", f" is {_show(got)}"
+        return lambda what: f"{want.name}: {what} is {_show(got)}"
     if isinstance(want, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
         if got == want or (rel_tol and math.isclose(got, want, rel_tol=rel_tol)):
             return None
     elif got == want:
         return None
-    return "", f" is {_show(got)}, not {_show(want)}"
+    return lambda what: f"{what} is {_show(got)}, not {_show(want)}"
 
 
 # What a check may raise on a malformed op (read without the verifier): the check fails.
@@ -597,7 +614,7 @@ def record_near_misses(pc) -> None:
                 continue
             misses = pc.near_misses.setdefault(rule, NearMisses())   # no empty entries
             if len(misses.first) < NEAR_MISS_KEEP:
-                misses.add(op.name, op_location(pc.program, op), reason)
+                misses.add(op.name, op_location(pc.program, op), _spelled(reason))
             else:  # counted only: a JSON path costs a walk of the block, and is not listed
                 misses.count += 1
     pc._near_pending = {}
@@ -611,11 +628,12 @@ class _RulePattern(Pattern):
         self.rule = rule
         self.forms = forms
         self.root = forms[0].name
-        # per form: a cheap test at the root (or None), and, for a root-only form of a rule
-        # that keeps its inputs, a binder that checks without a raise (or None)
-        self._plans = tuple((f, _quick_check(f), _bind_bare(f) if _keeps_inputs(rule) else None)
+        # per form: a cheap test at the root (or None), and, for a flat form of a rule that
+        # keeps its inputs, a binder that checks without a raise (`_bind_flat`, or None)
+        self._plans = tuple((f, _quick_check(f), _bind_flat(f) if _keeps_inputs(rule) else None)
                             for f in forms)
         self._checks = tuple(c.check for c in rule.constraints)
+        self.probe = _probe(forms)
         result = rule.result[0]
         self._rewrite = (_forward if isinstance(result, Forward) else
                          _update if isinstance(result, Update) else _build_new)
@@ -629,11 +647,16 @@ class _RulePattern(Pattern):
         for form, quick, bare in self._plans:
             if quick is not None and not quick(op):
                 continue   # fails at the root, before any producer: no near miss lost
-            if bare is not None:   # a root alone: whatever fails is no near miss
+            if bare is not None:   # a flat form (`_bind_flat`)
                 m = bare(op, pc)
-                if m is None or not _hold(self._checks, m):
-                    continue
-                return self._took(op, pc, self._rewrite(self.rule, m))
+                if m is None:
+                    continue   # failed at the root: no near miss
+                if m is not _GENERAL:
+                    if _hold(self._checks, m):
+                        return self._took(op, pc, self._rewrite(self.rule, m))
+                    if len(m.matched) == 1:
+                        continue   # the root alone: whatever failed is no near miss
+                # failed past a matched producer: the general match spells the near miss
             m = Match(op, pc)
             try:
                 _match_op(form, op, m, quick is not None)
@@ -649,7 +672,7 @@ class _RulePattern(Pattern):
         # a rule whose target is not the op it builds at this PIR version (rms_norm at 4)
         # would only be skipped had it matched: its failed candidates are no near misses
         if best is not None and best.depth >= 2 and _target_reason(self.rule, pc.program.version) is None:
-            _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best.reason)
+            _pending(pc).setdefault(self.rule.name, {})[id(op)] = (op, best._reason)   # spelled if listed
         return None
 
     def _took(self, op, pc, touched):
@@ -665,34 +688,62 @@ class _RulePattern(Pattern):
         return touched
 
 
-def _bind_bare(form: Op):
-    """For a form that is its root alone (operands all variables, no attribute to check),
-    a function binding them: the Match, or None where the full match would fail (an absent
-    operand, a variable bound twice to different values, too few operands)."""
-    if form.attrs or form.commutative or not all(isinstance(o, str) for o in form.operands):
+_GENERAL = object()   # a flat binder's answer: the general match must decide (a near miss)
+
+
+def _bind_flat(form: Op):
+    """For a flat form -- its root with variables, `_`, and leaf ops (matched by name alone,
+    a dropout's p) as operands; no attribute to check but literal ones, which its quick check
+    has compared -- a function binding them without a raise: the Match, None where the
+    general match fails at the root (no near miss), or _GENERAL where it fails past a
+    matched producer (a near miss, which the general match then spells).  None for another
+    form."""
+    if form.commutative or form._unchecked:
         return None
-    names = form.operands
-    count = len(names)
+    plan = []
+    for o in form.operands:
+        if isinstance(o, str) and o == ANY:
+            plan.append((_SKIP, None))
+        elif isinstance(o, str) and not o.endswith("?"):
+            plan.append((_VARIABLE, o))
+        elif isinstance(o, Op) and o._leaf and o.value is None:
+            plan.append((_NESTED, o))
+        else:
+            return None
+    if form.attrs and _quick_check(form) is None:   # literal attributes: the quick check's
+        return None
+    count = len(plan)
 
     def bind(op, pc):
         operands = op._operands
         if len(operands) < count:
             return None
         m = Match(op, pc)
-        m.matched.append(op)
+        matched = m.matched
+        matched.append(op)
         if form.bind is not None:
             m.ops[form.bind] = op
         values = m.values
-        for name, value in zip(names, operands):
-            if name == ANY:
+        for (kind, sub), value in zip(plan, operands):
+            if kind == _SKIP:
                 continue
-            bound = values.get(name)
+            if kind == _NESTED:   # `_match_value` of a leaf op
+                owner = getattr(value, "op", None)
+                if owner is None or owner.name != sub.name or value.index != sub.result:
+                    return None if len(matched) == 1 else _GENERAL
+                if owner.parent is not op.parent:   # a near miss at any depth
+                    return _GENERAL
+                matched.append(owner)
+                if sub.bind is not None:
+                    m.ops[sub.bind] = owner
+                continue
+            bound = values.get(sub)
             if bound is None:
-                if isinstance(getattr(value, "op", None), NullValueOp):   # is_null_value
-                    return None
-                values[name] = value
+                if NullValueOp in type(getattr(value, "op", None)).__mro__:   # is_null_value
+                    return None if len(matched) == 1 else _GENERAL
+                values[sub] = value
             elif bound is not value:
-                return None
+                return None if len(matched) == 1 else _GENERAL
         return m
     return bind
 
@@ -709,14 +760,7 @@ def _quick_check(form: Op):
     if form.commutative:
         return None
     literals = [(k, v) for k, v in form.attrs.items() if not isinstance(v, (Check, Capture))]
-    want, index = None, None
-    for i, o in enumerate(form.operands):
-        if isinstance(o, Op):
-            want, index = (o.name, o.result), i
-            break
-        if isinstance(o, Const):
-            want, index = ("pd_op.full", None), i
-            break
+    index, want = _first_producer(form) or (None, None)
     count = len(form.operands)
     if not literals and want is None:
         return None
@@ -749,6 +793,28 @@ def _quick_check(form: Op):
                 return False
         return True
     return quick
+
+
+def _first_producer(form: Op):
+    """(operand index, (op name, result index or None)) of the first operand of `form` that
+    must be made by an op (a nested op, or a `Const`'s `full`), or None."""
+    for i, o in enumerate(form.operands):
+        if isinstance(o, Op):
+            return i, (o.name, o.result)
+        if isinstance(o, Const):
+            return i, ("pd_op.full", None)
+    return None
+
+
+def _probe(forms: list[Op]):
+    """The greedy driver's `probe` for a pattern with `forms`: the producer each form's quick
+    check tests first, when they all test the same one (else None).  An op failing it fails
+    every form at the root: no match, no near miss, nothing recorded."""
+    tests = {None if f.commutative else _first_producer(f) for f in forms}
+    if len(tests) != 1 or None in tests:
+        return None
+    index, (name, result) = tests.pop()
+    return index, frozenset((name,)), result
 
 
 def _check_depth(m: Match) -> int:
@@ -1053,16 +1119,22 @@ def _forward(rule: Rule, m: Match):
     fwd = rule.result[0]
     pc.matched()
     results = root.results   # the results after the first must be unused
-    if len(results) > 1 and any(r.first_use is not None for r in _item(results, _AFTER_FIRST)):
-        return None
+    if len(results) > 1:
+        for r in _item(results, _AFTER_FIRST):
+            if r.first_use is not None:
+                return None
     result = _item(results, 0)
     value = m.values.get(fwd.value)
     if value is None:
         value = m[fwd.value]
     through = _through(m, value) if len(m.matched) > 1 else ()
-    aliases = model_for(pc, [result, value] + [op.results[0] for op in through])
-    if not may_forward(root, result, value, aliases) or (
-            not all(may_reread(aliases, op, root, value) for op in through)):
+    aliases = model_for(pc, (result, value, *[op.results[0] for op in through]) if through else (result, value))
+    if aliases is None:   # each value alone: may_forward's answer from the fetches alone
+        allowed = may_forward_alone(root, result, value)
+    else:
+        allowed = may_forward(root, result, value, aliases) and all(
+            may_reread(aliases, op, root, value) for op in through)
+    if not allowed:
         pc.skip(fwd.reason, root)
         return None
     ops = _gate_ops(m)

@@ -214,3 +214,19 @@ def may_forward(op, result, value, aliases=None) -> bool:
         if owner is None or owner.parent is not op.parent or not is_pure(owner) or fetched(value):
             return False
     return True
+
+
+def may_forward_alone(op, result, value) -> bool:
+    """`may_forward(op, result, value)` for a `result` and a `value` that are both `alone`:
+    neither has a writer or an exporting user (`alone` read every user's class), so what is
+    left to ask is their types, and whether a fetch of `result` keeps its meaning.  For a
+    producer the forwarded value passes through whose result is `alone` too, `may_reread`
+    holds (its result unwritten, `value` only read): the caller asks nothing more."""
+    rtype, vtype = result.type, value.type
+    if rtype is not vtype and rtype != vtype:
+        return False
+    if fetched(result):
+        owner = getattr(value, "op", None)
+        if owner is None or owner.parent is not op.parent or not is_pure(owner) or fetched(value):
+            return False
+    return True

@@ -7,7 +7,10 @@ again (the ops it made, and the users of the values it replaced; `replace_op` gi
 
 The driver works in rounds.  The first round visits every op of the program (nested regions
 too) whose name some pattern roots at, in print order, so a chain folds in one round: a
-producer is rewritten before its users are visited.  Each later round visits only the ops
+producer is rewritten before its users are visited (the list comes from the pipeline's op
+index while its walk is the program's: pirc.passes.infra.op_index).  A pattern may declare a
+`probe`, the producer its root's operand must come from, which the driver tests before the
+call: most candidates of const-fold, and of the rules for pairs of ops, fail there.  Each later round visits only the ops
 the previous one handed back that it had already passed (or made).  The program has converged when a round rewrites nothing.
 When round `max_iterations` still rewrote something and left ops to look at, the patterns
 have not converged (two undo each other, or one keeps growing the program) and the driver
@@ -54,6 +57,12 @@ class Pattern:
     # verifier may hold a malformed op; the driver offers it to no pattern that would index
     # past its operands.
     operands: ClassVar[int | None] = None
+    # A producer the root's operand must come from, or None: (operand index, the names of
+    # the ops that may make it, the result index it must be or None).  The driver tests it
+    # before calling `match_and_rewrite`, which must then leave an op that fails it alone
+    # (return None, having changed nothing): most candidates of const-fold, and of the rules
+    # for pairs of ops, fail there, and a call costs more than the test.
+    probe: ClassVar[tuple | None] = None
 
     @property
     def name(self) -> str:
@@ -77,7 +86,8 @@ def replace_op(op, values, inputs=()) -> list:
     for result, value in zip(results, values):
         move_uses(result, value, users)
     # the tuple's own slice: xDSL's `SSAValues.__getitem__` is a Python method
-    assert all(r.first_use is None for r in tuple.__getitem__(results, slice(len(values), None))), op.name
+    for rest in tuple.__getitem__(results, slice(len(values), None)):
+        assert rest.first_use is None, op.name
     erase(op)
     for dead in inputs:
         if dead.parent is not None and is_pure(dead) and unused(dead):
@@ -100,6 +110,35 @@ def _collect(block, names, out: list) -> None:
         op = op._next_op
 
 
+def _candidates(pc, names) -> list:
+    """The ops of the program named in `names`, in print order: `_collect`'s, or the same
+    list from the walk that built the pipeline's op index, while that walk is the program's
+    (pirc.passes.infra.op_index: a program of one block, no op added since), which spares
+    a walk of every op."""
+    block = pc.program.block
+    watch = pc.state.watch
+    index = watch.index if watch is not None else None
+    found = index.ordered(block, names) if index is not None else None
+    if found is None:
+        found = []
+        _collect(block, names, found)
+    return found
+
+
+def _probed(op, probe) -> bool:
+    """Whether `op` passes a pattern's `probe` (its operand made by an op it names)."""
+    index, makers, result = probe
+    operands = op._operands   # xDSL's tuple (pinned): `op.operands` makes a view
+    if len(operands) <= index:
+        return False
+    value = _item(operands, index)
+    owner = getattr(value, "op", None)   # a block argument has none
+    return owner is not None and owner.name in makers and (result is None or value.index == result)
+
+
+_item = tuple.__getitem__   # an operand tuple's item (xDSL's `SSAValues.__getitem__` is Python)
+
+
 def _first_places(work: list) -> dict:
     """id(op) -> the first place of op in `work`."""
     return {id(op): i for i, op in reversed(list(enumerate(work)))}
@@ -120,11 +159,11 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
 
 
 def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
-    # per root name: each pattern, the operand count it needs (or None), its bound method
-    dispatch = {name: [(p, p.operands, p.match_and_rewrite) for p in patterns]
+    # per root name: each pattern, the operand count it needs (or None), its probe (or
+    # None), its bound method
+    dispatch = {name: [(p, p.operands, p.probe, p.match_and_rewrite) for p in patterns]
                 for name, patterns in by_root.items()}
-    work: list = []
-    _collect(pc.program.block, by_root, work)
+    work = _candidates(pc, by_root)
     total: Counter = Counter()
     walked = True   # this round's list is the walk's: each op once, in print order
     for iteration in range(1, max_iterations + 1):
@@ -138,9 +177,19 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
         for i, op in enumerate(work):
             if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
-            for p, operands, match_and_rewrite in dispatch[op.name]:
+            for p, operands, probe, match_and_rewrite in dispatch[op.name]:
                 if operands is not None and len(op._operands) != operands:   # no view made
                     continue
+                if probe is not None:   # `_probed`, inline: once per candidate
+                    index, makers, result = probe
+                    values = op._operands
+                    if len(values) <= index:
+                        continue
+                    value = _item(values, index)
+                    owner = getattr(value, "op", None)
+                    if owner is None or owner.name not in makers or (
+                            result is not None and value.index != result):
+                        continue
                 touched = match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1

@@ -231,6 +231,8 @@ def _block_op_wrapper(original, what, sign):
                 counts, name = index.counts, op.name
                 counts[name] = counts.get(name, 0) + sign
                 index.total += sign
+                if sign > 0:
+                    index.added()
         elif watch._edit(self, what, op) and watch.index is not None:
             watch.index.op(op, sign)
         return original(self, op, *args, **kwargs)
