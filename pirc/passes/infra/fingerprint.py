@@ -89,7 +89,8 @@ class _Redo(Exception):
 # updates), its place in the block (`rank`, increasing in block order) and how many ops it
 # counts for (itself and every op in its regions).  `prefix` is None for an op with regions
 # (hashed whole) and for one not hashed yet.  A new op counts for nothing (`size` 0) until it
-# is hashed (_rehash counts it).
+# is hashed (_rehash counts it).  The first look keeps as the static key the tuple its
+# `_statics` entry holds (equal to the op's: 100k fresh tuples of ids would stay alive).
 _OP, _KEY, _ARGS, _DIGEST, _PREFIX, _RANK, _SIZE = range(7)
 
 
@@ -744,9 +745,9 @@ class Fingerprinter:
 
     def _spelled(self, op, static: tuple | None = None) -> tuple:
         """The `_statics` entry of the op's static key: the objects it names (kept alive),
-        the bytes they spell, and the hash of those bytes alone, which is the hash of an op
+        the bytes they spell, the hash of those bytes alone, which is the hash of an op
         without operands, regions or properties (a parameter, a constant: half a model's
-        ops), hashed once per key."""
+        ops), hashed once per key, and the key itself (what the first look keeps)."""
         if static is None:
             static = _static_key(op)
         entry = self._statics.get(static)
