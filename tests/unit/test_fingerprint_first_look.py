@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pirc
-from pirc.passes.infra.fingerprint import (_PREFIX, _RESORT, Fingerprinter, _block_ops, _combine_counted,
-                                           _combine_sorted, _retally, _tally)
+from pirc.passes.infra.fingerprint import (_KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
+                                           _combine_counted, _combine_sorted, _retally, _static_key, _tally)
 from pirc.testing.strategies import aliasing_programs
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"
@@ -33,9 +33,11 @@ def _walked(program) -> tuple[dict, str]:
 
 
 def _check(program) -> Fingerprinter:
-    """A first look against the general walk: the value, each op's hash, the op count; and
-    a second look (which compares every op with what the first kept) the same, hashing
-    again only the ops hashed whole (with regions, or read before they are produced)."""
+    """A first look against the general walk: the value, each op's hash, the op count, what
+    is kept of each op (the op, its static key: the tuple its `_statics` entry holds, equal
+    to the op's own; ranks in block order); and a second look (which compares every op with
+    what the first kept) the same, hashing again only the ops hashed whole (with regions,
+    or read before they are produced)."""
     f = Fingerprinter(program.version)
     value = f.program(program)
     hashes, walked = _walked(program)
@@ -43,6 +45,12 @@ def _check(program) -> Fingerprinter:
     assert f._digests == hashes
     assert f.op_count == program.op_count()
     assert f.touched is None
+    ops = _block_ops(program.block)
+    assert len(f._kept) == len(ops)
+    for rank, op in enumerate(ops):
+        entry = f._kept[id(op)]
+        assert entry[_OP] is op and entry[_RANK] == rank
+        assert entry[_KEY] == _static_key(op) and entry[_KEY] is f._statics[entry[_KEY]][3]
     assert f.program(program) == value
     assert all(f._kept[id(op)][_PREFIX] is None for op in f.touched)
     return f
@@ -112,6 +120,55 @@ def test_ops_after_an_op_with_regions():
     ops = _block_ops(program.block)
     assert any(op.regions for op in ops[:-1])
     _check(program)
+
+
+def test_a_producer_outside_the_block_and_one_after_its_user_read_by_one_op():
+    """The inline path hands the op to `_hash_top` (a free input), which meets the late
+    producer: the op is hashed whole, with its producers, as the general code does."""
+    program = _mlp()
+    block = program.block
+    user = next(op for op in _block_ops(block) if op.name == "pd_op.matmul")
+    first, second = (v.op for v in user.operands)
+    block.detach_op(first)                     # no longer in any block: a free input
+    block.detach_op(second)
+    block.insert_op_after(second, user)        # after its user
+    _check(program)
+
+
+def _twin(op, attributes: dict):
+    """A copy of `op` reading what it reads, with `attributes`, placed after it."""
+    twin = op.clone()
+    twin.attributes = attributes
+    op.parent.insert_op_after(twin, op)
+    return twin
+
+
+def test_ops_a_cheaper_static_key_would_confuse():
+    """The static key names what an op's prefix spells by identity, so the first look's
+    memo (`_statics`) hands an op the prefix of another only when both spell the same.
+    Pairs of ops that a key without attribute names, without their order, without result
+    types or by equality of attribute values would take for one another: each is hashed
+    as the general walk hashes it, and keeps its own key."""
+    program = _mlp()
+    ops = _block_ops(program.block)
+    matmul = next(op for op in ops if op.name == "pd_op.matmul")
+    names, values = list(matmul.attributes), list(matmul.attributes.values())
+    # The same values in the same order under other names: `transpose_x` reads "/Linear/".
+    swapped = _twin(matmul, dict(zip([names[2], names[1], names[0], *names[3:]], values)))
+    # The same names and values, in another order: spelled alike, another key.
+    reordered = _twin(matmul, dict(reversed(matmul.attributes.items())))
+    # The same attribute objects, another result type (a parameter of another shape).
+    bias, weight = ops[0], ops[1]
+    assert bias.results[0].type != weight.results[0].type
+    retyped = _twin(bias, dict(weight.attributes))
+    # An attribute equal to the original but another object: another key, the same text.
+    copied = _twin(matmul, {**matmul.attributes, "struct_name": type(values[2])(values[2].data)})
+    assert copied.attributes["struct_name"] == values[2] and copied.attributes["struct_name"] is not values[2]
+    f = _check(program)
+    digest = {op: f._digests[id(op)] for op in (matmul, swapped, reordered, weight, retyped, copied)}
+    assert digest[swapped] != digest[matmul] == digest[reordered] == digest[copied]
+    assert digest[retyped] != digest[weight]
+    assert len({f._kept[id(op)][_KEY] for op in digest}) == len(digest)
 
 
 # -- the multiset of op hashes ---------------------------------------------------------------

@@ -89,7 +89,8 @@ class _Redo(Exception):
 # updates), its place in the block (`rank`, increasing in block order) and how many ops it
 # counts for (itself and every op in its regions).  `prefix` is None for an op with regions
 # (hashed whole) and for one not hashed yet.  A new op counts for nothing (`size` 0) until it
-# is hashed (_rehash counts it).
+# is hashed (_rehash counts it).  The first look keeps as the static key the tuple its
+# `_statics` entry holds (equal to the op's: 100k fresh tuples of ids would stay alive).
 _OP, _KEY, _ARGS, _DIGEST, _PREFIX, _RANK, _SIZE = range(7)
 
 
@@ -195,7 +196,8 @@ class Fingerprinter:
                     elif operands or op.properties:
                         digest, prefix = hash_top(op, block, memo, static)
                     else:  # the hash of its prefix alone, as _hash_top would make it
-                        _, prefix, digest = statics.get(static) or self._spelled(op, static)
+                        spelled = statics.get(static) or self._spelled(op, static)
+                        prefix, digest = spelled[1], spelled[2]
                 except KeyError:  # a producer after its user (a graph region): hash in order
                     nested = True
                     inside = inside or {id(o) for o in _block_ops(block)}
@@ -230,17 +232,18 @@ class Fingerprinter:
         operand from its producer's hash (the memo holds the block's ops only, so a producer
         found there is one of them); any other op, as `_program` hashes it."""
         memo: dict = {}
-        kept: dict = {}
+        rows: list = []      # what is kept of each op, in block order
+        keep = rows.append
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
-        statics, edge, blake2b = self._statics, _INDEX_BYTES, hashlib.blake2b
+        statics, edge, blank = self._statics, _INDEX_BYTES, _BLAKE.copy
         op, rank = block._first_op, 0
         while op is not None:
             attributes = op.attributes  # _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
-            operands = op._operands
             spelled = statics.get(static) or self._spelled(op, static)
+            operands = op._operands
             if op.regions or op.properties or nested:
                 # Once an op was hashed with what it holds, the memo holds ops inside regions
                 # too: a producer found there need not be one of the block's (_hash_top asks).
@@ -251,30 +254,37 @@ class Fingerprinter:
                     digest, prefix = self._look(op, block, memo, static, inside)
                 size = _size(op)
                 count += size - 1  # and 1 below, as for every op
-                kept[id(op)] = [op, static, operands, digest, prefix, rank, size]
+                keep([op, spelled[3], operands, digest, prefix, rank, size])
                 memo[id(op)] = digest
                 op, rank = op._next_op, rank + 1
                 continue
+            prefix = spelled[1]
             if operands:
-                parts = [spelled[1]]
+                parts = [prefix]
                 try:
-                    for operand in operands:  # KeyError: a producer not hashed yet
+                    for operand in operands:  # KeyError: a producer not hashed yet, or outside
                         parts += (b"e", memo[id(operand.op)], edge[operand.index])
+                    h = blank()
+                    h.update(b"".join(parts))
+                    digest = h.digest()
                 except (AttributeError, KeyError, IndexError):  # a block argument, a late producer
-                    digest, prefix = self._look(op, block, memo, static, inside)
-                    if digest is None:  # hashed by _op_hash, with its producers
+                    try:
+                        digest = self._hash_top(op, block, memo, None, prefix)[0]
+                    except KeyError:  # hashed by _op_hash, with its producers
                         nested = True
                         inside = {id(o) for o in _block_ops(block)}
                         digest, prefix = self._look(op, block, memo, static, inside)
-                else:
-                    digest, prefix = blake2b(b"".join(parts), digest_size=20).digest(), spelled[1]
             else:
-                digest, prefix = spelled[2], spelled[1]
-            kept[id(op)] = [op, static, operands, digest, prefix, rank, 1]
+                digest = spelled[2]
+            keep([op, spelled[3], operands, digest, prefix, rank, 1])
             memo[id(op)] = digest
             op, rank = op._next_op, rank + 1
         count += rank
-        digests = {key: e[_DIGEST] for key, e in kept.items()} if nested else memo
+        if nested:
+            kept = {id(e[_OP]): e for e in rows}
+            digests = {key: e[_DIGEST] for key, e in kept.items()}
+        else:  # the memo holds the block's ops, in block order
+            kept, digests = dict(zip(memo, rows)), memo
         self._top, self._kept, self._digests = block, kept, digests
         self._counts, self._distinct = _tally(digests.values())
         self._value = _combine_counted(self._distinct, self._counts)
@@ -753,9 +763,9 @@ class Fingerprinter:
 
     def _spelled(self, op, static: tuple | None = None) -> tuple:
         """The `_statics` entry of the op's static key: the objects it names (kept alive),
-        the bytes they spell, and the hash of those bytes alone, which is the hash of an op
+        the bytes they spell, the hash of those bytes alone, which is the hash of an op
         without operands, regions or properties (a parameter, a constant: half a model's
-        ops), hashed once per key."""
+        ops), hashed once per key, and the key itself (what the first look keeps)."""
         if static is None:
             static = _static_key(op)
         entry = self._statics.get(static)
@@ -763,7 +773,7 @@ class Fingerprinter:
             spelled = self._static(op)
             entry = self._statics[static] = (
                 (tuple(op.attributes.values()), tuple(map(_TYPE, op.results))), spelled,
-                hashlib.blake2b(spelled, digest_size=20).digest())
+                hashlib.blake2b(spelled, digest_size=20).digest(), static)
         return entry
 
     def _static(self, op) -> bytes:
@@ -859,6 +869,9 @@ _PAUSE_GC = 64
 _RESORT = 256
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
+
+# A blake2b of a 20-byte digest with nothing hashed yet: copying it costs less than making one.
+_BLAKE = hashlib.blake2b(digest_size=20)
 
 # Fingerprinter._climb: an op only whose operands may have changed (`update`'s `steady`).
 _OPERANDS = object()
