@@ -39,10 +39,10 @@ class CommonSubexpressionElimination(PircPass):
 
     def run(self, pc: PassContext) -> None:
         aliases = alias_model(pc.program)  # built only when an op writes in place
-        begin, matched = pc.begin_one, 0   # each merge matches one op
+        begin, matched = pc.begin, 0
         for op, earlier in common_subexpressions(pc.program.block, OpKeys(), aliases):
             matched += 1
-            rewrite = begin(op)
+            rewrite = begin((op,))
             if rewrite is None:
                 continue
             # made and recorded in one step where each edit would take the IR watch's fast

@@ -1,6 +1,5 @@
-"""cse's fast paths do what its general paths do: the one-op gate (`PassContext.begin_one`,
-pirc.passes.infra.rewrites.gate_one) against `begin((op,))`, and the merge made and recorded
-inline (pirc.passes.infra.ir_watch.merge_top_level) against the merge through xDSL's wrapped
+"""cse's fast merge does what its general one does: the merge made and recorded inline
+(pirc.passes.infra.ir_watch.merge_top_level) against the merge through xDSL's wrapped
 primitives (cse._merge).  After every pass of `default` on every corpus program, the
 benchmark's generated one and cse's lit cases (regions, readers inside them): the same
 program, pass reports (matches, rewrites, skips, each rewrite's fingerprints), fingerprints
@@ -19,7 +18,6 @@ from pirc.passes import run_pipeline
 from pirc.passes.infra import manager
 from pirc.passes.infra import rewrites
 from pirc.passes.infra.ir_watch import IRWatch
-from pirc.passes.infra.pass_base import PassContext
 from pirc.text.parser import parse_text
 
 from corpus_files import all_jsons
@@ -68,9 +66,8 @@ PROGRAMS = _programs()
 
 
 def _general(m) -> None:
-    """The general paths only: the gate over a tuple of ops, the merge through xDSL."""
+    """The general path only: the merge through xDSL's primitives."""
     m.setattr(cse, "merge_top_level", lambda op, earlier: False)
-    m.setattr(PassContext, "begin_one", lambda self, op: self.begin((op,)))
 
 
 def _run(load, monkeypatch, general: bool, **options):
@@ -118,28 +115,23 @@ def test_the_fast_paths_do_what_the_general_ones_do(key, monkeypatch):
 
 @pytest.mark.parametrize("limit", [0, 1, 7, 40])
 def test_and_under_a_bisection_limit(limit, monkeypatch):
-    """The one-op gate counts and refuses rewrites as the general gate does."""
+    """A rewrite refused by the limit makes no merge, fast or not."""
     _compare(PROGRAMS["generated-3000"], monkeypatch, bisect_limit=limit)
 
 
-def test_the_generated_program_takes_both_fast_paths(monkeypatch):
-    """The comparison above is not empty: the benchmark's merges take the fast paths, and a
-    merge the fast merge may not make (a reader in a region) goes the general way."""
-    taken = {"merge": 0, "general": 0, "gate": 0}
-    merge, gate_one = cse.merge_top_level, rewrites.gate_one
+def test_the_generated_program_takes_the_fast_path(monkeypatch):
+    """The comparison above is not empty: the benchmark's merges take the fast path, and a
+    merge the fast one may not make (a reader in a region) goes the general way."""
+    taken = {"merge": 0, "general": 0}
+    merge = cse.merge_top_level
 
     def counted_merge(op, earlier):
         done = merge(op, earlier)
         taken["merge" if done else "general"] += 1
         return done
-
-    def counted_gate(pc, op):
-        taken["gate"] += 1
-        return gate_one(pc, op)
     monkeypatch.setattr(cse, "merge_top_level", counted_merge)
-    monkeypatch.setattr(rewrites, "gate_one", counted_gate)
     run_pipeline(PROGRAMS["generated-3000"](), "default", verify_each="incremental")
-    assert taken["merge"] > 100 and taken["gate"] == taken["merge"] + taken["general"]
+    assert taken["merge"] > 100
     taken.update(merge=0, general=0)
     for i in range(len(REGIONS.read_text().split("// -----"))):
         run_pipeline(PROGRAMS[f"cse.pir-{i}"](), "cse", verify_each="incremental")

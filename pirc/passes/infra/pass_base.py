@@ -122,11 +122,6 @@ class PassContext:
         the IR has changed), or None when the rewrite may not happen (the skip is recorded)."""
         return the_gate.gate(self, ops)   # looked up in its module: a profiler may wrap it
 
-    def begin_one(self, op):
-        """`begin((op,))` for a rewrite that matched one op: the same gate and records, in
-        fewer steps (pirc.passes.infra.rewrites.gate_one)."""
-        return the_gate.gate_one(self, op)
-
     def verdicts(self, version: int) -> dict:
         """The gate's verdicts for this pass on a program of PIR `version`: op name -> None
         (the pass may rewrite it) or why not.  A verdict depends on the name, the pass, the

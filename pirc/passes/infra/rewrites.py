@@ -267,46 +267,6 @@ def gate(pc, ops) -> Rewrite | None:
     return rewrite
 
 
-def gate_one(pc, op) -> Rewrite | None:
-    """`gate(pc, (op,))`, check for check and record for record, for a rewrite that matched
-    one op without regions in the top-level block (cse's merges, tens of thousands at 100k
-    ops): the fingerprint from the one-op memo and the note inline, without the loops over
-    the matched ops; any other op goes through `gate`."""
-    state = pc.state
-    watch = state.watch
-    block = state.program.block if watch is None else watch.block
-    fingerprinter = state._fingerprinter   # RunState.fingerprint, inline
-    if (op.parent is not block or op.regions or fingerprinter is None
-            or fingerprinter.version != state.program.version):
-        return gate(pc, (op,))
-    if watch is not None and watch.open is not None:   # a new rewrite: what was open is over
-        watch.close_open()
-    fingerprint = fingerprinter._single(op)   # Fingerprinter.ops of one op
-    if fingerprint is None:
-        fingerprint = fingerprinter.ops((op,))
-    verdicts = pc.verdicts(state.program.version)
-    reason = verdicts.get(op.name, _UNKNOWN)
-    if reason is _UNKNOWN:
-        reason = verdicts[op.name] = _version_reason(pc, pc.pass_cls.rewrites, op, state)
-    ops = (op,)
-    if reason is not None:
-        pc.skip(reason, op, fingerprint)
-        return None
-    if state.producers:
-        _check_conflicts(pc, ops, state)
-    bisect = state.bisect
-    if bisect.limit is None:
-        bisect.count += 1   # Bisect.allow without a limit
-    elif not bisect.allow(pc.pass_name, fingerprint):
-        pc.skip(f"bisect: beyond --bisect-limit={bisect.limit}", op, fingerprint)
-        return None
-    rewrite = Rewrite(pc, fingerprint, ops)
-    state.seeds[id(op)] = op   # RunState.note of a top-level op
-    if watch is not None:
-        watch.opened(rewrite)
-    return rewrite
-
-
 _UNKNOWN = object()   # an op name the gate has no verdict for yet
 
 
