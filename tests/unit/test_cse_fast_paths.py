@@ -109,7 +109,7 @@ def _compare(load, monkeypatch, **options) -> None:
 
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
-def test_the_fast_paths_do_what_the_general_ones_do(key, monkeypatch):
+def test_the_fast_merge_does_what_the_general_one_does(key, monkeypatch):
     _compare(PROGRAMS[key], monkeypatch)
 
 
