@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .infra.ir_edits import move_uses
+from .infra.ir_watch import merge_top_level
 from .infra.op_keys import OpKeys, alias_model, common_subexpressions
 from .infra.pass_base import PassContext, PircPass
 from .infra.registry import register_pass
@@ -44,7 +45,10 @@ class CommonSubexpressionElimination(PircPass):
             rewrite = begin((op,))
             if rewrite is None:
                 continue
-            _merge(op, earlier)
+            # made and recorded in one step where each edit would take the IR watch's fast
+            # path (a constant read by top-level ops: nearly every merge), else edit by edit
+            if not merge_top_level(op, earlier):
+                _merge(op, earlier)
             rewrite.done()
         pc.matched(matched)  # each pair found is a match, merged or skipped
 

@@ -23,7 +23,9 @@ shape: an operand of a top-level op set or dropped, or an op without regions ins
 or removed from the top-level block, inside a rewrite.  The wrappers record those inline, as
 `IRWatch._edit` would, without its calls; under `--verify-each=full` every edit takes the
 general path, and the watch's record is the same either way (a test compares the two after
-every pass of the corpus).
+every pass of the corpus).  cse's merge of a constant read by top-level ops (`merge_top_level`)
+makes its edits and their fast-path records in one call, without the primitives' calls;
+tests/unit/test_cse_fast_paths.py holds it to the merge made through the wrappers.
 
 Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
 and produced, that is what the program fingerprint after the pass hashes again
@@ -42,7 +44,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from xdsl.ir import Block, IRWithUses, Region
+from xdsl.ir import Block, IRWithUses, Region, SSAValues
 
 from .touched import Touched
 
@@ -255,6 +257,84 @@ def _node_wrapper(original, what):
             watch._edit(self, what, None)
         return original(self, *args, **kwargs)
     return wrapper
+
+
+def merge_top_level(op, earlier) -> bool:
+    """cse's merge of `op` into `earlier` when both the edits and their record take the
+    wrappers' fast paths: the uses of `op`'s results moved to `earlier`'s (`remove_use`,
+    `add_use`, the reader's operand tuple rebuilt) and `op` detached from the top-level
+    block (`detach_op`), each edit made and recorded as its wrapper and xDSL's primitive
+    would, without their calls.  Only for an op without operands or regions in the
+    top-level block, inside a rewrite, while a watch runs and not under full verification,
+    and readers in the top-level block: False (nothing done) for any other, which goes
+    through xDSL's primitives."""
+    watch = _ACTIVE
+    if watch is None or watch.open is None or watch.general:
+        return False
+    block = watch.block
+    if op.parent is not block or op.regions or op._operands:
+        return False
+    for result in op.results:
+        use = result.first_use
+        while use is not None:
+            if use._operation.parent is not block:
+                return False
+            use = use._next_use
+    tops, touched = watch.tops, watch.touched
+    touched_ops, released = touched.ops, touched.released
+    edits = 0
+    for result, value in zip(op.results, earlier.results):
+        use = result.first_use
+        while use is not None:
+            after = use._next_use
+            reader, index = use._operation, use._index
+            # remove_use's record and edit (the use is its value's first: prev is None);
+            # add_use records the reader again, where it already is
+            tops[id(reader)] = reader
+            touched_ops[id(reader)] = reader
+            released.append((result, reader))
+            result.first_use = after
+            if after is not None:
+                after._prev_use = None
+            # add_use's edit
+            first = value.first_use
+            use._next_use = first
+            use._prev_use = None
+            if first is not None:
+                first._prev_use = use
+            value.first_use = use
+            edits += 2
+            operands = list(reader._operands)
+            operands[index] = value
+            reader._operands = SSAValues(operands)
+            use = after
+        if value._name is None and result._name is not None:   # name_hint's field
+            value.name_hint = result._name
+    # detach_op's record and edit
+    tops[id(op)] = op
+    touched.removed(op)
+    if watch.order is not None:
+        watch.order.forget(op)
+    watch.inside += edits + 1
+    watch.open_edits += edits + 1
+    index = watch.index
+    if index is not None:
+        counts, name = index.counts, op.name
+        counts[name] = counts.get(name, 0) - 1
+        index.total -= 1
+    op.parent = None
+    prev, following = op._prev_op, op._next_op
+    if prev is not None:
+        prev._next_op = following
+        op._prev_op = None
+    else:
+        block._first_op = following
+    if following is not None:
+        following._prev_op = prev
+        op._next_op = None
+    else:
+        block._last_op = prev
+    return True
 
 
 _REMOVE_USE = "removed an operand of"   # a value loses a use

@@ -231,7 +231,10 @@ def _walk(block, keys: OpKeys, aliases, table: dict, log: list | None):
                             container[k] = before
             op = following
             continue
-        g = (cls, *map(id, op._operands))  # group(op)
+        operands = op._operands
+        # group(op); an op without operands (most merged ops: constants) by its class alone,
+        # which no group tuple equals
+        g = (cls, *map(id, operands)) if operands else cls
         entry = table.get(g)
         if entry is None or (is_written is not None and type(entry) is not dict
                              and any(map(is_written, entry.results))):
