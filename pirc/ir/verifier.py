@@ -201,6 +201,21 @@ def collect_problems_in(program, ops, order: BlockOrder | None = None, respec=No
     return checker.problems
 
 
+def may_retype(names, version: int) -> bool:
+    """Whether an op of one of `names` (op names; None: not known) may change the buffer
+    of an operand to another type in place at PIR `version`: without one, no value is read
+    after such a change, and no value's readers need a look for one."""
+    return names is None or any(writes_in_place(name, version) for name in names)
+
+
+def writes_in_place(name: str, version: int) -> bool:
+    """Whether an op named `name` may change an operand's buffer in place at PIR `version`
+    (its spec says so, or its name ends in `_`): what the checks of a read after a retype
+    look for (`_Plan.inplace`)."""
+    spec = get_spec(name, version)
+    return spec is not None and (bool(spec.inplace) or name.endswith("_"))
+
+
 _parent, _regions = attrgetter("parent"), attrgetter("regions")
 
 

@@ -26,6 +26,7 @@ from pirc.ir.builder import append_op
 from pirc.ir.effects import is_pure
 from pirc.ir.registry import op_class
 from pirc.passes import run_pipeline
+from pirc.passes.infra import op_keys
 from pirc.passes.infra.invariants import check
 from pirc.passes.infra.op_keys import (_NOTHING_WRITTEN, OpKeys, alias_model,
                                        common_subexpressions, common_subexpressions_around,
@@ -263,9 +264,28 @@ def _same_pairs(program) -> None:
     # the incremental form, asked about every op, sees every op the walk merges
     around = common_subexpressions_around(list(program.walk()), OpKeys(), program, aliases)
     assert {id(op) for op, _ in got} <= {id(op) for op, _ in around}
+    _same_around(program, aliases)
     writes_aside = bool(list(definition_pairs(program.block, NothingWritten())))
     assert may_have_common_subexpressions(program.block, OpKeys()) == writes_aside
     assert writes_aside or not want
+
+
+def _same_around(program, aliases) -> None:
+    """The incremental form's look through a value's first few readers before grouping
+    them (op_keys._FEW_READERS) finds what grouping every reader finds: asked of all ops,
+    and of each op with operands alone (one without is matched by a walk, not its readers)."""
+    def around(ops, few):
+        saved, op_keys._FEW_READERS = op_keys._FEW_READERS, few
+        try:
+            return [(id(a), id(b)) for a, b in
+                    common_subexpressions_around(ops, OpKeys(), program, aliases)]
+        finally:
+            op_keys._FEW_READERS = saved
+    ops = list(program.walk())
+    assert around(ops, op_keys._FEW_READERS) == around(ops, 0)
+    for op in ops:
+        if op.operands:
+            assert around([op], op_keys._FEW_READERS) == around([op], 0), op.name
 
 
 def _same_merges(load) -> int:

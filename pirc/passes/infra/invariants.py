@@ -19,6 +19,7 @@ every corpus program after every pass of the default pipeline).
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Callable
 
 from ...ir.effects import is_pure
@@ -46,7 +47,8 @@ def check(name: str, program, touched=None) -> list[str]:
 @invariant("verified")
 def _verified(program, touched=None) -> list[str]:
     """The verifier (pirc.ir.verifier).  Region: the ops the pass matched, produced or
-    edited (an operand set, the op inserted or moved) and the readers of the ops it removed,
+    edited (an operand set, the op inserted or moved; less the operand sets the IR watch
+    settled as they happened: pirc.passes.infra.touched) and the readers of the ops it removed,
     with what pirc.ir.verifier.collect_problems_in reads around them.  Enough: what the
     verifier checks is either one op against its spec (its name, attributes and counts,
     which change only on an op a rewrite matched or produced, or whose operands were set) or
@@ -110,7 +112,12 @@ def _around_writes(program, touched) -> tuple[list, object]:
 
     ops = touched.touched_ops()
     released = touched.released
-    writing = _writing_classes(program.version, [reader for _, reader in released] + ops)
+    removed = list(map(_READER, released))
+    # Most passes touch no op that writes a buffer: the classes are asked first (each once,
+    # gathered in C), and the values only when one of them may write.
+    writing = _writing_classes(program.version, removed, ops)
+    if not writing:
+        return ops, None
     written = [value for value, reader in released if type(reader) in writing]
     written += [value for op in ops if type(op) in writing for value in op._operands]
     if not written:
@@ -126,13 +133,19 @@ def _around_writes(program, touched) -> tuple[list, object]:
     return touched.present(around), aliases
 
 
-def _writing_classes(version: int, ops) -> set:
-    """The classes of `ops` whose ops may write a buffer (in place, as a loop, or
-    unknown to the alias model), each class asked once."""
+_READER = itemgetter(1)   # a `released` entry's op
+
+
+def _writing_classes(version: int, *ops) -> set:
+    """The classes of the ops of `ops` (lists) whose ops may write a buffer (in place, as
+    a loop, or unknown to the alias model), each class asked once (of one of its ops)."""
     from ...ir.aliasing import STRUCTURAL_WRITERS, aliasing_of
 
+    by_class: dict = {}
+    for group in ops:
+        by_class.update(zip(map(type, group), group))   # one op per class, in C
     writing = set()
-    for cls, op in {type(op): op for op in ops}.items():
+    for cls, op in by_class.items():
         aliasing = aliasing_of(op, version)
         if not aliasing.known or aliasing.writes or op.name in STRUCTURAL_WRITERS:
             writing.add(cls)

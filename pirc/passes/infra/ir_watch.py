@@ -13,7 +13,9 @@ The watch wraps the few xDSL primitives every structural edit goes through
 (`IRWithUses.add_use` / `remove_use`, `Block._attach_op` / `detach_op` / `insert_arg` /
 `erase_arg`, `Region._attach_block` / `detach_block`; xDSL is pinned exactly), only while a
 pass runs: a wrapper costs one global read when nothing is watched, and an edit of an op
-outside the program (a new op not yet inserted, a clone) is not counted.  What it cannot
+outside the program (a new op not yet inserted, a clone) is not counted.  The wrappers of
+`add_use`, `remove_use` and `detach_op` restate xDSL's bodies rather than call them: one
+call per edit, not two (tests/unit/test_ir_watch_fast_paths.py holds the two equal).  What it cannot
 see: an attribute set in an op's dict, a result's type replaced.  `--verify-each=full`
 (pirc.passes.infra.manager) sees those: the program's fingerprint before and after the pass,
 and which ops' attributes and types changed outside every rewrite's ops.
@@ -31,7 +33,8 @@ Each edit also names the top-level op it happened in (`tops`): with what the rew
 and produced, that is what the program fingerprint after the pass hashes again
 (pirc.passes.infra.rewrites.RunState.fingerprint_after).  And the watch records what the
 pass touched (`touched`, pirc.passes.infra.touched): the region the incremental invariants
-and verifier check after it.
+and verifier check after it; an operand set in its slot to a value defined before the op is
+settled there and then, and left out of the verifier's region (Touched.settle).
 
 The same wrappers keep the pipeline's op index (pirc.passes.infra.op_index) current: each op
 inserted into or removed from a block of the program, and each block added to or removed
@@ -53,6 +56,9 @@ _ACTIVE: "IRWatch | None" = None
 _DEPTH = 0               # watches entered and not left: the wrappers stay while > 0
 _ORIGINALS: dict = {}    # (class, name) -> the xDSL function the wrapper replaced
 _OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
+# Touched.settle's defaults: a value whose definition has no number (not an op of the block,
+# or new to it) is never before the op, nor is any value before an op with no number.
+_LATE, _EARLY = float("inf"), float("-inf")
 
 
 class IRWatch:
@@ -87,9 +93,9 @@ class IRWatch:
             self.close_open()
         self.open, self.open_edits = rewrite, 0
         touched = self.touched   # Touched.add, inline: once per rewrite
-        ops, rewritten = touched.ops, touched.rewritten
+        ops, rewritten, unsettled = touched.ops, touched.rewritten, touched.unsettled
         for op in rewrite.matched:
-            ops[id(op)] = rewritten[id(op)] = op
+            ops[id(op)] = rewritten[id(op)] = unsettled[id(op)] = op
 
     def closed(self, rewrite=None, produced=()) -> None:
         """The rewrite is `done`: edits from now on are outside."""
@@ -137,7 +143,7 @@ class IRWatch:
             if node is block and self.order is not None:
                 self.order.forget(op)   # its number no longer says where it is
         else:
-            touched.ops[id(op)] = op
+            touched.ops[id(op)] = touched.unsettled[id(op)] = op
             if what == _REMOVE_USE:
                 touched.released.append((value, op))
         if self.open is not None:
@@ -181,6 +187,10 @@ class IRWatch:
 
 
 def _use_wrapper(original, what):
+    # The wrapper replaces xDSL's method and restates its body (IRWithUses.add_use or
+    # remove_use; xDSL is pinned, and tests/unit/test_ir_watch_fast_paths.py holds the
+    # restated bodies to xDSL's), so that an edit costs one call, not two: a pass makes
+    # tens of thousands.
     dropped = what == _REMOVE_USE
 
     def wrapper(self, use):
@@ -197,12 +207,41 @@ def _use_wrapper(original, what):
                 touched = watch.touched
                 touched.ops[id(op)] = op
                 if dropped:
+                    # The operand it drops is still in the op's operand tuple (xDSL sets
+                    # the slot, or the whole tuple, after): nothing the verifier reads.
                     touched.released.append((self, op))
+                else:
+                    # An operand set in its slot (OpOperands.__setitem__: the slot keeps its
+                    # use) to a value the block defines before the op is settled, where no
+                    # op near it may change a buffer's type in place (Touched.settle,
+                    # Touched.quiet); anything else is the verifier's.
+                    keys = touched.settle
+                    uses, i = op._operand_uses, use._index
+                    if (keys is None or i >= len(uses) or uses[i] is not use
+                            or not keys.get(id(getattr(self, "op", None)), _LATE)
+                            < keys.get(id(op), _EARLY)
+                            or touched.writers is not None and not touched.quiet(op, self)):
+                        touched.unsettled[id(op)] = op
                 watch.inside += 1
                 watch.open_edits += 1
             else:
                 watch._edit(op, what, op, self)
-        return original(self, use)
+        if dropped:   # IRWithUses.remove_use
+            prev_use = use._prev_use
+            next_use = use._next_use
+            if prev_use is not None:
+                prev_use._next_use = next_use
+            if next_use is not None:
+                next_use._prev_use = prev_use
+            if prev_use is None:
+                self.first_use = next_use
+        else:         # IRWithUses.add_use
+            first_use = self.first_use
+            use._next_use = first_use
+            use._prev_use = None
+            if first_use is not None:
+                first_use._prev_use = use
+            self.first_use = use
     return wrapper
 
 
@@ -225,7 +264,7 @@ def _block_op_wrapper(original, what, sign):
                 if watch.order is not None:
                     watch.order.forget(op)
             else:
-                touched.ops[id(op)] = op
+                touched.ops[id(op)] = touched.unsettled[id(op)] = op
             watch.inside += 1
             watch.open_edits += 1
             index = watch.index
@@ -237,7 +276,28 @@ def _block_op_wrapper(original, what, sign):
                     index.added()
         elif watch._edit(self, what, op) and watch.index is not None:
             watch.index.op(op, sign)
-        return original(self, op, *args, **kwargs)
+        if not detach:
+            return original(self, op, *args, **kwargs)
+        # Block.detach_op, restated (xDSL pinned; the test holds it to xDSL's): one call per
+        # op a pass removes, not two, and its neighbours read without the properties' calls.
+        if op.parent is not self:
+            raise ValueError("Cannot detach operation from a different block.")
+        op.parent = None
+        prev_op = op._prev_op
+        next_op = op._next_op
+        if prev_op is not None:
+            prev_op._next_op = next_op
+            op._prev_op = None
+        else:
+            assert self._first_op is op
+            self._first_op = next_op
+        if next_op is not None:
+            next_op._prev_op = prev_op
+            op._next_op = None
+        else:
+            assert self._last_op is op
+            self._last_op = prev_op
+        return op
     return wrapper
 
 

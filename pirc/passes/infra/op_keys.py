@@ -114,6 +114,8 @@ class OpKeys:
 
 _TYPE = attrgetter("_type")  # SSAValue.type is a property over it (xDSL pinned)
 _FIRST = tuple.__getitem__  # xDSL's operand tuple indexed in C (SSAValues redefines it in Python)
+_SAME = tuple.__eq__  # two operand tuples compared in C (SSAValues redefines == in Python)
+_FEW_READERS = 8   # common_subexpressions_around: readers looked through before grouping
 
 
 def group(op) -> tuple:
@@ -313,6 +315,21 @@ def common_subexpressions_around(ops, keys: OpKeys, program, aliases=None) -> li
         use = first.first_use
         if use is None or use._next_use is None:
             continue  # the op is the value's one reader (or reads it no more): no other
+        # Most ops share their group with no other reader: a value with a few readers is
+        # looked through for one of the op's class reading the same values (a compare in C
+        # per reader), and only then are its readers grouped.
+        cls = type(op)
+        looked = 0
+        while use is not None and looked < _FEW_READERS:
+            reader = use._operation
+            if reader is not op and type(reader) is cls and _SAME(reader._operands, operands):
+                break
+            use = use._next_use
+            looked += 1
+        else:
+            if use is None:
+                continue
+        use = first.first_use
         entry = readers.get(id(first))
         if entry is None:
             by_group: dict = {}
