@@ -48,6 +48,7 @@ class _Recorded(IRWatch):
             "detached": touched.detached,
             "released": [(_value(v), op.name) for v, op in touched.released],
             "readers": [op.name for op in touched.readers.values()],
+            "unsettled": [op.name for op in touched.unsettled.values()],
             "counts": ({k: v for k, v in index.counts.items() if v}, index.total),
             "order": None if order is None else sorted(order.keys.values()),
         })

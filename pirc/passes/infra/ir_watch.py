@@ -341,7 +341,12 @@ def merge_top_level(op, earlier) -> bool:
                 return False
             use = use._next_use
     tops, touched = watch.tops, watch.touched
-    touched_ops, released = touched.ops, touched.released
+    touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
+    # add_use's settling (the wrapper's rule: the use stays in its slot, so what decides is
+    # whether `earlier` comes before the reader and, where in-place writers exist, whether
+    # the reader and the value are quiet)
+    keys, writers = touched.settle, touched.writers
+    placed = keys.get(id(earlier), _LATE) if keys is not None else None
     edits = 0
     for result, value in zip(op.results, earlier.results):
         use = result.first_use
@@ -356,6 +361,9 @@ def merge_top_level(op, earlier) -> bool:
             result.first_use = after
             if after is not None:
                 after._prev_use = None
+            if (keys is None or not placed < keys.get(id(reader), _EARLY)
+                    or writers is not None and not touched.quiet(reader, value)):
+                unsettled[id(reader)] = reader
             # add_use's edit
             first = value.first_use
             use._next_use = first
