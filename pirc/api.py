@@ -16,13 +16,17 @@
 
 from __future__ import annotations
 
+import os
+
 from .formats import (format_program, format_program_chunks, input_format_for, output_format_for,
                       parse_program, read_input, write_output)
 from .ir.program import Program
 
 
-def load(path: str, *, format: str | None = None, from_version: int | None = None) -> Program:
-    """Read a program from a file: `.json` is Paddle JSON, anything else PIR text."""
+def load(path, *, format: str | None = None, from_version: int | None = None) -> Program:
+    """Read a program from a file (a str or os.PathLike): `.json` is Paddle JSON, anything
+    else PIR text."""
+    path = os.fspath(path)
     fmt = input_format_for(path, format)
     return parse_program(read_input(path), fmt, path, from_version)
 
@@ -38,8 +42,10 @@ def to_text(program: Program, form: str = "pir") -> str:
     return format_program(program, form)
 
 
-def save(program: Program, path: str, *, form: str | None = None) -> None:
-    """Write the program to `path` atomically; the form follows the extension unless given."""
+def save(program: Program, path, *, form: str | None = None) -> None:
+    """Write the program to `path` (a str or os.PathLike) atomically; the form follows the
+    extension unless given."""
+    path = os.fspath(path)
     write_output(path, format_program_chunks(program, output_format_for("pir", path, form)))
 
 

@@ -12,6 +12,7 @@ loading it. No xfail: a model of this zoo that does not run is a failure.
 from __future__ import annotations
 
 
+import numpy as np
 import pytest
 from upgrade_oracle import assert_upgrade_matches
 from zoo_cases import (assert_params_rebuilt, load, upgraded, ZOO2, assert_close, crossload_cases, expected, gen_log, inputs, params, saved_cases,
@@ -32,6 +33,35 @@ CROSSLOADED_RUNS = crossload_cases(ZOO2, labelled=True)
 # box decides which of two equal-score boxes the NMS ranks first.  These sets check the npu
 # lowering itself, without the pipeline.
 EXACT_TIES = {("solo_matrix_nms", "uniform"), ("yolov3_head", "identical")}
+
+
+def assert_like_paddle(got: list, want: list, case, what: str) -> None:
+    """assert_close; for an input set built to tie (EXACT_TIES), where that fails, the same
+    detections in another order among equal scores.  Which of two tied boxes ranks first is
+    decided by the last bit of their convolutions' sums, and oneDNN/MKL sum in another order
+    on another CPU (an AVX-512 AMD EPYC ranks some of solo_matrix_nms's uniform boxes the
+    other way round from the Intel Xeon Paddle's numbers were checked on): the rows, each
+    with its index, are then compared as a set, sorted alike."""
+    try:
+        assert_close(got, want, case.model, what, case.zoo)
+        return
+    except AssertionError:
+        if (case.model, case.label) not in EXACT_TIES:
+            raise
+    got = [np.asarray(g) for g in got]
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and g.dtype == w.dtype, f"{what}: {g.shape} {g.dtype}, Paddle: {w.shape} {w.dtype}"
+    # outputs with one row per detection (the rows and their indices), joined column-wise
+    rows = {len(w) for w in want if w.ndim == 2}
+    for n in rows:
+        joined = [i for i, w in enumerate(want) if w.ndim == 2 and len(w) == n]
+        g = np.concatenate([got[i].astype(np.float64) for i in joined], axis=1)
+        w = np.concatenate([want[i].astype(np.float64) for i in joined], axis=1)
+        order = lambda t: t[np.lexsort(np.round(t, 3).T[::-1])]  # noqa: E731
+        np.testing.assert_allclose(order(g), order(w), rtol=1e-5, atol=1e-4, err_msg=what)
+    for i, w in enumerate(want):
+        if not (w.ndim == 2 and len(w) in rows):
+            assert_close([got[i]], [w], case.model, f"{what} output {i}", case.zoo)
 
 
 def npu_pipeline(case, device):
@@ -60,7 +90,7 @@ def test_runs_like_paddle(case, device):
     program = load(case.program)
     got = pirc.run(program, inputs(case), params(program, case), device=device,
                    pipeline=npu_pipeline(case, device))
-    assert_close(list(got.values()), expected(case), case.model, f"{case} on {device}", case.zoo)
+    assert_like_paddle(list(got.values()), expected(case), case, f"{case} on {device}")
 
 
 @pytest.mark.parametrize("case", CROSSLOADED, ids=lambda c: c.model + ".3.0.0")
@@ -76,7 +106,7 @@ def test_upgraded_runs_like_paddle_3_3_1(case, device):
     program = upgraded(source_of(case))
     got = pirc.run(program, inputs(case), params(program, case), device=device,
                    pipeline=npu_pipeline(case, device))
-    assert_close(list(got.values()), expected(case), case.model, f"{case} upgraded on {device}", case.zoo)
+    assert_like_paddle(list(got.values()), expected(case), case, f"{case} upgraded on {device}")
 
 
 @pytest.mark.parametrize("case", SAVED, ids=str)
