@@ -17,41 +17,20 @@ import pirc.passes.cse as cse
 from pirc.passes import run_pipeline
 from pirc.passes.infra import manager
 from pirc.passes.infra import rewrites
-from pirc.passes.infra.ir_watch import IRWatch
 from pirc.text.parser import parse_text
 
 from corpus_files import all_jsons
+from watch_record import RecordedWatch
 from tools.bench_frontend import generate
 
 REGIONS = Path(__file__).resolve().parents[1] / "lit" / "passes" / "cse.pir"
 
 
-def _value(value) -> tuple:
-    owner = getattr(value, "op", None)
-    return (type(value).__name__, value.index, None if owner is None else owner.name)
+class _Recorded(RecordedWatch):
+    """What the watch and the gate recorded, each pass."""
 
-
-class _Recorded(IRWatch):
-    """An IRWatch that keeps, as each pass ends, what it and the gate recorded."""
-
-    seen: list = []
-
-    def __exit__(self, *exc) -> None:
-        super().__exit__(*exc)
-        touched, index, order = self.touched, self.index, self.order
-        self.seen.append({
-            "edits": (self.inside, self.outside, self.whole, self.first_outside,
-                      self.unfinished),
-            "tops": [op.name for op in self.tops.values()],
-            "touched": [op.name for op in touched.ops.values()],
-            "rewritten": [op.name for op in touched.rewritten.values()],
-            "detached": touched.detached,
-            "released": [(_value(v), op.name) for v, op in touched.released],
-            "readers": [op.name for op in touched.readers.values()],
-            "unsettled": [op.name for op in touched.unsettled.values()],
-            "counts": ({k: v for k, v in index.counts.items() if v}, index.total),
-            "order": None if order is None else sorted(order.keys.values()),
-        })
+    FIELDS = ("edits", "unfinished", "tops", "touched", "rewritten", "detached", "released",
+              "readers", "unsettled", "counts", "order")
 
 
 def _programs() -> dict:

@@ -18,31 +18,14 @@ from pirc.passes.infra.ir_watch import IRWatch
 from pirc.text.parser import parse_text
 
 from corpus_files import all_jsons
+from watch_record import RecordedWatch
 from tools.bench_frontend import generate
 
 
-def _value(value) -> tuple:
-    """A value, told apart without its id: its kind, its index and its owner's name."""
-    owner = getattr(value, "op", None)
-    return (type(value).__name__, value.index, None if owner is None else owner.name)
+class _Recorded(RecordedWatch):
+    """What the watch recorded, each pass."""
 
-
-class _Recorded(IRWatch):
-    """An IRWatch that keeps, as each pass ends, what it recorded (by names, in order)."""
-
-    seen: list = []
-
-    def __exit__(self, *exc) -> None:
-        super().__exit__(*exc)
-        touched, index = self.touched, self.index
-        self.seen.append({
-            "edits": (self.inside, self.outside, self.whole, self.first_outside),
-            "tops": [op.name for op in self.tops.values()],
-            "touched": [op.name for op in touched.ops.values()],
-            "released": [(_value(v), op.name) for v, op in touched.released],
-            "readers": [op.name for op in touched.readers.values()],
-            "counts": ({k: v for k, v in index.counts.items() if v}, index.total),
-        })
+    FIELDS = ("edits", "tops", "touched", "released", "readers", "counts")
 
 
 # Every corpus program by its last folders and stem, and the benchmark's generated one (None).
