@@ -180,16 +180,8 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
             for p, operands, probe, match_and_rewrite in dispatch[op.name]:
                 if operands is not None and len(op._operands) != operands:   # no view made
                     continue
-                if probe is not None:   # `_probed`, inline: once per candidate
-                    index, makers, result = probe
-                    values = op._operands
-                    if len(values) <= index:
-                        continue
-                    value = _item(values, index)
-                    owner = getattr(value, "op", None)
-                    if owner is None or owner.name not in makers or (
-                            result is not None and value.index != result):
-                        continue
+                if probe is not None and not _probed(op, probe):
+                    continue
                 touched = match_and_rewrite(op, pc)
                 if touched is not None:
                     fired[p.name] += 1

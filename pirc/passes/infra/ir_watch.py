@@ -56,9 +56,6 @@ _ACTIVE: "IRWatch | None" = None
 _DEPTH = 0               # watches entered and not left: the wrappers stay while > 0
 _ORIGINALS: dict = {}    # (class, name) -> the xDSL function the wrapper replaced
 _OUTSIDE = object()      # IRWatch._top: the edited node is not in the program
-# Touched.settle's defaults: a value whose definition has no number (not an op of the block,
-# or new to it) is never before the op, nor is any value before an op with no number.
-_LATE, _EARLY = float("inf"), float("-inf")
 
 
 class IRWatch:
@@ -215,12 +212,8 @@ def _use_wrapper(original, what):
                     # use) to a value the block defines before the op is settled, where no
                     # op near it may change a buffer's type in place (Touched.settle,
                     # Touched.quiet); anything else is the verifier's.
-                    keys = touched.settle
                     uses, i = op._operand_uses, use._index
-                    if (keys is None or i >= len(uses) or uses[i] is not use
-                            or not keys.get(id(getattr(self, "op", None)), _LATE)
-                            < keys.get(id(op), _EARLY)
-                            or touched.writers is not None and not touched.quiet(op, self)):
+                    if i >= len(uses) or uses[i] is not use or not touched.settles(op, self):
                         touched.unsettled[id(op)] = op
                 watch.inside += 1
                 watch.open_edits += 1
@@ -342,11 +335,6 @@ def merge_top_level(op, earlier) -> bool:
             use = use._next_use
     tops, touched = watch.tops, watch.touched
     touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
-    # add_use's settling (the wrapper's rule: the use stays in its slot, so what decides is
-    # whether `earlier` comes before the reader and, where in-place writers exist, whether
-    # the reader and the value are quiet)
-    keys, writers = touched.settle, touched.writers
-    placed = keys.get(id(earlier), _LATE) if keys is not None else None
     edits = 0
     for result, value in zip(op.results, earlier.results):
         use = result.first_use
@@ -361,8 +349,7 @@ def merge_top_level(op, earlier) -> bool:
             result.first_use = after
             if after is not None:
                 after._prev_use = None
-            if (keys is None or not placed < keys.get(id(reader), _EARLY)
-                    or writers is not None and not touched.quiet(reader, value)):
+            if not touched.settles(reader, value):   # add_use's settling (the use keeps its slot)
                 unsettled[id(reader)] = reader
             # add_use's edit
             first = value.first_use

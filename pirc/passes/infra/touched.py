@@ -49,6 +49,10 @@ from xdsl.ir import Block
 
 from ...ir.verifier import may_retype, writes_in_place
 
+# `settles`' defaults: a value whose definition has no number (not an op of the block, or new
+# to it) is never before the op, nor is any value before an op with no number.
+_LATE, _EARLY = float("inf"), float("-inf")
+
 
 class Touched:
     """The ops, values and readers one pass touched (module docstring)."""
@@ -124,6 +128,15 @@ class Touched:
             self.whole = True
         else:
             self.ops[id(op)] = self.unsettled[id(op)] = op
+
+    def settles(self, op, value) -> bool:
+        """Whether `op` reading `value` in a slot set inside a rewrite is settled (module
+        docstring): the block defines `value` before `op`, and where an op may change a
+        buffer's type in place, neither `op` nor a reader of `value` may (`quiet`)."""
+        keys = self.settle
+        return (keys is not None
+                and keys.get(id(getattr(value, "op", None)), _LATE) < keys.get(id(op), _EARLY)
+                and (self.writers is None or self.quiet(op, value)))
 
     def quiet(self, op, value) -> bool:
         """Where the program may change a buffer's type in place: whether neither `op` nor
