@@ -312,28 +312,39 @@ class Fingerprinter:
 
     def _update(self, seeds, steady=()) -> str:
         block, kept, digests = self._top, self._kept, self._digests
-        alive: dict = {}     # id(op) -> op, for each seed in the block
-        unsure: list = []    # those new, or moved, or beside such: given ranks by _place
-        gone: dict = {}      # id(op) -> entry, for each seed erased or moved into a region
         # id(op) -> hash it again whole (True), from its prefix (False), or only its operands
-        # may have changed (_OPERANDS: `steady`); queued once each
+        # may have changed (_OPERANDS: `steady`), for each seed in the block (what _place
+        # reads), then the readers queued as hashes move; queued once each.
         queued: dict = {}
+        seeded: list = []    # the entries of those seeds, but the steady ones
+        steadies: list = []  # the steady ones' (_settle)
+        unsure: list = []    # those new, or moved, or beside such: given ranks by _place
+        gone: dict = {}      # id(op) -> its hash, for each seed erased or moved into a region
         removed: list = []   # hashes leaving the program's multiset
         size = 0             # ops leaving the program
         read = []            # erased ops still read: a broken program
         for op in seeds:
             key = id(op)
             if op.parent is block:
-                alive[key] = op
-                queued[key] = _OPERANDS if key in steady else True
+                if key in queued:
+                    continue
+                # An entry holds its op, so no other op has its id: the entry found is the op's.
+                entry = kept.get(key)
+                if entry is None:
+                    queued[key] = True
+                    kept[key] = entry = [op, None, None, None, None, None, 0]
+                    seeded.append(entry)
+                    unsure.append(op)
+                    continue
+                if key in steady:
+                    queued[key] = _OPERANDS
+                    steadies.append(entry)
+                else:
+                    queued[key] = True
+                    seeded.append(entry)
                 # The usual seed: an op edited where it stands, between two ops with ranks
                 # that frame its own (comparing with each neighbour, new or not, is enough:
                 # ranks are strictly increasing along the block when each adjacent pair is).
-                entry = kept.get(key)
-                if entry is None or entry[_OP] is not op:
-                    kept[key] = [op, None, None, None, None, None, 0]
-                    unsure.append(op)
-                    continue
                 rank = entry[_RANK]
                 other = op._prev_op
                 if other is not None:
@@ -348,8 +359,8 @@ class Fingerprinter:
                         unsure.append(op)
             else:
                 entry = kept.pop(key, None)
-                if entry is not None:   # the entry holds its op: no other op has its id
-                    gone[key] = entry
+                if entry is not None:
+                    gone[key] = entry[_DIGEST]
                     del digests[key]
                     removed.append(entry[_DIGEST])
                     size += entry[_SIZE]
@@ -357,49 +368,76 @@ class Fingerprinter:
                         if result.first_use is not None:
                             read.append(op)
                             break
-        self.touched = []
-        if not alive and not gone:
+        self.touched = touched = []
+        if not queued and not gone:
             return self._value
         self.op_count -= size
+        if unsure:
+            self._place(unsure, queued)
         for op in read:   # its readers are hashed again whole (a steady seed's operands only)
             for user in _users(op, block):
-                queued.setdefault(id(user), True)
-        if unsure:
-            self._place(unsure, alive)
+                key = id(user)
+                if key not in queued:
+                    entry = kept.get(key)
+                    if entry is None:
+                        raise _Redo  # a top-level op no look and no seed has seen
+                    queued[key] = True
+                    seeded.append(entry)
+        if steadies:
+            self._settle(steadies, seeded, queued, gone, touched)
         added: list = []     # hashes coming into it
-        self.touched = self._climb(queued, gone, removed, added)
+        if seeded:
+            settled = len(touched)
+            if self._climb(seeded, queued, removed, added, touched) or (settled and len(touched) > settled):
+                touched[:] = dict.fromkeys(touched)   # each op once, where first hashed
         if removed or added:
             self._distinct = _retally(self._counts, self._distinct, removed, added)
             self._value = _combine_counted(self._distinct, self._counts)
         return self._value
 
-    def _climb(self, queued: dict, gone: dict, removed: list, added: list) -> list:
-        """The ops `queued` and the downstream cone of those whose hash moves, hashed again in
-        rank order (a heap); each hash that moves goes from `removed` to `added` (an op
-        hashed twice, its ranks out of date, once for each move); returns the ops hashed
-        again, in the order first hashed (`touched`).  `queued`: id(op) -> how: True whole,
-        False from its prefix (its producers' hashes moved), _OPERANDS only its operands
-        may have changed (_same_inputs); `gone`: the ops erased, whose hashes an operand
-        that read them had."""
+    def _settle(self, steadies: list, seeded: list, queued: dict, gone: dict, touched: list) -> None:
+        """Before the climb, the steady seeds (`update`'s `steady`: only their operands may
+        have changed) that hash as before given the hashes kept (_same_inputs) keep them:
+        hashed again, and the same (`touched`), they leave `queued`.  The others join
+        `seeded`, to be hashed from their prefix.  The climb need not come first: an op it
+        hashes again whose hash moves queues its readers, a settled one among them (hashed
+        then from its prefix), and the old value's op, hashed again or not, is compared by
+        the hash it had (kept or `gone`: the climb has not moved any yet)."""
+        same = self._same_inputs
+        for entry in steadies:
+            op = entry[_OP]
+            if same(entry, gone):
+                entry[_ARGS] = op._operands
+                del queued[id(op)]
+                touched.append(op)
+            else:
+                queued[id(op)] = False
+                seeded.append(entry)
+
+    def _climb(self, seeded: list, queued: dict, removed: list, added: list, touched: list) -> bool:
+        """The entries `seeded` and the downstream cone of those whose hash moves, hashed
+        again in rank order (a heap); each hash that moves goes from `removed` to `added`
+        (an op hashed twice, its ranks out of date, once for each move); the ops hashed
+        again go to `touched`, in the order hashed.  `queued`: id(op) -> how: True whole,
+        False from its prefix (its producers' hashes or its operands moved).  Returns
+        whether an op may have been hashed twice (then in `touched` twice)."""
         block, kept, digests = self._top, self._kept, self._digests
-        # The queued ops in rank order: a sorted list for the seeds (their entries), a heap
-        # for the readers queued as hashes move (fewer: none after cse; (rank, seq, entry),
-        # ties of rank, none in a consistent block, in the order queued), taken from in turn,
-        # smallest first, a seed first on a tie.
-        try:
-            seeded = [kept[key] for key in queued]
-        except KeyError:
-            raise _Redo from None  # a top-level op no look and no seed has seen
+        # The queued ops in rank order: a sorted list for the seeds, a heap for the readers
+        # queued as hashes move (fewer: none after cse; (rank, seq, entry), ties of rank,
+        # none in a consistent block, in the order queued), taken from in turn, smallest
+        # first, a seed first on a tie.
         seeded.sort(key=_BY_RANK, reverse=True)   # popped from the end
         heap: list = []
         seq = 0
-        olds: dict = {}      # id(op) -> its hash before, for each op hashed again
-        touched: list = []
-        hash_top, edge, blake2b = self._hash_top, _INDEX_BYTES, hashlib.blake2b
+        hash_top, edge, blank = self._hash_top, _INDEX_BYTES, _BLAKE.copy
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many, hash the program from scratch.
         budget = 2 * len(kept) + 64
+        # The rank of the op taken last: a reader queued with a rank below it may have been
+        # hashed already (ranks out of date), and is then in `touched` twice.
+        last = None
+        twice = False
         while seeded or heap:
             budget -= 1
             if budget < 0:
@@ -411,31 +449,26 @@ class Fingerprinter:
             op = entry[_OP]
             key = id(op)
             old = entry[_DIGEST]
-            if key not in olds:
-                olds[key] = old
-                touched.append(op)
-            how = queued.pop(key)
+            touched.append(op)
+            last = entry[_RANK]
             prefix = entry[_PREFIX]
-            if how is True or prefix is None:
+            if queued.pop(key) is True or prefix is None:
                 digest = self._rehash(entry)
-            elif how is _OPERANDS and self._same_inputs(entry, gone, olds):
-                entry[_ARGS] = op._operands
-                continue
             else:  # its producers' hashes moved, or its operands: the prefix is kept
                 parts = [prefix]
-                try:  # _hash_top, inline: each operand read from an op of the block
+                try:  # _hash_top, inline: each operand read from an op of the block (the
+                    # digests hold those only, and an op erased or moved out is a seed)
                     for operand in op._operands:
-                        owner = operand.op
-                        if owner.parent is not block:
-                            raise KeyError
-                        parts += (b"e", digests[id(owner)], edge[operand.index])
+                        parts += (b"e", digests[id(operand.op)], edge[operand.index])
                 except (AttributeError, KeyError, IndexError):  # a block argument, another op
                     try:
                         digest = hash_top(op, block, digests, None, prefix)[0]
                     except KeyError:
                         raise _Redo from None
                 else:
-                    digest = blake2b(b"".join(parts), digest_size=20).digest()
+                    h = blank()
+                    h.update(b"".join(parts))
+                    digest = h.digest()
                 entry[_ARGS] = op._operands
             if digest == old:
                 continue
@@ -459,23 +492,25 @@ class Fingerprinter:
                     if ukey in queued:
                         if whole:
                             queued[ukey] = True
-                        elif queued[ukey] is _OPERANDS:
-                            queued[ukey] = False   # a producer's hash moved: it is hashed
                         continue
                     uentry = kept.get(ukey)
-                    if uentry is None or uentry[_OP] is not user:
+                    if uentry is None:
                         raise _Redo  # a top-level op no look and no seed has seen
                     queued[ukey] = whole
+                    rank = uentry[_RANK]
+                    if rank is None or not last < rank:
+                        twice = True
                     seq += 1
-                    heappush(heap, (uentry[_RANK], seq, uentry))
-        return touched
+                    heappush(heap, (rank, seq, uentry))
+        return twice
 
-    def _same_inputs(self, entry, gone: dict, olds: dict) -> bool:
+    def _same_inputs(self, entry, gone: dict) -> bool:
         """Whether the op of `entry`, whose name, attributes and result types are as hashed
         (`steady`), hashes as before: each operand the value it read, or a result of the
         same index of a top-level op placed before it whose hash is the one the old
-        value's op had (erased: `gone`; hashed again in this update: `olds`, by id: the old
-        value holds its op, so no other op has that id)."""
+        value's op had (erased: `gone`; else kept, by id: the old value holds its op, so no
+        other op has that id).  Before the climb (_settle): every hash kept is the one the
+        update started with."""
         old, new = entry[_ARGS], entry[_OP]._operands
         if old is None or len(old) != len(new):
             return False
@@ -492,11 +527,7 @@ class Fingerprinter:
                 return False
             key = id(previous)
             had = gone.get(key)
-            if had is not None:   # the entry holds its op: no other op has its id
-                had = had[_DIGEST]
-            elif key in olds:
-                had = olds[key]
-            else:
+            if had is None:
                 had = kept.get(key)
                 if had is None or had[_OP] is not previous:
                     return False
