@@ -81,9 +81,9 @@ def counting():
         calls["program"] += 1
         return program(self, p)
 
-    def counted_update(self, p, seeds, steady=()):
+    def counted_update(self, p, seeds, steady=(), detached=None):
         fallbacks = self.fallbacks
-        value = update(self, p, seeds, steady)
+        value = update(self, p, seeds, steady, detached)
         calls["update"].append(len(self.touched or ()))
         calls["fallbacks"] += self.fallbacks - fallbacks
         return value
@@ -297,7 +297,8 @@ def _ranks_fit(f, program) -> bool:
 
 
 @pytest.mark.parametrize("steady", STEADY)
-def test_a_seed_moved_in_the_block_is_ranked_where_it_lands(steady):
+@pytest.mark.parametrize("detached", [None, 1])
+def test_a_seed_moved_in_the_block_is_ranked_where_it_lands(steady, detached):
     """The update checks each seed's rank against its neighbours' as it sorts the seeds; a
     seed moved (here a parameter, moved from the block's start to just before its reader)
     gets a rank that fits where it now stands: skipping the check leaves the rank it had at
@@ -310,8 +311,81 @@ def test_a_seed_moved_in_the_block_is_ranked_where_it_lands(steady):
     reader = next(iter(param.results[0].uses)).operation
     block.detach_op(param)
     block.insert_op_before(param, reader)
-    assert f.update(program, [param], {id(param)} if steady else ()) == fresh(program)
+    # `detached` (the watch's count): the parameter left the block once, and no seed is erased
+    assert f.update(program, [param], {id(param)} if steady else (), detached) == fresh(program)
     assert _ranks_fit(f, program) and f.fallbacks == 0
+
+
+# -- `detached`: no op moved, no neighbour checks (Fingerprinter.update) ---------------------
+
+
+def _erase_one_and_move_one(program):
+    """An unread op erased and a parameter moved to just before its reader: two ops left
+    the block, one of them for good."""
+    block = program.block
+    ops = list(block.ops)
+    param = ops[0]
+    reader = next(iter(param.results[0].uses)).operation
+    dead = next(op for op in ops if op.name == "builtin.parameter" and op is not param)
+    dead.results[0].replace_all_uses_with(param.results[0])   # its readers read the first one
+    block.erase_op(dead)
+    block.detach_op(param)
+    block.insert_op_before(param, reader)
+    return param, dead
+
+
+def test_a_move_beside_an_erasure_is_seen_by_the_count():
+    """Two ops left the block and one seed is gone: the count says an op may have moved,
+    and the seeds' neighbours are compared (the moved parameter is ranked anew)."""
+    program, f = _mlp()
+    readers = {use.operation for op in list(program.block.ops)[1:] if op.name == "builtin.parameter"
+               for use in op.results[0].uses}
+    param, dead = _erase_one_and_move_one(program)
+    readers = {r for r in readers if r.parent is program.block}
+    assert f.update(program, [param, dead, *readers], set(map(id, readers)), 2) == fresh(program)
+    assert _ranks_fit(f, program) and f.fallbacks == 0
+
+
+def test_the_count_is_what_says_no_op_moved():
+    """The mutation check: told that only the erased op left the block (a count that
+    leaves the move out), the update keeps the moved parameter's old rank, below its new
+    neighbours': the test above holds the comparison that the count turns off."""
+    program, f = _mlp()
+    readers = {use.operation for op in list(program.block.ops)[1:] if op.name == "builtin.parameter"
+               for use in op.results[0].uses}
+    param, dead = _erase_one_and_move_one(program)
+    readers = {r for r in readers if r.parent is program.block}
+    f.update(program, [param, dead, *readers], set(map(id, readers)), 1)
+    assert not _ranks_fit(f, program)
+
+
+@register_pass
+@dataclass(frozen=True)
+class MovesParameters(PircPass):
+    """Each parameter read once, moved through the gate to just before its reader (the IR
+    watch counts each detach)."""
+
+    name = "test-moves-parameters"
+    rewrites = {"builtin.parameter": OpUse(ANY_OP)}
+
+    def run(self, pc):
+        block = pc.program.block
+        for op in [o for o in block.ops if o.name == "builtin.parameter"]:
+            uses = list(op.results[0].uses)
+            if len(uses) != 1 or uses[0].operation.parent is not block:
+                continue
+            rewrite = pc.begin([op])
+            if rewrite is not None:
+                block.detach_op(op)
+                block.insert_op_before(op, uses[0].operation)
+                rewrite.done([op])
+
+
+@pytest.mark.parametrize("pipeline", ["test-moves-parameters", "test-moves-parameters,cse,dce"])
+def test_a_pass_that_moves_ops_gives_the_fresh_fingerprint(pipeline):
+    program, _ = _load(CORPUS / "3.3.1" / "mlp.3.3.1.json")
+    result, _, calls = checked_run(program, pipeline)
+    assert result.passes[0].rewrites > 0 and calls["update"]
 
 
 def test_a_steady_seed_reading_a_block_argument_is_hashed_again():

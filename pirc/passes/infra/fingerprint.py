@@ -136,7 +136,7 @@ class Fingerprinter:
         with gc_paused():  # many small tuples: each collection would rescan the program
             return self._program(program)
 
-    def update(self, program, seeds, steady=()) -> str:
+    def update(self, program, seeds, steady=(), detached: int | None = None) -> str:
         """The fingerprint of `program` when, since the last `program` or `update`, only the
         top-level ops in `seeds` changed: the ops a pass's rewrites matched, produced or
         edited, the top-level ops holding them, and the ones it erased (module docstring).
@@ -147,12 +147,19 @@ class Fingerprinter:
         rewrite matched or produced: pirc.passes.infra.manager).  Such an op whose operands
         now read results of the same index of ops hashing as the old ones did (a cse merge
         re-points its readers to an op hashing like the one erased) keeps its hash without
-        being hashed again: after cse the update reads each reader's operands, no more."""
+        being hashed again: after cse the update reads each reader's operands, no more.
+
+        `detached`: how many times an op left a block of the program since then (the IR
+        watch's count: pirc.passes.infra.touched.Touched.detached), None when not known.
+        When it is the number of seeds erased (or moved into a region) that were hashed,
+        each of which left the block at least once, no other op left a block: none moved,
+        and a seed hashed before stands where it stood among the ops hashed, its rank
+        still between its neighbours' (a new op beside it is placed with it: _place)."""
         if program.block is not self._top or self._value is None:
             return self.program(program)
         with gc_paused():
             try:
-                return self._update(seeds, steady)
+                return self._update(seeds, steady, detached)
             except _Redo:
                 self.fallbacks += 1
                 self._top, self._kept, self._digests = None, {}, {}
@@ -310,7 +317,7 @@ class Fingerprinter:
                 return None, None
             return self._op_hash(op, inside, memo), None
 
-    def _update(self, seeds, steady=()) -> str:
+    def _update(self, seeds, steady=(), detached: int | None = None) -> str:
         block, kept, digests = self._top, self._kept, self._digests
         # id(op) -> hash it again whole (True), from its prefix (False), or only its operands
         # may have changed (_OPERANDS: `steady`), for each seed in the block (what _place
@@ -319,6 +326,7 @@ class Fingerprinter:
         seeded: list = []    # the entries of those seeds, but the steady ones
         steadies: list = []  # the steady ones' (_settle)
         unsure: list = []    # those new, or moved, or beside such: given ranks by _place
+        standing: list = []  # those hashed before: moved, unless `detached` says none was
         gone: dict = {}      # id(op) -> its hash, for each seed erased or moved into a region
         removed: list = []   # hashes leaving the program's multiset
         size = 0             # ops leaving the program
@@ -342,21 +350,7 @@ class Fingerprinter:
                 else:
                     queued[key] = True
                     seeded.append(entry)
-                # The usual seed: an op edited where it stands, between two ops with ranks
-                # that frame its own (comparing with each neighbour, new or not, is enough:
-                # ranks are strictly increasing along the block when each adjacent pair is).
-                rank = entry[_RANK]
-                other = op._prev_op
-                if other is not None:
-                    other = kept.get(id(other))
-                    if other is None or other[_RANK] is None or not other[_RANK] < rank:
-                        unsure.append(op)
-                        continue
-                other = op._next_op
-                if other is not None:
-                    other = kept.get(id(other))
-                    if other is None or other[_RANK] is None or not rank < other[_RANK]:
-                        unsure.append(op)
+                standing.append(op)
             else:
                 entry = kept.pop(key, None)
                 if entry is not None:
@@ -372,6 +366,9 @@ class Fingerprinter:
         if not queued and not gone:
             return self._value
         self.op_count -= size
+        if standing and detached != len(gone):   # an op may have moved
+            moved = self._moved
+            unsure += [op for op in standing if moved(op)]
         if unsure:
             self._place(unsure, queued)
         for op in read:   # its readers are hashed again whole (a steady seed's operands only)
@@ -394,6 +391,25 @@ class Fingerprinter:
             self._distinct = _retally(self._counts, self._distinct, removed, added)
             self._value = _combine_counted(self._distinct, self._counts)
         return self._value
+
+    def _moved(self, op) -> bool:
+        """Whether `op`, hashed before, may have moved: its rank does not lie between its
+        neighbours' (the usual seed, an op edited where it stands, has ranks either side
+        that frame its own; comparing with each neighbour, new or not, is enough: ranks
+        are strictly increasing along the block when each adjacent pair is)."""
+        kept = self._kept
+        rank = kept[id(op)][_RANK]
+        other = op._prev_op
+        if other is not None:
+            other = kept.get(id(other))
+            if other is None or other[_RANK] is None or not other[_RANK] < rank:
+                return True
+        other = op._next_op
+        if other is not None:
+            other = kept.get(id(other))
+            if other is None or other[_RANK] is None or not rank < other[_RANK]:
+                return True
+        return False
 
     def _settle(self, steadies: list, seeded: list, queued: dict, gone: dict, touched: list) -> None:
         """Before the climb, the steady seeds (`update`'s `steady`: only their operands may

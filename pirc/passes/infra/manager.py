@@ -269,7 +269,7 @@ class _Run:
             if fingerprint_after is None:
                 exact = cls.correctness or watch.whole
                 fingerprint_after = (state.program_fingerprint() if exact
-                                     else state.fingerprint_after(watch.tops))
+                                     else state.fingerprint_after(watch.tops, watch.touched.detached))
             record.fingerprint_after = fingerprint_after
         if cls.correctness:
             self.index = None   # it may rename ops in place, which the watch cannot see

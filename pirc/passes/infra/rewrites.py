@@ -162,18 +162,19 @@ class RunState:
         self.seeds.clear()
         return value
 
-    def fingerprint_after(self, edited) -> str:
+    def fingerprint_after(self, edited, detached: int | None = None) -> str:
         """The program's fingerprint after a pass whose every change went through the gate:
         only the ops its rewrites matched or produced and the top-level ops `edited` (the
         IR watch's: each op an edit touched, by id) are hashed again, with what lies
-        downstream of them."""
+        downstream of them.  `detached`: how many ops left a block of the program (the
+        watch's count), which tells the update whether any op moved (Fingerprinter.update)."""
         fingerprinter = self.fingerprinter
         seeds = self.seeds
         # The ops only the watch saw edited, which no rewrite matched or produced: their
         # operands, not what they are (the gate's contract, which --verify-each=full checks).
         steady = edited.keys() - seeds.keys()
         seeds.update(edited)
-        value = fingerprinter.update(self.program, seeds.values(), steady)
+        value = fingerprinter.update(self.program, seeds.values(), steady, detached)
         seeds.clear()
         return value
 
