@@ -56,9 +56,9 @@ def _run(load, monkeypatch, general: bool, **options):
     seeds: list = []
     after = rewrites.RunState.fingerprint_after
 
-    def fingerprint_after(state, edited):
+    def fingerprint_after(state, edited, detached=None):
         seeds.append([op.name for op in state.seeds.values()])
-        return after(state, edited)
+        return after(state, edited, detached)
 
     with monkeypatch.context() as m:
         m.setattr(manager, "IRWatch", _Recorded)
