@@ -205,7 +205,7 @@ class _Run:
     order: BlockOrder | None = None   # the top-level ops' order, told by the watch (block_order)
     # The walk of the top-level block that the program's first fingerprint made (its ops,
     # their names and ids: Fingerprinter.walked), until a pass runs: the op index counts
-    # from it and the block order numbers from it, where each would walk the 100k ops again.
+    # from it and the block order numbers from it, where each would walk the block again.
     walk: tuple | None = None
 
     def op_index(self) -> OpIndex:
