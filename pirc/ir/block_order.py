@@ -17,8 +17,10 @@ that for every op a pass detaches from the top-level block (pirc.passes.infra.ir
 so the numbers outlive the passes of one pipeline run.  The numbers are kept by id alone (a
 dict of ints, built in C from the walk: no tuple per op), and every op numbered since the
 last walk is held until it is forgotten (`held`, `placed`): an op removed where nobody forgot
-it cannot lend its id to a new one.  A caller that walks the block anyway (the pipeline's op index, pirc.passes.infra.op_index)
-hands its walk to `number`, which then only builds the dict.
+it cannot lend its id to a new one.  A caller that walks the block anyway hands its walk to
+`number`, which then only builds the dict: the pipeline's first fingerprint, with the ops' ids
+(pirc.passes.infra.fingerprint.Fingerprinter.walked), or its op index
+(pirc.passes.infra.op_index).
 """
 
 from __future__ import annotations
@@ -49,9 +51,11 @@ class BlockOrder:
         if self.program.block is not self.block:
             self.number()
 
-    def number(self, ops: list | None = None) -> None:
+    def number(self, ops: list | None = None, ids=None) -> None:
         """Number the whole block afresh, op i as i * STRIDE.  `ops`: the block's ops in
-        order, from a walk the caller made (the list is kept, not copied)."""
+        order, from a walk the caller made (the list is kept, not copied); `ids`: their ids,
+        in that order, when the caller has them made (`id` makes a new int per op: half the
+        dict's cost at 100k ops)."""
         block = self.block = self.program.block
         if ops is None:
             ops = []
@@ -61,7 +65,7 @@ class BlockOrder:
                 op = op._next_op
         keys = self.keys   # the same dict: a caller may hold it
         keys.clear()
-        keys.update(zip(map(id, ops), range(0, len(ops) * STRIDE, STRIDE)))
+        keys.update(zip(map(id, ops) if ids is None else ids, range(0, len(ops) * STRIDE, STRIDE)))
         self.held = ops
         self.placed = {}
         self.numberings += 1

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pirc
+from xdsl.ir import Block
 from pirc.passes.infra.fingerprint import (_KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
                                            _combine_counted, _combine_sorted, _retally, _static_key, _tally)
 from pirc.testing.strategies import aliasing_programs
@@ -35,11 +36,12 @@ def _walked(program) -> tuple[dict, str]:
 def _check(program) -> Fingerprinter:
     """A first look against the general walk: the value, each op's hash, the op count, what
     is kept of each op (the op, its static key: the tuple its `_statics` entry holds, equal
-    to the op's own; ranks in block order); and a second look (which compares every op with
-    what the first kept) the same, hashing again only the ops hashed whole (with regions,
-    or read before they are produced)."""
+    to the op's own; ranks in block order), the walk it hands over (`_check_walked`); and a
+    second look (which compares every op with what the first kept) the same, hashing again
+    only the ops hashed whole (with regions, or read before they are produced)."""
     f = Fingerprinter(program.version)
     value = f.program(program)
+    _check_walked(f, program)
     hashes, walked = _walked(program)
     assert value == walked
     assert f._digests == hashes
@@ -53,7 +55,26 @@ def _check(program) -> Fingerprinter:
         assert entry[_KEY] == _static_key(op) and entry[_KEY] is f._statics[entry[_KEY]][3]
     assert f.program(program) == value
     assert all(f._kept[id(op)][_PREFIX] is None for op in f.touched)
+    assert f.walked(program.block) is None   # a second look: no walk to hand over
     return f
+
+
+def _check_walked(f: Fingerprinter, program) -> None:
+    """What the first look hands over (`walked`, for the pass manager's op index and block
+    order): the block's ops in order, their names and their ids, as a walk of the block
+    finds them; None where an op holds regions (the walk is then not every op the block
+    holds), for another block, and once handed out."""
+    ops = _block_ops(program.block)
+    assert f.walked(Block()) is None   # another block: and the walk stays for its own
+    walk = f.walked(program.block)
+    if any(op.regions for op in ops):
+        assert walk is None
+    else:
+        walked_ops, names, ids = walk
+        assert len(walked_ops) == len(ops) and all(a is b for a, b in zip(walked_ops, ops))
+        assert names == [op.name for op in ops]
+        assert ids == [id(op) for op in ops]
+    assert f.walked(program.block) is None   # handed out once
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.name[: -len('.json')]}")
@@ -94,6 +115,18 @@ def test_a_producer_after_its_user():
     assert f._kept[id(user)][_PREFIX] is None   # hashed whole, with its producer first
     # and an update after it: the general code's answer again
     assert f.update(program, [producer]) == _walked(program)[1]
+
+
+def test_the_walk_is_handed_over_only_until_the_next_look():
+    program = _mlp()
+    f = Fingerprinter(program.version)
+    f.program(program)
+    f.update(program, [])          # nothing changed: still no walk after an update
+    assert f.walked(program.block) is None
+    f = Fingerprinter(program.version)
+    f.program(program)
+    f.program(program)             # a second look
+    assert f.walked(program.block) is None
 
 
 def test_a_block_argument_and_a_producer_outside_the_block_are_free_inputs():

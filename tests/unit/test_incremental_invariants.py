@@ -543,15 +543,15 @@ def test_the_verifier_looks_again_only_at_what_an_edit_can_have_changed(monkeypa
     assert specs == ["pd_op.data", "pd_op.relu", "pd_op.tanh", "pd_op.add", "pd_op.fetch"]
 
 
-def test_the_block_is_numbered_once_from_the_op_index_walk(monkeypatch):
-    # as the first pass begins, with the walk that built the op index: no walk of its own,
-    # and none at all where no check is incremental
+def test_the_block_is_numbered_once_from_the_first_fingerprint_walk(monkeypatch):
+    # as the first pass begins, with the walk the program's first fingerprint made (the ops
+    # and their ids): no walk of its own, and none at all where no check is incremental
     walks = []
     number = block_order.BlockOrder.number
-    monkeypatch.setattr(block_order.BlockOrder, "number",
-                        lambda self, ops=None: walks.append(ops is not None) or number(self, ops))
+    monkeypatch.setattr(block_order.BlockOrder, "number", lambda self, ops=None, ids=None: walks.append(
+        (ops is not None, ids is not None)) or number(self, ops, ids))
     run_pipeline(parse(), "cse,dce", verify_each="incremental")
-    assert walks == [True]
+    assert walks == [(True, True)]
     walks.clear()
     for level in (False, "full"):
         run_pipeline(parse(), "cse,dce", verify_each=level)

@@ -28,7 +28,9 @@ and the sha256 then reads 20 bytes per op at C speed.  `program`, the walk that 
 every op with what was kept, is what `--verify-each=full` and a program edited behind the
 manager's back use; the first look at a program (`_first`) has nothing to compare and
 hashes an op without regions or properties inline, from its static key (below) and its
-producers' hashes, which in block order come first.
+producers' hashes, which in block order come first; it keeps the block's ops and their names
+as it reads them, for the pass manager, whose op index and block order would walk the block
+again (`walked`).
 
 What an op's hash covers before its operands (name, semantic version, attributes, result
 types) is spelled once per distinct static key: the op's name, attribute names and the
@@ -123,6 +125,10 @@ class Fingerprinter:
         # IR watch instead: pirc.passes.infra.touched).
         self.touched: list | None = None
         self.fallbacks = 0        # updates that had to hash the whole program (_Redo)
+        # The first look's walk of its block (`walked`): (block, its ops in order, their
+        # names), while no other look or update came after it, for a block no op of which
+        # holds regions; None otherwise.
+        self._walk = None
 
     # ------------------------------------------------------------------ programs
     def program(self, program) -> str:
@@ -155,6 +161,7 @@ class Fingerprinter:
         each of which left the block at least once, no other op left a block: none moved,
         and a seed hashed before stands where it stood among the ops hashed, its rank
         still between its neighbours' (a new op beside it is placed with it: _place)."""
+        self._walk = None   # the block may have changed since the first look
         if program.block is not self._top or self._value is None:
             return self.program(program)
         with gc_paused():
@@ -166,6 +173,7 @@ class Fingerprinter:
                 return self._program(program)
 
     def _program(self, program) -> str:
+        self._walk = None   # a first look below walks again
         block = program.block
         if block is not self._top or not self._kept:
             return self._first(block)
@@ -245,13 +253,21 @@ class Fingerprinter:
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
         statics, edge, blank = self._statics, _INDEX_BYTES, _BLAKE.copy
+        # The walk, for a caller about to walk the block again (`walked`): an append each,
+        # while the op is at hand, costs less than reading it again from the kept entries.
+        walk, names, regions = [], [], False
+        step, name = walk.append, names.append
         op, rank = block._first_op, 0
         while op is not None:
             attributes = op.attributes  # _static_key, inline
             static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
             spelled = statics.get(static) or self._spelled(op, static)
+            step(op)
+            name(static[0])
             operands = op._operands
             if op.regions or op.properties or nested:
+                if op.regions:
+                    regions = True
                 # Once an op was hashed with what it holds, the memo holds ops inside regions
                 # too: a producer found there need not be one of the block's (_hash_top asks).
                 digest, prefix = self._look(op, block, memo, static, inside)
@@ -297,7 +313,22 @@ class Fingerprinter:
         self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = None  # the first look: everything is new
+        self._walk = None if regions else (block, walk, names)
         return self._value
+
+    def walked(self, block) -> tuple | None:
+        """The first look's walk of `block`, for a caller about to walk it again (the pass
+        manager's op index and block order): the block's ops in order, their names, and
+        their ids in that order (the kept dict's keys: ints already made, where `id` makes
+        one per op).  None unless the last look or update was a first look at `block` and
+        no op of the block holds regions (its ops are then all the ops it holds).  Handed
+        out once.  Whether the block is still as the look found it, only the caller knows:
+        the pass manager asks before any pass runs."""
+        walk = self._walk
+        if walk is None or walk[0] is not block:
+            return None
+        self._walk = None
+        return walk[1], walk[2], list(self._kept)
 
     def _look(self, op, block, memo: dict, static: tuple, inside) -> tuple:
         """An op's hash and prefix as `_program` makes them when nothing is kept; with

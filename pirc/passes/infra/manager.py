@@ -164,6 +164,7 @@ def run_pipeline(program, pipeline: Pipeline | str, *, device: str | None = None
     decisions = Rollout(program_name, lambda: result.fingerprint, rollout)
     run = _Run(program, device, level, instruments, result, state, params, tags)
     run.before = result.fingerprint
+    run.walk = state.fingerprinter.walked(program.block)
     for index, p in enumerate(pipeline.passes):
         if stop_after is not None and index >= stop_after:
             break
@@ -202,12 +203,17 @@ class _Run:
     before: str | None = None  # the program's fingerprint after the last pass that changed it
     index: OpIndex | None = None   # op-name counts, kept current by the watch (op_index)
     order: BlockOrder | None = None   # the top-level ops' order, told by the watch (block_order)
+    # The walk of the top-level block that the program's first fingerprint made (its ops,
+    # their names and ids: Fingerprinter.walked), until a pass runs: the op index counts
+    # from it and the block order numbers from it, where each would walk the block again.
+    walk: tuple | None = None
 
     def op_index(self) -> OpIndex:
-        # Built by the walk that counts the ops for the first report entry (a quarter second
-        # at 100k ops); the watch keeps it current, so no pass's count walks again.
+        # Built from the first fingerprint's walk, or by a walk, for the first report entry;
+        # the watch keeps it current, so no pass's count walks again.
         if self.index is None:
-            self.index = OpIndex(self.program)
+            walk = self.walk
+            self.index = OpIndex(self.program, walk[:2] if walk is not None else None)
         return self.index
 
     def op_count(self) -> int:
@@ -232,7 +238,12 @@ class _Run:
         pc = PassContext(program, self.device, pass_obj=p, state=state, params=self.params)
         op_index = self.op_index()
         if self.order is None and self.level == "incremental":
-            self.order = BlockOrder(program)   # numbered as the first pass begins (touched)
+            # Numbered as the first pass begins: here from the first fingerprint's walk, else
+            # by the watch's record (pirc.passes.infra.touched), from the op index's.
+            self.order = BlockOrder(program)
+            if self.walk is not None:
+                self.order.number(self.walk[0], self.walk[2])
+        self.walk = None   # the pass may edit the program: the walk is no longer its ops
         watch = state.watch = IRWatch(program, general=full, index=op_index, order=self.order)
         interest = p.ops_of_interest()
         start = time.perf_counter()

@@ -8,7 +8,10 @@ name instead of a walk of the program.  MLIR's greedy driver pays a walk for eve
 set; at 100k ops and a dozen passes the walks are the cost.
 
 The index is built by one walk when the pipeline first needs it (the same walk that counted
-the ops for the first pass's report: `total` is `Program.op_count()`), and then kept current
+the ops for the first pass's report: `total` is `Program.op_count()`), or from the walk the
+program's first fingerprint made, which the manager hands over when no op holds regions
+(pirc.passes.infra.fingerprint.Fingerprinter.walked: the top-level block's ops and names,
+read before any pass ran), and then kept current
 by the manager's IR watch (pirc.passes.infra.ir_watch): every op attached to or detached from
 a block of the program, and every block attached to or detached from one of its regions,
 passes through the xDSL primitives the watch wraps, and is counted here with the ops nested
@@ -34,7 +37,11 @@ from itertools import compress
 class OpIndex:
     """Op-name counts of one program (its module's body, nested regions included)."""
 
-    def __init__(self, program):
+    def __init__(self, program, walk: tuple | None = None):
+        """`walk`: the ops of `program.block` in order and their names, from a walk made
+        since the last edit, none of them holding regions; the index counts from it instead
+        of walking the block (and hands its ops out to no one: `top_level` is None, the
+        walk's maker has them)."""
         self.counts: dict[str, int] = {}
         self.total = 0
         self._walk = None   # (block, its ops in order) from the walk below, until an edit
@@ -45,11 +52,17 @@ class OpIndex:
         top = program.block
         for region in program.module.regions:
             for block in region.blocks:
-                walk = [] if block is top else None
-                names = self.block(block, 1, walk)
-                if walk is not None:
-                    self._walk = (block, walk)
-                    flat = (block, list(walk), names)   # a copy: the block order edits `walk`
+                if block is not top:
+                    self.block(block, 1)
+                    continue
+                if walk is None:
+                    ops: list = []
+                    names = self.block(block, 1, ops)
+                    self._walk = (block, ops)
+                else:   # handed over: its ops are the maker's to hand out
+                    ops, names = walk
+                    self.count(names, 1)
+                flat = (block, list(ops), names)   # a copy: the block order edits `ops`
         if flat is not None and len(flat[1]) == self.total:   # no op nested or elsewhere
             self._flat = flat + (self.total,)
 
@@ -110,12 +123,16 @@ class OpIndex:
         names, in walk order."""
         names: list = []
         _names(block, names, walk)
+        self.count(names, sign)
+        return names
+
+    def count(self, names: list, sign: int) -> None:
+        """Count ops of `names` (one name per op) in or out, in C (Counter)."""
         self._walk = self._flat = None
         counts = self.counts
         for name, n in Counter(names).items():
             counts[name] = counts.get(name, 0) + sign * n
         self.total += sign * len(names)
-        return names
 
     def names(self) -> list[str]:
         """The names of the ops the program holds."""

@@ -19,9 +19,10 @@ gate and from the xDSL primitives every structural edit goes through:
 The ops a rewrite matched or produced are also kept apart (`respec`): an op that kept its
 place in the top-level block and is not one of them kept its attributes and results too, so
 the verifier looks only at its operands.  Which ops kept their place the pipeline's order of
-the top-level block says (pirc.ir.block_order), numbered here as the pass begins (the first
-pass numbers it, from the walk that built the op index): an op with a number at the check
-had it before the pass, an op the pass inserted or moved has none.
+the top-level block says (pirc.ir.block_order), numbered as the pass begins (the first pass
+numbers it: the manager from the first fingerprint's walk, else here from the walk that built
+the op index): an op with a number at the check had it before the pass, an op the pass
+inserted or moved has none.
 
 Not every touched op is the verifier's (`unsettled`).  An operand set in its slot
 (OpOperands.__setitem__, inside a rewrite, of an op of the top-level block that keeps its
@@ -62,7 +63,9 @@ class Touched:
         self.index = index   # the pipeline's op index (pirc.passes.infra.op_index), or None
         if order is not None and order.block is not program.block:
             # Numbered as the pass finds the block (with the op index's walk, when nothing
-            # changed since it): a number at the check then says the op was there before.
+            # changed since it; the manager numbers it first when the program's first
+            # fingerprint walked the block): a number at the check then says the op was
+            # there before.
             order.number(index.top_level(program.block) if index is not None else None)
         # The top-level block's order (pirc.ir.block_order) that the pipeline keeps across
         # its passes, for the verifier; None: the verifier numbers the block itself.
