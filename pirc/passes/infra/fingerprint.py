@@ -123,6 +123,11 @@ class Fingerprinter:
         # IR watch instead: pirc.passes.infra.touched).
         self.touched: list | None = None
         self.fallbacks = 0        # updates that had to hash the whole program (_Redo)
+        # The top-level ops none of whose results had a use, as the first look found them
+        # (it reads every op's results for their types: checking their uses there costs a
+        # test, where a walk of its own would read every op's memory again), for a block
+        # without nested ops; handed out once (`take_unused`), void after any later look.
+        self._unused: tuple | None = None   # (block, ops)
 
     # ------------------------------------------------------------------ programs
     def program(self, program) -> str:
@@ -133,8 +138,17 @@ class Fingerprinter:
         whose producers changed: after a pass, only what it touched (and what lies
         downstream) is hashed again, but every op is looked at, so an edit nobody reported
         (an attribute set outside the rewrite gate) is seen too."""
+        self._unused = None
         with gc_paused():  # many small tuples: each collection would rescan the program
             return self._program(program)
+
+    def take_unused(self, block) -> list | None:
+        """The ops of `block` none of whose results had a use when the last look, a first
+        look at `block`, saw them: what dce starts from (pirc.passes.infra.op_index, `unused`)
+        when nothing changed the program since.  None when the last look was another, when
+        the block held an op with regions, or once handed out."""
+        unused, self._unused = self._unused, None
+        return unused[1] if unused is not None and unused[0] is block else None
 
     def update(self, program, seeds, steady=()) -> str:
         """The fingerprint of `program` when, since the last `program` or `update`, only the
@@ -150,13 +164,16 @@ class Fingerprinter:
         being hashed again: after cse the update reads each reader's operands, no more."""
         if program.block is not self._top or self._value is None:
             return self.program(program)
+        self._unused = None
         with gc_paused():
             try:
                 return self._update(seeds, steady)
             except _Redo:
                 self.fallbacks += 1
                 self._top, self._kept, self._digests = None, {}, {}
-                return self._program(program)
+                value = self._program(program)
+                self._unused = None   # a first look, but after the pipeline's start
+                return value
 
     def _program(self, program) -> str:
         block = program.block
@@ -238,13 +255,23 @@ class Fingerprinter:
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
         statics, edge, blank = self._statics, _INDEX_BYTES, _BLAKE.copy
+        unused: list | None = []   # take_unused's ops; None once an op has regions
+        note = unused.append
         op, rank = block._first_op, 0
         while op is not None:
             attributes = op.attributes  # _static_key, inline
-            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            results = op.results
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, results)))
+            for result in results:   # read above: its uses cost a test here
+                if result.first_use is not None:
+                    break
+            else:
+                note(op)
             spelled = statics.get(static) or self._spelled(op, static)
             operands = op._operands
             if op.regions or op.properties or nested:
+                if op.regions:
+                    unused = None
                 # Once an op was hashed with what it holds, the memo holds ops inside regions
                 # too: a producer found there need not be one of the block's (_hash_top asks).
                 digest, prefix = self._look(op, block, memo, static, inside)
@@ -290,6 +317,7 @@ class Fingerprinter:
         self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = None  # the first look: everything is new
+        self._unused = None if unused is None else (block, unused)
         return self._value
 
     def _look(self, op, block, memo: dict, static: tuple, inside) -> tuple:

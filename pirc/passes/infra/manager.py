@@ -201,13 +201,20 @@ class _Run:
     tags: bool
     before: str | None = None  # the program's fingerprint after the last pass that changed it
     index: OpIndex | None = None   # op-name counts, kept current by the watch (op_index)
+    indexed: bool = False          # an index was built (then the first look's unused ops taken)
     order: BlockOrder | None = None   # the top-level ops' order, told by the watch (block_order)
 
     def op_index(self) -> OpIndex:
         # Built by the walk that counts the ops for the first report entry (a quarter second
         # at 100k ops); the watch keeps it current, so no pass's count walks again.
         if self.index is None:
-            self.index = OpIndex(self.program)
+            # The ops the first look found unused (dce's candidates) are the program's while
+            # nothing has edited it: until the first index, built before the first pass runs.
+            unused = None
+            if not self.indexed:
+                unused = self.state.fingerprinter.take_unused(self.program.block)
+            self.index = OpIndex(self.program, unused)
+            self.indexed = True
         return self.index
 
     def op_count(self) -> int:
