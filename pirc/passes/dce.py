@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
-from itertools import compress
+from itertools import chain, compress
 
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import (IsTerminator, MemoryEffect, MemoryEffectKind, MemoryReadEffect,
@@ -150,16 +150,20 @@ def _candidates(block, unused: list, new: list, order, pc: PassContext) -> list:
     # An op of `unused` is in the block if it has a number (only ops added may have none):
     # most are ops erased since, whose memory is then not read.
     numbered = order.keys
+    present = chain(compress(unused, map(numbered.__contains__, map(id, unused))),
+                    (op for op in new if op.parent is block))
     seen: dict = {}   # id -> op: each op is visited once (the walk passes each op once)
-    for op in compress(unused, map(numbered.__contains__, map(id, unused))):
-        if id(op) not in seen and _unused(op):
-            seen[id(op)] = op
-    for op in new:
-        if op.parent is block and id(op) not in seen and _unused(op):
-            seen[id(op)] = op
-    heap = _keyed(seen.values(), order)
+    visit, kept = [], []
+    for op in present:
+        if id(op) not in seen:
+            if _idle(op):   # the walk would do nothing with it: kept, not visited
+                seen[id(op)] = op
+                kept.append(op)
+            elif _unused(op):
+                seen[id(op)] = op
+                visit.append(op)
+    heap = _keyed(visit, order)
     numberings = order.numberings
-    kept = []
     while heap:
         if order.numberings != numberings:   # numbered again: the keys read before are void
             heap = _keyed([entry[2] for entry in heap], order)
@@ -179,10 +183,29 @@ def _candidates(block, unused: list, new: list, order, pc: PassContext) -> list:
                     if (producer is not None and id(producer) not in seen
                             and producer.parent is block and _unused(producer)):
                         seen[id(producer)] = producer
-                        heappush(heap, (-order.key(producer), id(producer), producer))
+                        if _idle(producer):
+                            kept.append(producer)
+                        else:
+                            heappush(heap, (-order.key(producer), id(producer), producer))
                 continue
         kept.append(op)
     return kept
+
+
+_IDLE: dict = {}   # op class -> whether dce leaves every op of it alone, used or not
+
+
+def _idle(op) -> bool:
+    """Whether the class of `op` decides that dce keeps it (not trivially dead as a class,
+    and not an in-place op whose write may go unseen): a fetch, one per program output.  The
+    walk asks the gate nothing about such an op, so the candidates skip it without reading
+    its results."""
+    cls = type(op)
+    idle = _IDLE.get(cls)
+    if idle is None:
+        trivially_dead(op)   # decides the class, where the class decides
+        idle = _IDLE[cls] = _DEAD_BY_CLASS.get(cls) is False and not _only_in_place(op)
+    return idle
 
 
 def _keyed(ops, order) -> list:
