@@ -11,11 +11,22 @@ other effect), it is outside any loop, and every buffer it changes is the progra
 name made by a pure or in-place op: no parameter, feed, block argument or region result) and
 read by no op after it, under any name.  What a `to_tensor` constant leaves once its
 readers are gone (`full` + `assign_value_`) goes that way; a write another name reads stays.
+
+Only an op none of whose results is used can go, and a pipeline knows which ops may be such
+(pirc.passes.infra.op_index, `OpIndex.unused`: those the program started with, and each op
+added or left without a use since): in a program of one block, dce visits those, and each
+producer an erasure leaves unused, in the order the walk would (from the block's end: the
+pipeline's block order, pirc.ir.block_order, numbers them), not every op.  The same ops are
+erased in the same order (tests/unit/test_dce_candidates.py holds the two paths equal).
+Outside a pipeline with that index and order (--verify-each=full or none, a nested op), the
+walk.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from heapq import heapify, heappop, heappush
+from itertools import chain, compress
 
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import (IsTerminator, MemoryEffect, MemoryEffectKind, MemoryReadEffect,
@@ -42,7 +53,18 @@ class DeadCodeElimination(PircPass):
     rewrites = {ANY_OP: OpUse(ANY_OP, conservative=True)}
 
     def run(self, pc: PassContext) -> None:
-        _block(pc.program.block, pc)
+        block = pc.program.block
+        watch = pc.state.watch
+        if watch is None or watch.index is None or watch.order is None:
+            _block(block, pc)
+            return
+        candidates = watch.index.take_unused(block)
+        if candidates is None:
+            _block(block, pc)
+            return
+        kept = _candidates(block, *candidates, watch.order, pc)
+        if watch.index.unused is not None:   # what stays unused is a later dce's candidate
+            watch.index.unused.extend(kept)
 
 
 def would_be_trivially_dead(op: Operation) -> bool:
@@ -117,6 +139,91 @@ def unseen_write(op, pc) -> bool:
 def _only_in_place(op) -> bool:
     spec = getattr(type(op), "spec", None)
     return spec is not None and effect_of(spec) is INPLACE_WRITE
+
+
+def _candidates(block, unused: list, new: list, order, pc: PassContext) -> list:
+    """`_block` on a block without nested ops, visiting only the candidates (OpIndex.unused
+    and .new: those in `block` none of whose results is used are taken) and the producers
+    each erasure leaves unused, from the block's end as `_block` does (`order`, the
+    pipeline's BlockOrder).  Returns the ops visited and kept."""
+    order.sync()
+    # An op of `unused` is in the block if it has a number (only ops added may have none):
+    # most are ops erased since, whose memory is then not read.
+    numbered = order.keys
+    present = chain(compress(unused, map(numbered.__contains__, map(id, unused))),
+                    (op for op in new if op.parent is block))
+    seen: dict = {}   # id -> op: each op is visited once (the walk passes each op once)
+    visit, kept = [], []
+    for op in present:
+        if id(op) not in seen:
+            if _idle(op):   # the walk would do nothing with it: kept, not visited
+                seen[id(op)] = op
+                kept.append(op)
+            elif _unused(op):
+                seen[id(op)] = op
+                visit.append(op)
+    heap = _keyed(visit, order)
+    numberings = order.numberings
+    while heap:
+        if order.numberings != numberings:   # numbered again: the keys read before are void
+            heap = _keyed([entry[2] for entry in heap], order)
+            numberings = order.numberings
+        op = heappop(heap)[2]
+        # As _block's walk reaches it: unused (no op after it gains a use), in the block
+        if trivially_dead(op) or unseen_write(op, pc):
+            pc.matched()
+            rewrite = pc.begin([op])
+            if rewrite is not None:
+                operands = op._operands   # xDSL's tuple (pinned), emptied by the erasure
+                block.erase_op(op, safe_erase=False)
+                rewrite.done()
+                # a producer left unused comes before `op`: the walk would reach it later
+                for value in operands:
+                    producer = getattr(value, "op", None)   # a block argument has none
+                    if (producer is not None and id(producer) not in seen
+                            and producer.parent is block and _unused(producer)):
+                        seen[id(producer)] = producer
+                        if _idle(producer):
+                            kept.append(producer)
+                        else:
+                            heappush(heap, (-order.key(producer), id(producer), producer))
+                continue
+        kept.append(op)
+    return kept
+
+
+_IDLE: dict = {}   # op class -> whether dce leaves every op of it alone, used or not
+
+
+def _idle(op) -> bool:
+    """Whether the class of `op` decides that dce keeps it (not trivially dead as a class,
+    and not an in-place op whose write may go unseen): a fetch, one per program output.  The
+    walk asks the gate nothing about such an op, so the candidates skip it without reading
+    its results."""
+    cls = type(op)
+    idle = _IDLE.get(cls)
+    if idle is None:
+        trivially_dead(op)   # decides the class, where the class decides
+        idle = _IDLE[cls] = _DEAD_BY_CLASS.get(cls) is False and not _only_in_place(op)
+    return idle
+
+
+def _keyed(ops, order) -> list:
+    """A heap of `ops` (of the block `order` numbers) from the block's end: (-number, id,
+    op); numbered again as long as numbering an op numbers the block again."""
+    while True:
+        numberings = order.numberings
+        heap = [(-order.key(op), id(op), op) for op in ops]
+        if order.numberings == numberings:
+            heapify(heap)
+            return heap
+
+
+def _unused(op) -> bool:
+    for result in op.results:
+        if result.first_use is not None:
+            return False
+    return True
 
 
 def _block(block, pc: PassContext) -> None:

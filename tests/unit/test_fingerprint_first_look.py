@@ -61,8 +61,8 @@ def _check(program) -> Fingerprinter:
 
 def _check_walked(f: Fingerprinter, program) -> None:
     """What the first look hands over (`walked`, for the pass manager's op index and block
-    order): the block's ops in order, their names and their ids, as a walk of the block
-    finds them; None where an op holds regions (the walk is then not every op the block
+    order; dce): the block's ops in order, their names, their ids and the ops none of whose
+    results has a use, as a walk of the block finds them; None where an op holds regions (the walk is then not every op the block
     holds), for another block, and once handed out."""
     ops = _block_ops(program.block)
     assert f.walked(Block()) is None   # another block: and the walk stays for its own
@@ -70,10 +70,12 @@ def _check_walked(f: Fingerprinter, program) -> None:
     if any(op.regions for op in ops):
         assert walk is None
     else:
-        walked_ops, names, ids = walk
+        walked_ops, names, ids, unused = walk
         assert len(walked_ops) == len(ops) and all(a is b for a, b in zip(walked_ops, ops))
         assert names == [op.name for op in ops]
         assert ids == [id(op) for op in ops]
+        assert list(map(id, unused)) == [id(op) for op in ops
+                                         if all(r.first_use is None for r in op.results)]
     assert f.walked(program.block) is None   # handed out once
 
 

@@ -59,7 +59,7 @@ def _check(program) -> bool:
     if walk is None:
         assert any(op.regions for op in _block_ops(program.block))
         return False
-    ops, names, ids = walk
+    ops, names, ids, _ = walk
     index = OpIndex(program, (ops, names))
     _same_index(index, OpIndex(program), program)
     assert index.top_level(program.block) is None   # its ops are the walk's maker's to hand out

@@ -126,8 +126,10 @@ class Fingerprinter:
         self.touched: list | None = None
         self.fallbacks = 0        # updates that had to hash the whole program (_Redo)
         # The first look's walk of its block (`walked`): (block, its ops in order, their
-        # names), while no other look or update came after it, for a block no op of which
-        # holds regions; None otherwise.
+        # names, the ops none of whose results had a use), while no other look or update
+        # came after it, for a block no op of which holds regions; None otherwise.  The look
+        # reads every op's results for their types: checking their uses there costs a test,
+        # where dce's walk of its own would read every op's memory again.
         self._walk = None
 
     # ------------------------------------------------------------------ programs
@@ -170,7 +172,9 @@ class Fingerprinter:
             except _Redo:
                 self.fallbacks += 1
                 self._top, self._kept, self._digests = None, {}, {}
-                return self._program(program)
+                value = self._program(program)
+                self._walk = None   # a first look, but not of the program a pipeline began with
+                return value
 
     def _program(self, program) -> str:
         self._walk = None   # a first look below walks again
@@ -255,12 +259,18 @@ class Fingerprinter:
         statics, edge, blank = self._statics, _INDEX_BYTES, _BLAKE.copy
         # The walk, for a caller about to walk the block again (`walked`): an append each,
         # while the op is at hand, costs less than reading it again from the kept entries.
-        walk, names, regions = [], [], False
-        step, name = walk.append, names.append
+        walk, names, unused, regions = [], [], [], False
+        step, name, note = walk.append, names.append, unused.append
         op, rank = block._first_op, 0
         while op is not None:
             attributes = op.attributes  # _static_key, inline
-            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, op.results)))
+            results = op.results
+            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, results)))
+            for result in results:   # read above: its uses cost a test here
+                if result.first_use is not None:
+                    break
+            else:
+                note(op)
             spelled = statics.get(static) or self._spelled(op, static)
             step(op)
             name(static[0])
@@ -313,14 +323,15 @@ class Fingerprinter:
         self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = None  # the first look: everything is new
-        self._walk = None if regions else (block, walk, names)
+        self._walk = None if regions else (block, walk, names, unused)
         return self._value
 
     def walked(self, block) -> tuple | None:
         """The first look's walk of `block`, for a caller about to walk it again (the pass
-        manager's op index and block order): the block's ops in order, their names, and
-        their ids in that order (the kept dict's keys: ints already made, where `id` makes
-        one per op).  None unless the last look or update was a first look at `block` and
+        manager's op index and block order): the block's ops in order, their names, their
+        ids in that order (the kept dict's keys: ints already made, where `id` makes one per
+        op), and the ops none of whose results had a use (what dce starts from:
+        pirc.passes.infra.op_index, `unused`).  None unless the last look or update was a first look at `block` and
         no op of the block holds regions (its ops are then all the ops it holds).  Handed
         out once.  Whether the block is still as the look found it, only the caller knows:
         the pass manager asks before any pass runs."""
@@ -328,7 +339,7 @@ class Fingerprinter:
         if walk is None or walk[0] is not block:
             return None
         self._walk = None
-        return walk[1], walk[2], list(self._kept)
+        return walk[1], walk[2], list(self._kept), walk[3]
 
     def _look(self, op, block, memo: dict, static: tuple, inside) -> tuple:
         """An op's hash and prefix as `_program` makes them when nothing is kept; with

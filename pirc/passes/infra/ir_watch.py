@@ -38,7 +38,8 @@ settled there and then, and left out of the verifier's region (Touched.settle).
 
 The same wrappers keep the pipeline's op index (pirc.passes.infra.op_index) current: each op
 inserted into or removed from a block of the program, and each block added to or removed
-from one of its regions, is counted in or out with the ops nested in it.  And they tell the
+from one of its regions, is counted in or out with the ops nested in it; each op inserted,
+and each op a value of which loses its last use, is one dce looks at (`OpIndex.unused`).  And they tell the
 pipeline's order of the top-level ops (pirc.ir.block_order) of each op removed from the
 top-level block, whose number then no longer says where it is.
 """
@@ -228,6 +229,11 @@ def _use_wrapper(original, what):
                 next_use._prev_use = prev_use
             if prev_use is None:
                 self.first_use = next_use
+                if next_use is None and watch is not None and watch.index is not None:
+                    # its last use: the op may be dead now (dce's candidates, OpIndex.unused)
+                    owner = getattr(self, "op", None)   # a block argument has none
+                    if owner is not None:
+                        watch.index.lost_use(owner)
         else:         # IRWithUses.add_use
             first_use = self.first_use
             use._next_use = first_use
@@ -266,7 +272,7 @@ def _block_op_wrapper(original, what, sign):
                 counts[name] = counts.get(name, 0) + sign
                 index.total += sign
                 if sign > 0:
-                    index.added()
+                    index.added(op)
         elif watch._edit(self, what, op) and watch.index is not None:
             watch.index.op(op, sign)
         if not detach:
@@ -365,7 +371,8 @@ def merge_top_level(op, earlier) -> bool:
             use = after
         if value._name is None and result._name is not None:   # name_hint's field
             value.name_hint = result._name
-    # detach_op's record and edit
+    # detach_op's record and edit (the values that lost their last uses are `op`'s, which
+    # leaves the program: nothing for dce's candidates, OpIndex.unused)
     tops[id(op)] = op
     touched.removed(op)
     if watch.order is not None:

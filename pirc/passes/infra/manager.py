@@ -204,16 +204,20 @@ class _Run:
     index: OpIndex | None = None   # op-name counts, kept current by the watch (op_index)
     order: BlockOrder | None = None   # the top-level ops' order, told by the watch (block_order)
     # The walk of the top-level block that the program's first fingerprint made (its ops,
-    # their names and ids: Fingerprinter.walked), until a pass runs: the op index counts
-    # from it and the block order numbers from it, where each would walk the block again.
+    # their names and ids, the ops it found unused: Fingerprinter.walked), until a pass
+    # runs: the op index counts from it and the block order numbers from it, where each
+    # would walk the block again.
     walk: tuple | None = None
 
     def op_index(self) -> OpIndex:
         # Built from the first fingerprint's walk, or by a walk, for the first report entry;
         # the watch keeps it current, so no pass's count walks again.
         if self.index is None:
+            # The first fingerprint's walk is the program's until a pass runs (`one` drops
+            # it then): its names, and the ops it found unused (dce's candidates).
             walk = self.walk
-            self.index = OpIndex(self.program, walk[:2] if walk is not None else None)
+            self.index = OpIndex(self.program, walk[:2] if walk is not None else None,
+                                 walk[3] if walk is not None else None)
         return self.index
 
     def op_count(self) -> int:

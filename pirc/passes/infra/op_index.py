@@ -26,6 +26,18 @@ that the walk found and that are still in the block are the block's, in order (`
 so the greedy driver starts its first round from them instead of from a walk of every op
 (pirc.passes.infra.greedy; at 100k ops that walk is a tenth of canonicalize and a third of
 const-fold).  The watch tells the index of each op added, inline count or not (`added`).
+
+And for such a program the index keeps dce's candidates (pirc.passes.dce): every op that
+may have no used result.  An op has none when the pipeline starts (`unused`: the program
+fingerprint's first look, which reads every op's results anyway, notes those ops; a walk of
+its own would read every op's memory again, as much as dce's walk), or when a value of it
+lost its last use since (`unused` too: the watch's `remove_use`), or when it was added since
+(`new`: the watch tells of each op added).  Nothing else takes a use away: dce then visits
+these ops, not every op of the program.  The ops added are kept apart: they are the only
+ones the pipeline's block order (pirc.ir.block_order) may not number, so an op of `unused`
+is in the block if and only if it has a number, which dce reads without reading the op (most
+of `unused` are ops erased since).  An op with regions added or removed, or a block, and the
+index no longer vouches (both None): dce walks the program.
 """
 
 from __future__ import annotations
@@ -37,13 +49,18 @@ from itertools import compress
 class OpIndex:
     """Op-name counts of one program (its module's body, nested regions included)."""
 
-    def __init__(self, program, walk: tuple | None = None):
+    def __init__(self, program, walk: tuple | None = None, unused: list | None = None):
         """`walk`: the ops of `program.block` in order and their names, from a walk made
         since the last edit, none of them holding regions; the index counts from it instead
         of walking the block (and hands its ops out to no one: `top_level` is None, the
-        walk's maker has them)."""
+        walk's maker has them).  `unused`: the ops of the program's block none of whose
+        results has a use now (Fingerprinter.walked), or None."""
         self.counts: dict[str, int] = {}
         self.total = 0
+        self._block = program.block
+        # dce's candidates (module docstring): ops that may have no used result, or None
+        self.unused: list | None = None
+        self.new: list | None = None   # and the ops added since
         self._walk = None   # (block, its ops in order) from the walk below, until an edit
         # (block, its ops, their names, the total then) from the walk below, for a program
         # whose ops are all in its top-level block, until an op is added (`ordered`)
@@ -65,6 +82,8 @@ class OpIndex:
                 flat = (block, list(ops), names)   # a copy: the block order edits `ops`
         if flat is not None and len(flat[1]) == self.total:   # no op nested or elsewhere
             self._flat = flat + (self.total,)
+            if unused is not None:
+                self.unused, self.new = unused, []
 
     def top_level(self, block) -> list | None:
         """The ops of `block` (the program's top-level block) in order, as the walk that built
@@ -94,9 +113,26 @@ class OpIndex:
             found = [op for op in found if op.parent is block]
         return found
 
-    def added(self) -> None:
-        """An op was added to a block of the program: the walk is not its ops any more."""
+    def added(self, op) -> None:
+        """`op`, without regions, was added to a block of the program: the walk is not its
+        ops any more, and `op` may be unused."""
         self._flat = None
+        if self.new is not None:
+            self.new.append(op)
+
+    def lost_use(self, op) -> None:
+        """A value of `op` lost its last use: `op` may be unused now."""
+        if self.unused is not None:
+            self.unused.append(op)
+
+    def take_unused(self, block) -> tuple | None:
+        """dce's candidates in `block`, (`unused`, `new`), handed out (fresh lists collect
+        from now on), or None when the index does not vouch for them (module docstring)."""
+        if self.unused is None or self._block is not block:
+            return None
+        taken = self.unused, self.new
+        self.unused, self.new = [], []
+        return taken
 
     def has_any(self, names) -> bool:
         """Whether an op of one of `names` is in the program."""
@@ -112,6 +148,10 @@ class OpIndex:
         self._walk = None
         if sign > 0 or op.regions:   # added, or its nested ops left with it
             self._flat = None
+        if op.regions:
+            self.unused = self.new = None
+        elif sign > 0 and self.new is not None:
+            self.new.append(op)
         for region in op.regions:
             for block in region.blocks:
                 self.block(block, sign)
@@ -128,7 +168,7 @@ class OpIndex:
 
     def count(self, names: list, sign: int) -> None:
         """Count ops of `names` (one name per op) in or out, in C (Counter)."""
-        self._walk = self._flat = None
+        self._walk = self._flat = self.unused = self.new = None
         counts = self.counts
         for name, n in Counter(names).items():
             counts[name] = counts.get(name, 0) + sign * n
