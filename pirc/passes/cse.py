@@ -38,7 +38,9 @@ class CommonSubexpressionElimination(PircPass):
     rewrites = {ANY_OP: OpUse(ANY_OP, conservative=True)}
 
     def run(self, pc: PassContext) -> None:
-        aliases = alias_model(pc.program)  # built only when an op writes in place
+        watch = pc.state.watch
+        # built only when an op writes in place; the op index may say none does
+        aliases = alias_model(pc.program, watch.index if watch is not None else None)
         begin, matched = pc.begin, 0
         for op, earlier in common_subexpressions(pc.program.block, OpKeys(), aliases):
             matched += 1

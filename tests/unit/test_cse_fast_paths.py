@@ -1,6 +1,7 @@
-"""cse's fast merge does what its general one does: the merge made and recorded inline
+"""cse's fast paths do what its general ones do: the merge made and recorded inline
 (pirc.passes.infra.ir_watch.merge_top_level) against the merge through xDSL's wrapped
-primitives (cse._merge).  After every pass of `default` on every corpus program, the
+primitives (cse._merge), and whether an op writes in place answered from the op index's
+walk (op_keys._indexed_writes) against a walk of the program (op_keys._writes).  After every pass of `default` on every corpus program, the
 benchmark's generated one and cse's lit cases (regions, readers inside them): the same
 program, pass reports (matches, rewrites, skips, each rewrite's fingerprints), fingerprints
 after each pass, and the same IR-watch record (edits, top-level ops, touched ops, released
@@ -15,11 +16,12 @@ import pytest
 import pirc
 import pirc.passes.cse as cse
 from pirc.passes import run_pipeline
-from pirc.passes.infra import manager
+from pirc.passes.infra import manager, op_keys
 from pirc.passes.infra import rewrites
 from pirc.text.parser import parse_text
 
 from corpus_files import all_jsons
+from test_op_keys import _write_between
 from watch_record import RecordedWatch
 from tools.bench_frontend import generate
 
@@ -39,6 +41,8 @@ def _programs() -> dict:
     out["generated-3000"] = lambda: parse_text(generate(3000), "bench.pir", 4)
     for i, part in enumerate(REGIONS.read_text().split("// -----")):
         out[f"cse.pir-{i}"] = lambda part=part: parse_text(part, "cse.pir", 4)
+    # an in-place relu_ between two tanh of its operand: the writes keep them apart
+    out["write-between"] = lambda: parse_text(_write_between(), "w.pir", 4)
     return out
 
 
@@ -46,8 +50,9 @@ PROGRAMS = _programs()
 
 
 def _general(m) -> None:
-    """The general path only: the merge through xDSL's primitives."""
+    """The general paths only: the merge through xDSL's primitives, the writes walked."""
     m.setattr(cse, "merge_top_level", lambda op, earlier: False)
+    m.setattr(op_keys, "_indexed_writes", lambda block, version, kinds, index: None)
 
 
 def _run(load, monkeypatch, general: bool, **options):
@@ -116,6 +121,24 @@ def test_the_generated_program_takes_the_fast_path(monkeypatch):
     for i in range(len(REGIONS.read_text().split("// -----"))):
         run_pipeline(PROGRAMS[f"cse.pir-{i}"](), "cse", verify_each="incremental")
     assert taken["general"] > 0
+
+
+def test_the_op_index_answers_whether_an_op_writes(monkeypatch):
+    """The comparison covers the index's answer: given on the generated program (one block,
+    inference batch norms whose ops are looked at: no write), and on the program with an
+    in-place write between two tanh, where it keeps them apart."""
+    answers = []
+    indexed = op_keys._indexed_writes
+
+    def counted(block, version, kinds, index):
+        answers.append(indexed(block, version, kinds, index))
+        return answers[-1]
+    monkeypatch.setattr(op_keys, "_indexed_writes", counted)
+    run_pipeline(PROGRAMS["generated-3000"](), "default", verify_each="incremental")
+    assert answers == [False]
+    answers.clear()
+    result = run_pipeline(PROGRAMS["write-between"](), "cse", verify_each="incremental")
+    assert answers == [True] and result.passes[0].rewrites == 0
 
 
 def test_under_full_verification_every_merge_goes_the_general_way(monkeypatch):

@@ -28,6 +28,7 @@ from pirc.ir.registry import op_class
 from pirc.passes import run_pipeline
 from pirc.passes.infra import op_keys
 from pirc.passes.infra.invariants import check
+from pirc.passes.infra.op_index import OpIndex
 from pirc.passes.infra.op_keys import (_NOTHING_WRITTEN, OpKeys, alias_model,
                                        common_subexpressions, common_subexpressions_around,
                                        may_have_common_subexpressions)
@@ -249,10 +250,25 @@ class NothingWritten:
 
 
 def _same_model(program) -> None:
-    """cse's alias model leaves the analysis unbuilt exactly when it writes no value."""
+    """cse's alias model leaves the analysis unbuilt exactly when it writes no value, asked
+    with the op index (its answer, where it has one, the walk's) or without."""
     aliases = AliasAnalysis(program)
     written = any(aliases.is_written(v) for op in program.walk() for v in op.operands)
     assert (alias_model(program) is not _NOTHING_WRITTEN) == written
+    index = OpIndex(program)
+    assert (alias_model(program, index) is not _NOTHING_WRITTEN) == written
+    _same_writes(program, index)
+
+
+def _same_writes(program, index) -> None:
+    """The op index's answer (op_keys._indexed_writes), where it gives one (a program of
+    one block: the benchmark's, the corpus's flat ones), is the walk's (op_keys._writes)."""
+    block, version = program.block, program.version
+    indexed = op_keys._indexed_writes(block, version, {}, index)
+    flat = all(op.parent is block for op in program.walk() if op is not program.module)
+    assert (indexed is not None) == flat
+    if indexed is not None:
+        assert indexed == op_keys._writes(block, version, {})
 
 
 def _same_pairs(program) -> None:
@@ -318,6 +334,26 @@ def test_the_alias_model_is_built_when_an_op_changes_a_buffer(is_test, built):
     assert isinstance(alias_model(program), AliasAnalysis) is built
     assert isinstance(alias_model(parse_text(_write_between(), "w.pir", 4)), AliasAnalysis)
     assert alias_model(parse_text(_many_uses(), "uses.pir", 4)) is _NOTHING_WRITTEN
+
+
+def test_the_op_index_answers_for_the_ops_still_in_the_program():
+    """The index's walk keeps the ops removed since: a writer among them writes nothing
+    any more, and a writer's class among the program's is not yet a write (an inference
+    batch norm's attributes say it keeps the values; a training one's say it does not)."""
+    training = pirc.parse("{\n" + BN.replace("IS_TEST", "false") + "\n}", from_version=4)
+    index = OpIndex(training)
+    assert op_keys._indexed_writes(training.block, 4, {}, index) is True
+    (bn,) = [op for op in training.walk() if op.name == "pd_op.batch_norm_"]
+    for result in bn.results:
+        assert result.first_use is None
+    training.block.detach_op(bn)   # as a pass removes it (no watch: the index is not told)
+    assert index.walked(training.block) is not None
+    assert op_keys._indexed_writes(training.block, 4, {}, index) is False
+    assert op_keys._writes(training.block, 4, {}) is False
+    inference = pirc.parse("{\n" + BN.replace("IS_TEST", "true") + "\n}", from_version=4)
+    assert op_keys._indexed_writes(inference.block, 4, {}, OpIndex(inference)) is False
+    written = parse_text(_write_between(), "w.pir", 4)
+    assert op_keys._indexed_writes(written.block, 4, {}, OpIndex(written)) is True
 
 
 def test_what_an_op_in_a_region_stands_for_ends_with_its_block():

@@ -113,6 +113,13 @@ class OpIndex:
             found = [op for op in found if op.parent is block]
         return found
 
+    def walked(self, block) -> list | None:
+        """The ops the walk that built the index found in `block` (the program's top-level
+        block), those removed since included, while that walk is the program's (`ordered`
+        says when): each op of the program is one of them.  None when it is not."""
+        flat = self._flat
+        return flat[1] if flat is not None and flat[0] is block else None
+
     def added(self, op) -> None:
         """`op`, without regions, was added to a block of the program: the walk is not its
         ops any more, and `op` may be unused."""

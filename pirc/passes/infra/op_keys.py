@@ -160,19 +160,72 @@ class _NothingWritten:
 _NOTHING_WRITTEN = _NothingWritten()
 
 
-def alias_model(program):
+def alias_model(program, index=None):
     """The alias model the walks ask of `program`: its pirc.ir.aliasing.AliasAnalysis, or
     `_NOTHING_WRITTEN` when no op of it changes the values of a buffer (most programs: no
     in-place op, or only inference batch norms, which write their statistics back
     unchanged).  Then every value of the analysis has no writer, which is all the walks
     ask, and one look at each op's class replaces the walk that records every value's
-    buffer (a cost the size of cse's own walk at 100k ops)."""
+    buffer (a cost the size of cse's own walk at 100k ops).  `index`: the pipeline's op
+    index (pirc.passes.infra.op_index), which may answer without a walk (`_indexed_writes`)."""
     from ...ir.aliasing import AliasAnalysis
 
     version = program.version
-    if _writes(program.block, version, {}):
-        return AliasAnalysis(program)
-    return _NOTHING_WRITTEN
+    kinds: dict = {}
+    writes = _indexed_writes(program.block, version, kinds, index) if index is not None else None
+    if writes is None:
+        writes = _writes(program.block, version, kinds)
+    return AliasAnalysis(program) if writes else _NOTHING_WRITTEN
+
+
+def _indexed_writes(block, version: int, kinds: dict, index) -> bool | None:
+    """`_writes(block, ...)` from the ops the op index's walk found (OpIndex.walked: each op
+    of the program is one of them, while no op was added), None when it has none.  Their
+    classes are gathered in C (a third of the walk's cost at 100k ops), each asked once;
+    only the ops of a class that may write are looked at, those still in the block: most
+    programs have none, and the benchmark's only its inference batch norms."""
+    ops = index.walked(block)
+    if ops is None:
+        return None
+    classes = list(map(type, ops))
+    may: dict = {}   # op class -> its kind, where not False
+    for cls in set(classes):
+        kind = kinds.get(cls)
+        if kind is None:
+            kind = kinds[cls] = _kind(ops[classes.index(cls)], version)
+        if kind is not False:
+            may[cls] = kind
+    if not may:
+        return False
+    for cls, kind in may.items():
+        for at in _places(classes, cls):
+            op = ops[at]
+            if op.parent is block and (kind is True or kind.value_writes(op)):  # still in it
+                return True
+    return False
+
+
+def _places(items: list, item):
+    """The positions of `item` in `items`, found in C (list.index from each one on: a
+    method call per element would cost ten times as much)."""
+    at = -1
+    try:
+        while True:
+            at = items.index(item, at + 1)
+            yield at
+    except ValueError:
+        return
+
+
+def _kind(op, version: int):
+    """What `_writes` keeps of the class of `op`: False (its ops never change a buffer's
+    values), True (they may: an op without a spec, a structural writer) or its OpAliasing
+    (they do unless their attributes say they keep the values: `value_writes`)."""
+    from ...ir.aliasing import STRUCTURAL_WRITERS, aliasing_of
+
+    oa = aliasing_of(op, version)
+    return (True if not oa.known or op.name in STRUCTURAL_WRITERS
+            else oa if oa.writes else False)
 
 
 def _writes(block, version: int, kinds: dict) -> bool:
@@ -181,17 +234,13 @@ def _writes(block, version: int, kinds: dict) -> bool:
     analysis reads each op at).  `kinds`, by op class: False (never), True (may: an op
     without a spec, a structural writer) or its OpAliasing (writes unless the op's
     attributes say it keeps the values: `value_writes`)."""
-    from ...ir.aliasing import STRUCTURAL_WRITERS, aliasing_of
-
     kind_of = kinds.get
     op = block._first_op  # xDSL's links (pinned)
     while op is not None:
         kind = kind_of(type(op))
         if kind is not False:  # most ops: one lookup, one test
             if kind is None:
-                oa = aliasing_of(op, version)
-                kind = kinds[type(op)] = (True if not oa.known or op.name in STRUCTURAL_WRITERS
-                                          else oa if oa.writes else False)
+                kind = kinds[type(op)] = _kind(op, version)
             if kind is True or (kind is not False and kind.value_writes(op)):
                 return True
         if op.regions:
