@@ -40,6 +40,9 @@ subgraph, what most rewrites match, has every operand as a free input, so its fi
 memoised by that key and its operands' types, and a few ops' by their shape (`_few`): the
 gate's fingerprint of a cse merge, a forward or a pattern's match in a model's repeated
 layers is a dict lookup (tests/unit/test_fingerprint_single.py holds both to the full walk).
+The gate passes the ops rewrites matched or produced since the last look (the only ones
+whose static keys may have moved): any other top-level op's key is the one kept for it, not
+built again (tests/unit/test_forward_fast_paths.py checks each such key against the op's).
 """
 
 from __future__ import annotations
@@ -684,17 +687,36 @@ class Fingerprinter:
                 raise _Redo
             entry[_RANK] = rank
 
-    def ops(self, ops) -> str:
-        """The fingerprint of the subgraph made of `ops` (and everything in their regions)."""
+    def ops(self, ops, changed=None) -> str:
+        """The fingerprint of the subgraph made of `ops` (and everything in their regions).
+
+        `changed` (ids, or None): the top-level ops whose name, attributes or result types
+        may have changed since the last `program` or `update` (the ops rewrites matched or
+        produced since: pirc.passes.infra.rewrites.RunState.seeds); every other op of that
+        block kept them (the gate's contract, which the fingerprint after a pass relies on
+        too), so its static key is the one kept for it (`_static_of`).  None: each op's key
+        is read from the op."""
         if type(ops) is not list:
             ops = list(ops)
         if len(ops) == 1:
-            value = self._single(ops[0])
+            value = self._single(ops[0], changed)
         elif len(ops) <= _FEW:
-            value = self._few(ops)
+            value = self._few(ops, changed)
         else:
             value = None
         return value if value is not None else self._subgraph(ops)
+
+    def _static_of(self, op, changed) -> tuple:
+        """`_static_key(op)`, or the key kept for `op` where it cannot have changed since it
+        was kept (`ops`' `changed`): a lookup instead of a tuple built from the op's
+        attributes and result types."""
+        if changed is not None:
+            entry = self._kept.get(id(op))
+            if entry is not None and entry[_OP] is op and id(op) not in changed:
+                static = entry[_KEY]
+                if static is not None:
+                    return static
+        return _static_key(op)
 
     def _subgraph(self, ops: list) -> str:
         inside = {id(op) for op in ops}
@@ -706,7 +728,7 @@ class Fingerprinter:
                 self._hash_all(ops, inside, memo)
         return _combine(memo[id(op)] for op in ops)
 
-    def _single(self, op) -> str | None:
+    def _single(self, op, changed=None) -> str | None:
         """The fingerprint of the subgraph of `op` alone, for an op without regions or
         properties (None for another): no op of that subgraph produces any of its operands
         (one that reads its own result counts it as a free input too, as `_op_hash` does
@@ -716,7 +738,7 @@ class Fingerprinter:
         Most rewrites match one op (cse's merges, canonicalize's forwards)."""
         if op.regions or op.properties:
             return None
-        static = _static_key(op)
+        static = self._static_of(op, changed)
         entry = self._singles.get((static, *map(id, map(_TYPE, op._operands))))
         if entry is None:
             inputs = tuple(map(_TYPE, op._operands))
@@ -726,7 +748,7 @@ class Fingerprinter:
             entry = self._singles[(static, *map(id, inputs))] = (inputs, _combine_sorted([digest]))
         return entry[1]
 
-    def _few(self, ops: list) -> str | None:
+    def _few(self, ops: list, changed=None) -> str | None:
         """The fingerprint of a small subgraph of ops without regions or properties (None
         for another), memoised by its shape: for each op in turn its static key, then for
         each operand either the place in `ops` of the op producing it and the result's index,
@@ -743,7 +765,7 @@ class Fingerprinter:
         for op in ops:
             if op.regions or op.properties:
                 return None
-            shape.append(_static_key(op))
+            shape.append(self._static_of(op, changed))
             for operand in op._operands:
                 try:
                     place = at.get(id(operand.op))

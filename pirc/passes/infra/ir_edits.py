@@ -5,12 +5,17 @@ They edit `first_use`, `_next_use`, `_operands` and `_operand_uses` directly (xD
 exactly), through the primitives the IR watch wraps (`remove_use`, `add_use`,
 `Block.detach_op`: pirc.passes.infra.ir_watch sees every edit).  `replace_all_uses_with` and
 `Block.erase_op` make the same edits through views (`operands[i] = v` rebuilds the operand
-tuple twice, `erase` makes an `ErasedSSAValue` for each unused result).
+tuple twice, `erase` makes an `ErasedSSAValue` for each unused result).  Inside a rewrite,
+where every op edited is in the top-level block, the IR watch makes the edits and records
+them in one call (ir_watch.move_top_level, erase_top_level), as the wrapped primitives would
+(tests/unit/test_forward_fast_paths.py holds the two equal).
 """
 
 from __future__ import annotations
 
 from xdsl.ir import SSAValues
+
+from .ir_watch import erase_top_level, move_top_level
 
 
 def unused(op) -> bool:
@@ -27,6 +32,8 @@ def move_uses(result, value, users: list | None = None) -> None:
     if value is result:
         if users is not None:
             users.extend(use.operation for use in result.uses)
+        return
+    if move_top_level(result, value, [] if users is None else users):   # edits and record at once
         return
     use = result.first_use
     while use is not None:
@@ -48,6 +55,8 @@ def erase(op) -> None:
     """`op.parent.erase_op(op, safe_erase=False)` for an op whose results are unused: detach
     it and drop its operands' uses (xDSL's erase, without the `ErasedSSAValue`s it would put
     in no use).  An op with regions, successors or a used result goes through xDSL."""
+    if erase_top_level(op):   # the edits and the watch's record at once
+        return
     if op.regions or op._successors or not unused(op):
         op.parent.erase_op(op, safe_erase=False)
         return

@@ -27,7 +27,11 @@ or removed from the top-level block, inside a rewrite.  The wrappers record thos
 general path, and the watch's record is the same either way (a test compares the two after
 every pass of the corpus).  cse's merge of a constant read by top-level ops (`merge_top_level`)
 makes its edits and their fast-path records in one call, without the primitives' calls;
-tests/unit/test_cse_fast_paths.py holds it to the merge made through the wrappers.
+tests/unit/test_cse_fast_paths.py holds it to the merge made through the wrappers.  So do a
+forward's moves of a result's uses to another value and its erasures of unused ops
+(`move_top_level`, `erase_top_level`, which pirc.passes.infra.ir_edits takes: canonicalize
+makes thousands of forwards); tests/unit/test_forward_fast_paths.py holds them to the
+edits made through the wrappers.
 
 Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
 and produced, that is what the program fingerprint after the pass hashes again
@@ -396,6 +400,118 @@ def merge_top_level(op, earlier) -> bool:
         op._next_op = None
     else:
         block._last_op = prev
+    return True
+
+
+def _fast(watch) -> bool:
+    """Whether edits now take the wrappers' fast path: a watch runs, a rewrite is open, and
+    the run is not under full verification (which sees every edit through `_edit`)."""
+    return watch is not None and watch.open is not None and not watch.general
+
+
+def move_top_level(result, value, users: list) -> bool:
+    """ir_edits.move_uses (`result`'s uses moved to `value`, their readers appended to
+    `users`) when each edit and its record take the wrappers' fast paths: every reader an op
+    of the top-level block, inside a rewrite, while a watch runs and not under full
+    verification.  Each use is moved and recorded as `remove_use` and `add_use` would move
+    and record it, without their calls (canonicalize makes thousands of forwards).  False
+    (nothing done) otherwise, and for `value` being `result`: the caller goes through the
+    primitives."""
+    watch = _ACTIVE
+    if not _fast(watch) or value is result:
+        return False
+    block = watch.block
+    use = result.first_use
+    while use is not None:
+        if use._operation.parent is not block:
+            return False
+        use = use._next_use
+    tops, touched = watch.tops, watch.touched
+    touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
+    edits = 0
+    use = result.first_use
+    while use is not None:
+        after = use._next_use
+        reader, index = use._operation, use._index
+        users.append(reader)
+        # remove_use's record and edit (the use is its value's first: prev is None); add_use
+        # records the reader again, where it already is
+        tops[id(reader)] = reader
+        touched_ops[id(reader)] = reader
+        released.append((result, reader))
+        result.first_use = after
+        if after is not None:
+            after._prev_use = None
+        if not touched.settles(reader, value):   # add_use's settling (the use keeps its slot)
+            unsettled[id(reader)] = reader
+        first = value.first_use   # add_use's edit
+        use._next_use = first
+        use._prev_use = None
+        if first is not None:
+            first._prev_use = use
+        value.first_use = use
+        edits += 2
+        operands = list(reader._operands)
+        operands[index] = value
+        reader._operands = SSAValues(operands)
+        use = after
+    watch.inside += edits
+    watch.open_edits += edits
+    if value._name is None and result._name is not None:   # name_hint's field
+        value.name_hint = result._name
+    return True
+
+
+def erase_top_level(op) -> bool:
+    """ir_edits.erase of an op of the top-level block without regions or successors whose
+    results are unused, when its detaching takes the `detach_op` wrapper's fast path (inside
+    a rewrite, while a watch runs and not under full verification): detached and recorded
+    as that wrapper would, its operands' uses dropped as `remove_use` drops them (an op in
+    no block: nothing recorded), without their calls.  False (nothing done) for any other."""
+    watch = _ACTIVE
+    if not _fast(watch):
+        return False
+    block = watch.block
+    if op.parent is not block or op.regions or op._successors:
+        return False
+    for result in op.results:
+        if result.first_use is not None:
+            return False
+    # detach_op's record
+    watch.tops[id(op)] = op
+    watch.touched.removed(op)
+    if watch.order is not None:
+        watch.order.forget(op)
+    watch.inside += 1
+    watch.open_edits += 1
+    index = watch.index
+    if index is not None:
+        counts, name = index.counts, op.name
+        counts[name] = counts.get(name, 0) - 1
+        index.total -= 1
+    # detach_op's edit
+    op.parent = None
+    prev, following = op._prev_op, op._next_op
+    if prev is not None:
+        prev._next_op = following
+        op._prev_op = None
+    else:
+        block._first_op = following
+    if following is not None:
+        following._prev_op = prev
+        op._next_op = None
+    else:
+        block._last_op = prev
+    # remove_use's edit of each operand (unrecorded: the op is in no block now)
+    for operand, use in zip(op._operands, op._operand_uses):
+        prev_use, next_use = use._prev_use, use._next_use
+        if prev_use is not None:
+            prev_use._next_use = next_use
+        if next_use is not None:
+            next_use._prev_use = prev_use
+        if prev_use is None:
+            operand.first_use = next_use
+    op._operand_uses = ()
     return True
 
 

@@ -153,7 +153,9 @@ class RunState:
         fingerprinter = self._fingerprinter  # the property's check, inline: once per rewrite
         if fingerprinter is None or fingerprinter.version != self.program.version:
             fingerprinter = self.fingerprinter
-        return fingerprinter.ops(ops)
+        # The seeds: the only top-level ops whose static keys may differ from those the
+        # fingerprinter kept at the last look (Fingerprinter.ops)
+        return fingerprinter.ops(ops, self.seeds)
 
     def program_fingerprint(self) -> str:
         """The program's fingerprint, every op looked at (pirc.passes.infra.fingerprint)."""
