@@ -32,7 +32,7 @@ class _Recorded(RecordedWatch):
     """What the watch and the gate recorded, each pass."""
 
     FIELDS = ("edits", "unfinished", "tops", "touched", "rewritten", "detached", "released",
-              "readers", "unsettled", "counts", "order")
+              "readers", "unsettled", "counts", "order", "unused")
 
 
 def _programs() -> dict:

@@ -25,7 +25,7 @@ from tools.bench_frontend import generate
 class _Recorded(RecordedWatch):
     """What the watch recorded, each pass."""
 
-    FIELDS = ("edits", "tops", "touched", "released", "readers", "counts")
+    FIELDS = ("edits", "tops", "touched", "released", "readers", "counts", "unused")
 
 
 # Every corpus program by its last folders and stem, and the benchmark's generated one (None).

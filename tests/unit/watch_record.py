@@ -23,6 +23,11 @@ def _record(watch) -> dict:
         "readers": [op.name for op in touched.readers.values()],
         "unsettled": [op.name for op in touched.unsettled.values()],
         "counts": ({k: v for k, v in index.counts.items() if v}, index.total),
+        # dce's candidates the watch keeps (pirc.passes.infra.op_index): ops that may be
+        # unused, those still in the program (an erased op's own last uses need no record)
+        "unused": None if index.unused is None else (
+            [op.name for op in index.unused if op.parent is not None],
+            [op.name for op in index.new if op.parent is not None]),
         "order": None if order is None else sorted(order.keys.values()),
     }
 

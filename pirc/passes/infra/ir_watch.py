@@ -343,7 +343,7 @@ def merge_top_level(op, earlier) -> bool:
             if use._operation.parent is not block:
                 return False
             use = use._next_use
-    tops, touched = watch.tops, watch.touched
+    tops, touched, index = watch.tops, watch.touched, watch.index
     touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
     edits = 0
     for result, value in zip(op.results, earlier.results):
@@ -426,13 +426,13 @@ def move_top_level(result, value, users: list) -> bool:
         if use._operation.parent is not block:
             return False
         use = use._next_use
-    tops, touched = watch.tops, watch.touched
+    tops, touched, index = watch.tops, watch.touched, watch.index
     touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
     edits = 0
     use = result.first_use
     while use is not None:
         after = use._next_use
-        reader, index = use._operation, use._index
+        reader, at = use._operation, use._index
         users.append(reader)
         # remove_use's record and edit (the use is its value's first: prev is None); add_use
         # records the reader again, where it already is
@@ -442,6 +442,8 @@ def move_top_level(result, value, users: list) -> bool:
         result.first_use = after
         if after is not None:
             after._prev_use = None
+        elif index is not None:   # its last use: the op may be dead now (OpIndex.unused)
+            index.lost_use(result.op)
         if not touched.settles(reader, value):   # add_use's settling (the use keeps its slot)
             unsettled[id(reader)] = reader
         first = value.first_use   # add_use's edit
@@ -452,7 +454,7 @@ def move_top_level(result, value, users: list) -> bool:
         value.first_use = use
         edits += 2
         operands = list(reader._operands)
-        operands[index] = value
+        operands[at] = value
         reader._operands = SSAValues(operands)
         use = after
     watch.inside += edits
@@ -511,6 +513,10 @@ def erase_top_level(op) -> bool:
             next_use._prev_use = prev_use
         if prev_use is None:
             operand.first_use = next_use
+            if next_use is None and index is not None:   # as the wrapper: OpIndex.unused
+                owner = getattr(operand, "op", None)   # a block argument has none
+                if owner is not None:
+                    index.lost_use(owner)
     op._operand_uses = ()
     return True
 
