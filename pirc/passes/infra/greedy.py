@@ -10,7 +10,11 @@ too) whose name some pattern roots at, in print order, so a chain folds in one r
 producer is rewritten before its users are visited (the list comes from the pipeline's op
 index while its walk is the program's: pirc.passes.infra.op_index).  A pattern may declare a
 `probe`, the producer its root's operand must come from, which the driver tests before the
-call: most candidates of const-fold, and of the rules for pairs of ops, fail there.  Each later round visits only the ops
+call: most candidates of const-fold, and of the rules for pairs of ops, fail there.  When
+every candidate's patterns have probes, the driver first asks the producers the probes name
+(listed by the op index) whether an op of theirs feeds one where a probe looks
+(`_none_probed`): at const-fold on a program with nothing to fold, none does, and the round
+reads no candidate at all.  Each later round visits only the ops
 the previous one handed back that it had already passed (or made).  The program has converged when a round rewrites nothing.
 When round `max_iterations` still rewrote something and left ops to look at, the patterns
 have not converged (two undo each other, or one keeps growing the program) and the driver
@@ -139,6 +143,65 @@ def _probed(op, probe) -> bool:
 _item = tuple.__getitem__   # an operand tuple's item (xDSL's `SSAValues.__getitem__` is Python)
 
 
+def _none_probed(pc, dispatch) -> bool:
+    """Whether no op of the program passes a probe of `dispatch` and no op is offered to a
+    pattern without one, told from the producers' side: the ops the probes name (a fold's
+    constants, listed by the op index) and their results' uses, instead of each candidate's
+    operand and its producer (at 100k ops, reading 26k candidates and their producers is
+    most of a pass that rewrites nothing; the 23k constants' uses cost less, and spare the
+    candidates' list).  A use passes a probe if its operand index, its producer's
+    name and its result index are the probe's and its op is one the probe's pattern roots
+    at: each op that passes a probe is found so.  False when unsure (the program is not the
+    op index's walk, a pattern without a probe roots at ops the program holds) or when an
+    op passes: the driver then tests each candidate, as always."""
+    watch = pc.state.watch
+    index = watch.index if watch is not None else None
+    if index is None:
+        return False
+    probes: dict = {}   # root name -> its patterns' probes
+    for root, entries in dispatch.items():
+        if any(probe is None for _, _, probe, _ in entries):
+            if index.counts.get(root, 0) > 0:
+                return False
+        else:
+            probes[root] = [probe for _, _, probe, _ in entries]
+    makers = frozenset().union(*(probe[1] for found in probes.values() for probe in found))
+    found = index.ordered(pc.program.block, makers)
+    if found is None:
+        return False
+    wanted = {i for found in probes.values() for i, _, _ in found}   # the operand indices
+    name_of = _NameOf()
+    for maker in found:
+        made_by = name_of(maker)
+        for result in maker.results:
+            use = result.first_use
+            while use is not None:
+                # an operand index no probe tests: its op is not read
+                if use._index in wanted:
+                    for i, names, at in probes.get(name_of(use._operation), ()):
+                        if (i == use._index and made_by in names
+                                and (at is None or at == result.index)):
+                            return False
+                use = use._next_use
+    return True
+
+
+class _NameOf(dict):
+    """op -> its name, read from its class once per class when the class holds it (pirc's
+    ops: one class per name, none renamed per instance; an op's class is in its header, its
+    name in its dict, a memory read more per op); else from the op."""
+
+    def __call__(self, op):
+        kind = type(op)
+        name = self.get(kind)
+        if name is None:
+            name = kind.__dict__.get("name") if "name" in kind.__dict__ else None
+            if not isinstance(name, str):
+                return op.name
+            self[kind] = name
+        return name
+
+
 def _first_places(work: list) -> dict:
     """id(op) -> the first place of op in `work`."""
     return {id(op): i for i, op in reversed(list(enumerate(work)))}
@@ -163,7 +226,8 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
     # None), its bound method
     dispatch = {name: [(p, p.operands, p.probe, p.match_and_rewrite) for p in patterns]
                 for name, patterns in by_root.items()}
-    work = _candidates(pc, by_root)
+    # No candidate passes its probe (nothing to do): the round visits none of them.
+    work = [] if _none_probed(pc, dispatch) else _candidates(pc, by_root)
     total: Counter = Counter()
     walked = True   # this round's list is the walk's: each op once, in print order
     for iteration in range(1, max_iterations + 1):
