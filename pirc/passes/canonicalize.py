@@ -138,9 +138,11 @@ SAME_SHAPE_RESHAPE = Rule(
     "same-shape-reshape",
     source=Op("pd_op.reshape", ("x", ANY)),
     versions={"pd_op.reshape": (1,)},
-    constraints=(Constraint("the result has x's static shape and type",
-                            lambda m: _remembered("reshape", m.root.results[0].type, m["x"].type,
-                                                  _same_static_type)),),
+    # on the root alone (x is its first operand): the driver screens reshapes with it
+    constraints=(Constraint.of_root("the result has x's static shape and type",
+                                    lambda op: _remembered("reshape", _item(op.results, 0)._type,
+                                                           _item(op._operands, 0)._type,
+                                                           _same_static_type)),),
     result=(Forward("x"),),
 )
 
@@ -203,6 +205,23 @@ def _identity(perm) -> bool:
     return perm == sorted(perm)
 
 
+def _identity_transpose(op) -> bool:
+    """Whether the op's perm is a permutation and the identity: one fact per perm and input
+    type (the driver screens every transpose with it)."""
+    perm, operands = op.attributes.get("perm"), op._operands
+    if perm is None or len(operands) != 1:
+        return False
+    return _remembered("identity", perm, _item(operands, 0)._type, _identity_permutation)
+
+
+def _identity_permutation(perm, input_type) -> bool:
+    permutation = _permutation(perm, input_type)
+    return permutation is not None and _identity(permutation)
+
+
+_item = tuple.__getitem__   # an operand tuple's item (xDSL's `SSAValues.__getitem__` is Python)
+
+
 def _perm_of(m, name: str):
     """The permutation of the root ("root") or of a bound op, read once per candidate."""
     key = _PERM_KEYS.get(name) or "perm:" + name
@@ -231,7 +250,9 @@ IDENTITY_TRANSPOSE = Rule(
     "identity-transpose",
     source=Op("pd_op.transpose", ("x",)),
     versions={"pd_op.transpose": (1,)},
-    constraints=(_PERM, Constraint("perm is the identity", lambda m: _identity(_perm_of(m, "root")))),
+    # on the root alone: the driver screens transposes with them
+    constraints=(Constraint.of_root(_PERM.name, lambda op: _perm(op) is not None),
+                 Constraint.of_root("perm is the identity", lambda op: _identity_transpose(op))),
     result=(Forward("x"),),
 )
 

@@ -179,6 +179,14 @@ class Either:
 class Constraint:
     name: str
     check: Callable[["Match"], bool]
+    # The same test read off the root op alone (`check(m)` is `root(m.root)`), or None.  A
+    # rule whose forms match the root alone tests these before any Match (`_screen`).
+    root: Callable[[Any], bool] | None = None
+
+    @classmethod
+    def of_root(cls, name: str, test: Callable[[Any], bool]) -> "Constraint":
+        """A constraint on the root op alone: `test(op)`."""
+        return cls(name, lambda m: test(m.root), test)
 
 
 # -- the result pattern ---------------------------------------------------------------------
@@ -634,6 +642,7 @@ class _RulePattern(Pattern):
                             for f in forms)
         self._checks = tuple(c.check for c in rule.constraints)
         self.probe = _probe(forms)
+        self.screen = _screen(rule, forms)
         result = rule.result[0]
         self._rewrite = (_forward if isinstance(result, Forward) else
                          _update if isinstance(result, Update) else _build_new)
@@ -815,6 +824,31 @@ def _probe(forms: list[Op]):
         return None
     index, (name, result) = tests.pop()
     return index, frozenset((name,)), result
+
+
+def _screen(rule: Rule, forms: list[Op]):
+    """The greedy driver's `screen` for a rule whose forms match the root alone (variables
+    and `_` as operands: no producer, no constant) and that has constraints on the root
+    (`Constraint.of_root`): `op` -> False where one of them fails (or raises as a check may),
+    else True; None for another rule.  A candidate failing it fails every form with the root
+    alone matched: no rewrite, and no near miss (`_check_depth`), so the driver skips it
+    before any Match is made -- canonicalize offers every transpose and reshape to the rules
+    for identity ones, and few are."""
+    # the last first: a rule's last constraints are its most particular ones (a perm that
+    # is the identity, after one that is a permutation); the answer is the same in any order
+    tests = tuple(c.root for c in reversed(rule.constraints) if c.root is not None)
+    if not tests or not all(isinstance(o, str) for f in forms for o in f.operands):
+        return None
+
+    def screen(op) -> bool:
+        try:
+            for test in tests:
+                if not test(op):
+                    return False
+        except _CHECK_ERRORS:   # `_safe`: a check that raises fails
+            return False
+        return True
+    return screen
 
 
 def _check_depth(m: Match) -> int:

@@ -67,6 +67,11 @@ class Pattern:
     # (return None, having changed nothing): most candidates of const-fold, and of the rules
     # for pairs of ops, fail there, and a call costs more than the test.
     probe: ClassVar[tuple | None] = None
+    # A test of the root op alone, or None: the driver skips an op it answers False for,
+    # and `match_and_rewrite` must then leave that op alone (no rewrite, nothing recorded):
+    # cheaper than the call where most candidates fail there (canonicalize's identity
+    # transposes and reshapes, pirc.passes.infra.declarative._screen).
+    screen: ClassVar[object] = None
 
     @property
     def name(self) -> str:
@@ -223,8 +228,8 @@ def apply_patterns(pc, patterns: Iterable[Pattern], max_iterations: int = DEFAUL
 
 def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
     # per root name: each pattern, the operand count it needs (or None), its probe (or
-    # None), its bound method
-    dispatch = {name: [(p, p.operands, p.probe, p.match_and_rewrite) for p in patterns]
+    # None), its screen (or None), its bound method
+    dispatch = {name: [(p, p.operands, p.probe, p.screen, p.match_and_rewrite) for p in patterns]
                 for name, patterns in by_root.items()}
     # No candidate passes its probe (nothing to do): the round visits none of them.
     work = [] if _none_probed(pc, dispatch) else _candidates(pc, by_root)
@@ -241,10 +246,12 @@ def _apply(pc, by_root: dict, max_iterations: int, what: str | None) -> int:
         for i, op in enumerate(work):
             if op.parent is None or (not walked and first[id(op)] != i):   # erased, or a repeat
                 continue
-            for p, operands, probe, match_and_rewrite in dispatch[op.name]:
+            for p, operands, probe, screen, match_and_rewrite in dispatch[op.name]:
                 if operands is not None and len(op._operands) != operands:   # no view made
                     continue
                 if probe is not None and not _probed(op, probe):
+                    continue
+                if screen is not None and not screen(op):
                     continue
                 touched = match_and_rewrite(op, pc)
                 if touched is not None:
