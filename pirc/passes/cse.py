@@ -42,7 +42,9 @@ class CommonSubexpressionElimination(PircPass):
         # built only when an op writes in place; the op index may say none does
         aliases = alias_model(pc.program, watch.index if watch is not None else None)
         begin, matched = pc.begin, 0
-        for op, earlier in common_subexpressions(pc.program.block, OpKeys(), aliases):
+        # the static keys the program fingerprint kept, for ops no rewrite touched since
+        keys = OpKeys(pc.state.kept_statics())
+        for op, earlier in common_subexpressions(pc.program.block, keys, aliases):
             matched += 1
             rewrite = begin((op,))
             if rewrite is None:

@@ -19,6 +19,7 @@ from pirc.passes import run_pipeline
 from pirc.passes.infra import manager, op_keys
 from pirc.passes.infra import rewrites
 from pirc.text.parser import parse_text
+from xdsl.dialects.builtin import ArrayAttr
 
 from corpus_files import all_jsons
 from test_op_keys import _write_between
@@ -53,6 +54,8 @@ def _general(m) -> None:
     """The general paths only: the merge through xDSL's primitives, the writes walked."""
     m.setattr(cse, "merge_top_level", lambda op, earlier: False)
     m.setattr(op_keys, "_indexed_writes", lambda block, version, kinds, index: None)
+    # keys from the ops themselves, not the static keys the program fingerprint kept
+    m.setattr(rewrites.RunState, "kept_statics", lambda state: None)
 
 
 def _run(load, monkeypatch, general: bool, **options):
@@ -149,3 +152,34 @@ def test_under_full_verification_every_merge_goes_the_general_way(monkeypatch):
     monkeypatch.setattr(cse, "merge_top_level", lambda op, e: done.append(merge(op, e)) or done[-1])
     run_pipeline(PROGRAMS["generated-3000"](), "default", verify_each="full")
     assert done and not any(done)
+
+
+def test_details_from_kept_static_keys_are_the_ops_own():
+    """OpKeys.details by the static key the fingerprint kept (one lookup per shared key
+    object) equals the details worked out from each op, and an op edited since the look
+    (in `changed`) gets the details of what it is now, not those of its kept key."""
+    from pirc.passes.infra.fingerprint import Fingerprinter
+
+    program = PROGRAMS["generated-3000"]()
+    f = Fingerprinter(program.version)
+    f.program(program)
+    changed: dict = {}
+    kept = op_keys.OpKeys(lambda op: f.kept_static(op, changed))
+    plain = op_keys.OpKeys()  # shown the same ops in the same order: the same numbers
+    ops = [op for op in program.block.ops if kept.mergeable(op)]
+    assert sum(f.kept_static(op, changed) is not None for op in ops) == len(ops)
+    for op in ops + ops:   # the second time from the memo
+        assert kept.details(op) == plain.details(op), op.name
+    # two constants sharing one kept key object: edit one, which the gate would seed
+    shared: dict = {}
+    for op in ops:
+        shared.setdefault(id(f.kept_static(op, changed)), []).append(op)
+    edited, other = next(group for group in shared.values() if len(group) > 1)[:2]
+    before = kept.details(edited)
+    name = next(iter(edited.attributes))
+    edited.attributes[name] = ArrayAttr([])
+    changed[id(edited)] = edited
+    assert f.kept_static(edited, changed) is None
+    now = kept.details(edited)
+    assert now == plain.details(edited) != before
+    assert kept.details(other) == before

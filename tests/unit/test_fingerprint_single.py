@@ -129,3 +129,29 @@ def test_a_small_subgraph_rewired_is_not_answered_from_the_memo():
     assert retyped == _walked(subgraph, program.version) != first
     user.operands = [bn.results[1] if v is bn.results[0] else v for v in user.operands]
     assert f.ops(subgraph) == _walked(subgraph, program.version) != retyped
+
+
+@pytest.mark.parametrize("name", ["transformer", "cnn"])
+def test_kept_static_keys_give_the_walked_fingerprint(name):
+    """After a look at the program, `ops` with `changed` reads each op's kept static key
+    and memoises by its identity: each op alone, twice, against the walk; then an op edited
+    since the look and named in `changed` is spelled as it is now, while an op sharing its
+    kept key object still gets the fingerprint it had."""
+    program = pirc.load(str(CORPUS / "3.3.1" / f"{name}.3.3.1.json"))
+    f = Fingerprinter(program.version)
+    f.program(program)
+    changed: dict = {}
+    tops = list(program.block.ops)
+    for op in tops + tops:
+        assert f.ops([op], changed) == _walked([op], program.version), op.name
+    shared: dict = {}
+    for op in tops:
+        if not op.regions and not op.properties and op.attributes:
+            shared.setdefault(id(f.kept_static(op, changed)), []).append(op)
+    edited, other = next(group for group in shared.values() if len(group) > 1)[:2]
+    before = f.ops([edited], changed)
+    edited.attributes[next(iter(edited.attributes))] = ArrayAttr([])
+    changed[id(edited)] = edited
+    after = f.ops([edited], changed)
+    assert after == _walked([edited], program.version) != before
+    assert f.ops([other], changed) == before == _walked([other], program.version)

@@ -111,6 +111,8 @@ class Fingerprinter:
         self._heads: dict = {}
         self._statics: dict = {}
         self._singles: dict = {}  # one op's subgraph fingerprint, by its static key and input types
+        # the same, by the identities of a kept static key object and the input types (_single)
+        self._kept_singles: dict = {}
         self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
         self._kept: dict = {}     # id(op) -> what is kept of it (_OP...), for each op of that block
@@ -711,12 +713,22 @@ class Fingerprinter:
         was kept (`ops`' `changed`): a lookup instead of a tuple built from the op's
         attributes and result types."""
         if changed is not None:
-            entry = self._kept.get(id(op))
-            if entry is not None and entry[_OP] is op and id(op) not in changed:
-                static = entry[_KEY]
-                if static is not None:
-                    return static
+            static = self.kept_static(op, changed)
+            if static is not None:
+                return static
         return _static_key(op)
+
+    def kept_static(self, op, changed) -> tuple | None:
+        """The static key (`_static_key`) kept for `op` at the last look, where it is still
+        the op's: a top-level op of the block last fingerprinted that is not in `changed`
+        (ids of the ops whose name, attributes or result types may have changed since:
+        `ops`' contract); None for any other op.  The same tuple object is returned while
+        the entry is kept, and it names objects the fingerprinter keeps alive (`_statics`),
+        so a caller may memoise by its identity (pirc.passes.infra.op_keys does)."""
+        entry = self._kept.get(id(op))
+        if entry is not None and entry[_OP] is op and id(op) not in changed:
+            return entry[_KEY]
+        return None
 
     def _subgraph(self, ops: list) -> str:
         inside = {id(op) for op in ops}
@@ -738,14 +750,33 @@ class Fingerprinter:
         Most rewrites match one op (cse's merges, canonicalize's forwards)."""
         if op.regions or op.properties:
             return None
-        static = self._static_of(op, changed)
-        entry = self._singles.get((static, *map(id, map(_TYPE, op._operands))))
+        operands = op._operands
+        kept = None
+        if changed is not None:  # kept_static, inline: once per rewrite
+            entry = self._kept.get(id(op))
+            if entry is not None and entry[_OP] is op and id(op) not in changed:
+                kept = entry[_KEY]
+        if kept is not None:
+            # A kept key is one tuple object for many ops (those the first look found made of
+            # the same objects: cse's merged constants): memoised by its identity, and the
+            # operands' types' (the entry holds them all, so no id is reused while it lives).
+            found = self._kept_singles.get((id(kept), *map(id, map(_TYPE, operands))) if operands
+                                           else id(kept))
+            if found is not None:
+                return found[2]
+            static = kept
+        else:
+            static = _static_key(op)
+        inputs = tuple(map(_TYPE, operands))
+        entry = self._singles.get((static, *map(id, inputs)))
         if entry is None:
-            inputs = tuple(map(_TYPE, op._operands))
             parts = [self._prefix(op, static)]   # which keeps the static key's objects alive
             parts += map(self._free, inputs)
             digest = hashlib.blake2b(b"".join(parts), digest_size=20).digest()
             entry = self._singles[(static, *map(id, inputs))] = (inputs, _combine_sorted([digest]))
+        if kept is not None:
+            self._kept_singles[(id(kept), *map(id, inputs)) if inputs else id(kept)] = (
+                kept, inputs, entry[1])
         return entry[1]
 
     def _few(self, ops: list, changed=None) -> str | None:

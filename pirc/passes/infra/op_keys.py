@@ -29,7 +29,12 @@ class OpKeys:
     """Keys of pure ops for one walk of a program (it must stay alive meanwhile: the memo
     is by object identity)."""
 
-    def __init__(self):
+    def __init__(self, statics=None):
+        # op -> its static key as the program fingerprint kept it (the op's name, then the
+        # flat tuple `_details` is keyed by), or None: Fingerprinter.kept_static, for the
+        # ops whose keys cannot have changed since (a pass's, with the gate's seeds)
+        self._statics = statics
+        self._by_static: dict = {}  # id(a kept static key) -> (that key, details)
         self._by_id: dict[int, int] = {}
         self._by_value: dict[object, int] = {}
         self._keep: list = []  # what the ids stand for stays alive
@@ -79,10 +84,21 @@ class OpKeys:
         attrs, props = op.attributes, op.properties
         if props:  # rare in PIR: not memoised
             return self._values(attrs), self._values(props), self._types(op.results)
+        static = None if self._statics is None else self._statics(op)
+        if static is not None:
+            # The kept key is one tuple object for the many ops the first look found made of
+            # the same objects (cse's merged constants): their details at one lookup of an
+            # int.  The entry holds the key, so its id is not reused; the fingerprinter
+            # keeps the objects it names alive, so they are the op's.
+            found = self._by_static.get(id(static))
+            if found is not None:
+                return found[1]
         raw = (*attrs, *map(id, attrs.values()), *map(id, map(_TYPE, op.results)))
         details = self._details.get(raw)
         if details is None:
             details = self._details[raw] = (self._values(attrs), (), self._types(op.results))
+        if static is not None:
+            self._by_static[id(static)] = (static, details)
         return details
 
     def _values(self, attrs: dict) -> tuple:

@@ -157,6 +157,14 @@ class RunState:
         # fingerprinter kept at the last look (Fingerprinter.ops)
         return fingerprinter.ops(ops, self.seeds)
 
+    def kept_statics(self):
+        """op -> the static key the program fingerprint kept for it, where it is still the
+        op's (Fingerprinter.kept_static, against the seeds as they are at each call), or
+        None: for a pass's own walks while it runs (cse's keys, pirc.passes.infra.op_keys)."""
+        fingerprinter, seeds = self.fingerprinter, self.seeds
+        kept = fingerprinter.kept_static
+        return lambda op: kept(op, seeds)
+
     def program_fingerprint(self) -> str:
         """The program's fingerprint, every op looked at (pirc.passes.infra.fingerprint)."""
         fingerprinter = self.fingerprinter
