@@ -46,7 +46,7 @@ def _general(pc, dispatch) -> bool:
     found: list = []
     greedy._collect(pc.program.block, dispatch, found)
     return not any(probe is None or greedy._probed(op, probe)
-                   for op in found for _, _, probe, _ in dispatch[op.name])
+                   for op in found for _, _, probe, *_ in dispatch[op.name])
 
 
 def _decidable(pc, dispatch) -> bool:

@@ -165,11 +165,12 @@ def _none_probed(pc, dispatch) -> bool:
         return False
     probes: dict = {}   # root name -> its patterns' probes
     for root, entries in dispatch.items():
-        if any(probe is None for _, _, probe, _ in entries):
+        probed = [entry[2] for entry in entries]   # (pattern, operands, probe, screen, call)
+        if None in probed:
             if index.counts.get(root, 0) > 0:
                 return False
         else:
-            probes[root] = [probe for _, _, probe, _ in entries]
+            probes[root] = probed
     makers = frozenset().union(*(probe[1] for found in probes.values() for probe in found))
     found = index.ordered(pc.program.block, makers)
     if found is None:
