@@ -377,12 +377,21 @@ def merge_top_level(op, earlier) -> bool:
             value.name_hint = result._name
     # detach_op's record and edit (the values that lost their last uses are `op`'s, which
     # leaves the program: nothing for dce's candidates, OpIndex.unused)
-    tops[id(op)] = op
-    touched.removed(op)
+    watch.inside += edits
+    watch.open_edits += edits
+    _detach_top_level(watch, op, block)
+    return True
+
+
+def _detach_top_level(watch, op, block) -> None:
+    """`detach_op`'s record and edit of the top-level op `op`, as its wrapper's fast path
+    makes them (merge_top_level's and erase_top_level's)."""
+    watch.tops[id(op)] = op
+    watch.touched.removed(op)
     if watch.order is not None:
         watch.order.forget(op)
-    watch.inside += edits + 1
-    watch.open_edits += edits + 1
+    watch.inside += 1
+    watch.open_edits += 1
     index = watch.index
     if index is not None:
         counts, name = index.counts, op.name
@@ -400,7 +409,6 @@ def merge_top_level(op, earlier) -> bool:
         op._next_op = None
     else:
         block._last_op = prev
-    return True
 
 
 def _fast(watch) -> bool:
@@ -479,31 +487,8 @@ def erase_top_level(op) -> bool:
     for result in op.results:
         if result.first_use is not None:
             return False
-    # detach_op's record
-    watch.tops[id(op)] = op
-    watch.touched.removed(op)
-    if watch.order is not None:
-        watch.order.forget(op)
-    watch.inside += 1
-    watch.open_edits += 1
+    _detach_top_level(watch, op, block)
     index = watch.index
-    if index is not None:
-        counts, name = index.counts, op.name
-        counts[name] = counts.get(name, 0) - 1
-        index.total -= 1
-    # detach_op's edit
-    op.parent = None
-    prev, following = op._prev_op, op._next_op
-    if prev is not None:
-        prev._next_op = following
-        op._prev_op = None
-    else:
-        block._first_op = following
-    if following is not None:
-        following._prev_op = prev
-        op._next_op = None
-    else:
-        block._last_op = prev
     # remove_use's edit of each operand (unrecorded: the op is in no block now)
     for operand, use in zip(op._operands, op._operand_uses):
         prev_use, next_use = use._prev_use, use._next_use
