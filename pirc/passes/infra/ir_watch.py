@@ -338,47 +338,12 @@ def merge_top_level(op, earlier) -> bool:
     if op.parent is not block or op.regions or op._operands:
         return False
     for result in op.results:
-        use = result.first_use
-        while use is not None:
-            if use._operation.parent is not block:
-                return False
-            use = use._next_use
-    tops, touched, index = watch.tops, watch.touched, watch.index
-    touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
-    edits = 0
+        if not _read_in(result, block):
+            return False
     for result, value in zip(op.results, earlier.results):
-        use = result.first_use
-        while use is not None:
-            after = use._next_use
-            reader, index = use._operation, use._index
-            # remove_use's record and edit (the use is its value's first: prev is None);
-            # add_use records the reader again, where it already is
-            tops[id(reader)] = reader
-            touched_ops[id(reader)] = reader
-            released.append((result, reader))
-            result.first_use = after
-            if after is not None:
-                after._prev_use = None
-            if not touched.settles(reader, value):   # add_use's settling (the use keeps its slot)
-                unsettled[id(reader)] = reader
-            # add_use's edit
-            first = value.first_use
-            use._next_use = first
-            use._prev_use = None
-            if first is not None:
-                first._prev_use = use
-            value.first_use = use
-            edits += 2
-            operands = list(reader._operands)
-            operands[index] = value
-            reader._operands = SSAValues(operands)
-            use = after
-        if value._name is None and result._name is not None:   # name_hint's field
-            value.name_hint = result._name
+        _move_recorded(watch, result, value, None, None)
     # detach_op's record and edit (the values that lost their last uses are `op`'s, which
     # leaves the program: nothing for dce's candidates, OpIndex.unused)
-    watch.inside += edits
-    watch.open_edits += edits
     _detach_top_level(watch, op, block)
     return True
 
@@ -428,20 +393,37 @@ def move_top_level(result, value, users: list) -> bool:
     watch = _ACTIVE
     if not _fast(watch) or value is result:
         return False
-    block = watch.block
-    use = result.first_use
+    if not _read_in(result, watch.block):
+        return False
+    _move_recorded(watch, result, value, users, watch.index)
+    return True
+
+
+
+def _read_in(value, block) -> bool:
+    """Whether every reader of `value` is an op of `block` (the fast moves' condition)."""
+    use = value.first_use
     while use is not None:
         if use._operation.parent is not block:
             return False
         use = use._next_use
-    tops, touched, index = watch.tops, watch.touched, watch.index
+    return True
+
+def _move_recorded(watch, result, value, users: list | None, index) -> None:
+    """Each use of `result` moved to `value` and recorded as `remove_use` and `add_use`
+    (their wrappers' fast paths) would move and record it, every reader an op of the
+    top-level block (the caller checked): move_top_level's and merge_top_level's moves.
+    `users` (when a list) gets each reader; `index` (the op index, or None where the op of
+    `result` leaves the program) is told when `result` loses its last use."""
+    tops, touched = watch.tops, watch.touched
     touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
     edits = 0
     use = result.first_use
     while use is not None:
         after = use._next_use
         reader, at = use._operation, use._index
-        users.append(reader)
+        if users is not None:
+            users.append(reader)
         # remove_use's record and edit (the use is its value's first: prev is None); add_use
         # records the reader again, where it already is
         tops[id(reader)] = reader
@@ -469,7 +451,6 @@ def move_top_level(result, value, users: list) -> bool:
     watch.open_edits += edits
     if value._name is None and result._name is not None:   # name_hint's field
         value.name_hint = result._name
-    return True
 
 
 def erase_top_level(op) -> bool:
