@@ -16,14 +16,14 @@ import pytest
 import pirc
 import pirc.passes.cse as cse
 from pirc.passes import run_pipeline
-from pirc.passes.infra import manager, op_keys
+from pirc.passes.infra import op_keys
 from pirc.passes.infra import rewrites
 from pirc.text.parser import parse_text
 from xdsl.dialects.builtin import ArrayAttr
 
 from corpus_files import all_jsons
 from test_op_keys import _write_between
-from watch_record import RecordedWatch
+from watch_record import RecordedWatch, compare_paths
 from tools.bench_frontend import generate
 
 REGIONS = Path(__file__).resolve().parents[1] / "lit" / "passes" / "cse.pir"
@@ -58,42 +58,8 @@ def _general(m) -> None:
     m.setattr(rewrites.RunState, "kept_statics", lambda state: None)
 
 
-def _run(load, monkeypatch, general: bool, **options):
-    """What each pass of default recorded (the watch; the gate's seeds as the fingerprint
-    update reads them), its report less seconds, the graph tags, and the program's text."""
-    seeds: list = []
-    after = rewrites.RunState.fingerprint_after
-
-    def fingerprint_after(state, edited, detached=None):
-        seeds.append([op.name for op in state.seeds.values()])
-        return after(state, edited, detached)
-
-    with monkeypatch.context() as m:
-        m.setattr(manager, "IRWatch", _Recorded)
-        m.setattr(rewrites.RunState, "fingerprint_after", fingerprint_after)
-        if general:
-            _general(m)
-        program = load()
-        if program.version != 4:
-            run_pipeline(program, "upgrade", verify_each="incremental")
-        _Recorded.seen = seen = []   # a list of this run's own
-        result = run_pipeline(program, "default", verify_each="incremental", **options)
-        _Recorded.seen = []
-    reports = [{k: v for k, v in record.as_json().items() if k != "seconds"}
-               for record in result.passes]
-    tags = [(t.pass_name, t.before, t.after) for t in program.graph_tags]
-    return seen, (reports, seeds, tags), pirc.to_text(program, "pir")
-
-
 def _compare(load, monkeypatch, **options) -> None:
-    seen_fast, reports_fast, text_fast = _run(load, monkeypatch, False, **options)
-    seen_general, reports_general, text_general = _run(load, monkeypatch, True, **options)
-    assert text_fast == text_general
-    assert reports_fast == reports_general
-    assert len(seen_fast) == len(seen_general)
-    for i, (a, b) in enumerate(zip(seen_fast, seen_general)):
-        for what in a:
-            assert a[what] == b[what], f"pass #{i + 1}: {what}"
+    compare_paths(load, monkeypatch, _Recorded, _general, **options)
 
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))

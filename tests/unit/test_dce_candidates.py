@@ -19,23 +19,11 @@ from pirc.passes.infra import rewrites
 from pirc.passes.infra.fingerprint import Fingerprinter
 from pirc.passes.infra.op_index import OpIndex
 from pirc.testing.strategies import aliasing_programs
-from pirc.text.parser import parse_text
 
-from corpus_files import all_jsons
-from tools.bench_frontend import generate
+from pass_programs import PROGRAMS, load_program
 
-PROGRAMS = {f"{p.parent.parent.name}/{p.parent.name}/{p.stem}": p for p in all_jsons()}
-PROGRAMS["generated-3000"] = None
 # Pipelines whose earlier passes leave ops unused (or add ops) before dce runs, and dce twice.
 PIPELINES = ("default", "dce", "canonicalize,const-fold,dce,cse,dce")
-
-
-def _load(key: str):
-    path = PROGRAMS[key]
-    program = parse_text(generate(3000), "bench.pir", 4) if path is None else pirc.load(str(path))
-    if program.version != 4:
-        run_pipeline(program, "upgrade")
-    return program
 
 
 class _Asked:
@@ -91,7 +79,7 @@ def _compare(make, pipeline: str, monkeypatch) -> list:
 @pytest.mark.parametrize("pipeline", PIPELINES)
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_the_candidates_are_the_walk_on_the_corpus(key, pipeline, monkeypatch):
-    paths = _compare(lambda: _load(key), pipeline, monkeypatch)
+    paths = _compare(lambda: load_program(key), pipeline, monkeypatch)
     if key == "generated-3000":
         assert paths and set(paths) == {"candidates"}   # the comparison is not of two walks
 

@@ -14,7 +14,6 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import pirc
 from pirc.formats import format_program
 from pirc.passes import run_pipeline
 from pirc.passes.canonicalize import Canonicalize
@@ -23,19 +22,8 @@ from pirc.passes.infra.declarative import _pending
 from pirc.passes.infra.pass_base import PassContext
 from pirc.text.parser import parse_text
 
-from corpus_files import all_jsons
-from tools.bench_frontend import generate
+from pass_programs import PROGRAMS, load_program
 
-PROGRAMS = {f"{p.parent.parent.name}/{p.parent.name}/{p.stem}": p for p in all_jsons()}
-PROGRAMS["generated-3000"] = None
-
-
-def _load(key: str):
-    path = PROGRAMS[key]
-    program = parse_text(generate(3000), "bench.pir", 4) if path is None else pirc.load(str(path))
-    if program.version != 4:
-        run_pipeline(program, "upgrade")
-    return program
 
 
 def _tensor(shape) -> str:
@@ -90,7 +78,7 @@ def test_the_screens_the_rules_get():
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_an_op_failing_a_screen_is_one_the_pattern_leaves_alone(key):
-    program = _load(key)
+    program = load_program(key)
     pc = PassContext(program, pass_obj=Canonicalize())
     patterns = [p for p in Canonicalize.patterns() if p.screen is not None]
     ops, failed = [], 0
@@ -107,7 +95,7 @@ def test_an_op_failing_a_screen_is_one_the_pattern_leaves_alone(key):
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_canonicalize_is_the_same_with_and_without_the_screens(key, monkeypatch):
-    fast, general = _both(lambda: _load(key), monkeypatch)
+    fast, general = _both(lambda: load_program(key), monkeypatch)
     assert fast == general
 
 

@@ -25,11 +25,11 @@ import pytest
 import pirc
 from pirc.passes import PassFailure, run_pipeline
 from pirc.passes.infra import fingerprint as fp
-from pirc.passes.infra import ir_edits, ir_watch, manager, rewrites
+from pirc.passes.infra import ir_edits, ir_watch
 from pirc.text.parser import parse_text
 
 from corpus_files import all_jsons
-from watch_record import RecordedWatch
+from watch_record import RecordedWatch, compare_paths
 from tools.bench_frontend import generate
 
 CANONICALIZE = Path(__file__).resolve().parents[1] / "lit" / "passes" / "canonicalize.pir"
@@ -70,44 +70,8 @@ def _general(m) -> None:
     m.setattr(fp.Fingerprinter, "_static_of", lambda self, op, changed: fp._static_key(op))
 
 
-def _run(load, monkeypatch, general: bool, mutate=None, **options):
-    """What each pass of default recorded (the watch; the gate's seeds as the fingerprint
-    update reads them), its report less seconds, the graph tags, and the program's text."""
-    seeds: list = []
-    after = rewrites.RunState.fingerprint_after
-
-    def fingerprint_after(state, edited, detached=None):
-        seeds.append([op.name for op in state.seeds.values()])
-        return after(state, edited, detached)
-
-    with monkeypatch.context() as m:
-        m.setattr(manager, "IRWatch", _Recorded)
-        m.setattr(rewrites.RunState, "fingerprint_after", fingerprint_after)
-        if general:
-            _general(m)
-        elif mutate is not None:
-            mutate(m)
-        program = load()
-        if program.version != 4:
-            run_pipeline(program, "upgrade", verify_each="incremental")
-        _Recorded.seen = seen = []   # a list of this run's own
-        result = run_pipeline(program, "default", verify_each="incremental", **options)
-        _Recorded.seen = []
-    reports = [{k: v for k, v in record.as_json().items() if k != "seconds"}
-               for record in result.passes]
-    tags = [(t.pass_name, t.before, t.after) for t in program.graph_tags]
-    return seen, (reports, seeds, tags), pirc.to_text(program, "pir")
-
-
 def _compare(load, monkeypatch, mutate=None, **options) -> None:
-    seen_fast, reports_fast, text_fast = _run(load, monkeypatch, False, mutate, **options)
-    seen_general, reports_general, text_general = _run(load, monkeypatch, True, **options)
-    assert text_fast == text_general
-    assert reports_fast == reports_general
-    assert len(seen_fast) == len(seen_general)
-    for i, (a, b) in enumerate(zip(seen_fast, seen_general)):
-        for what in a:
-            assert a[what] == b[what], f"pass #{i + 1}: {what}"
+    compare_paths(load, monkeypatch, _Recorded, _general, mutate, **options)
 
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))

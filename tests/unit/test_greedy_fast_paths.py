@@ -24,19 +24,9 @@ from pirc.passes.infra.op_index import OpIndex
 from pirc.passes.infra.pass_base import PassContext
 from pirc.text.parser import parse_text
 
-from corpus_files import FIXTURES, all_jsons
-from tools.bench_frontend import generate
+from corpus_files import FIXTURES
+from pass_programs import PROGRAMS, load_program
 
-PROGRAMS = {f"{p.parent.parent.name}/{p.parent.name}/{p.stem}": p for p in all_jsons()}
-PROGRAMS["generated-3000"] = None
-
-
-def _load(key: str):
-    path = PROGRAMS[key]
-    program = parse_text(generate(3000), "bench.pir", 4) if path is None else pirc.load(str(path))
-    if program.version != 4:
-        run_pipeline(program, "upgrade")
-    return program
 
 
 def _ops(block):
@@ -63,7 +53,7 @@ def _probed_patterns(pc):
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_an_op_failing_a_probe_is_one_the_pattern_leaves_alone(key):
-    program = _load(key)
+    program = load_program(key)
     pc = PassContext(program, pass_obj=Canonicalize())
     patterns = _probed_patterns(pc)
     failed = 0
@@ -125,7 +115,7 @@ NAMES = Canonicalize.ops_of_interest() | ConstantFolding.interest
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_the_index_walk_gives_the_candidates_collect_finds(key):
-    program = _load(key)
+    program = load_program(key)
     block = program.block
     index = OpIndex(program)
     found = index.ordered(block, NAMES)
@@ -154,7 +144,7 @@ def test_every_greedy_pass_of_default_collects_what_collect_finds(key, monkeypat
         used.append(watch.index.ordered(pc.program.block, names) is not None)
         return found
     monkeypatch.setattr(greedy, "_candidates", checked)
-    run_pipeline(_load(key), "default")
+    run_pipeline(load_program(key), "default")
     if key == "generated-3000":
         assert used and used[0]   # canonicalize, the first pass, took the index's walk
 

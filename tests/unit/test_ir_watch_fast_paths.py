@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
-import pirc
 from pirc.passes import run_pipeline
 from pirc.passes.infra import manager
 from pirc.passes.infra.ir_watch import IRWatch
 from pirc.text.parser import parse_text
 
-from corpus_files import all_jsons
 from watch_record import RecordedWatch
-from tools.bench_frontend import generate
+from pass_programs import PROGRAMS, load_program
 
 
 class _Recorded(RecordedWatch):
@@ -29,17 +27,12 @@ class _Recorded(RecordedWatch):
 
 
 # Every corpus program by its last folders and stem, and the benchmark's generated one (None).
-PROGRAMS = {f"{p.parent.parent.name}/{p.parent.name}/{p.stem}": p for p in all_jsons()}
-PROGRAMS["generated-3000"] = None
 
 
 def _watched(key: str, level: str) -> list:
     """What the watch of each pass of upgrade (for an older program) and default kept."""
     _Recorded.seen = []
-    path = PROGRAMS[key]
-    program = parse_text(generate(3000), "bench.pir", 4) if path is None else pirc.load(str(path))
-    if program.version != 4:
-        run_pipeline(program, "upgrade", verify_each=level)
+    program = load_program(key, verify_each=level)
     run_pipeline(program, "default", verify_each=level)
     return _Recorded.seen
 

@@ -42,3 +42,51 @@ class RecordedWatch(IRWatch):
         super().__exit__(*exc)
         record = _record(self)
         self.seen.append({k: record[k] for k in self.FIELDS})
+
+
+def run_default(load, monkeypatch, recorded: type, switch=None, **options):
+    """Run `default` on the program `load()` makes (upgraded first where older), both
+    incrementally verified, with `recorded` (a RecordedWatch) as the pipeline's watch and
+    `switch(m)` applied to a monkeypatch context first (the paths under test).  Returns what
+    each pass recorded, (its reports less seconds, the gate's seeds as each fingerprint
+    update read them, the graph tags), and the program's text."""
+    from pirc import to_text
+    from pirc.passes import run_pipeline
+    from pirc.passes.infra import manager, rewrites
+
+    seeds: list = []
+    after = rewrites.RunState.fingerprint_after
+
+    def fingerprint_after(state, edited, detached=None):
+        seeds.append([op.name for op in state.seeds.values()])
+        return after(state, edited, detached)
+
+    with monkeypatch.context() as m:
+        m.setattr(manager, "IRWatch", recorded)
+        m.setattr(rewrites.RunState, "fingerprint_after", fingerprint_after)
+        if switch is not None:
+            switch(m)
+        program = load()
+        if program.version != 4:
+            run_pipeline(program, "upgrade", verify_each="incremental")
+        recorded.seen = seen = []   # a list of this run's own
+        result = run_pipeline(program, "default", verify_each="incremental", **options)
+        recorded.seen = []
+    reports = [{k: v for k, v in record.as_json().items() if k != "seconds"}
+               for record in result.passes]
+    tags = [(t.pass_name, t.before, t.after) for t in program.graph_tags]
+    return seen, (reports, seeds, tags), to_text(program, "pir")
+
+
+def compare_paths(load, monkeypatch, recorded: type, general, fast=None, **options) -> None:
+    """`run_default` with the fast paths (`fast(m)`, a mutation, applied when given) and with
+    the general ones only (`general(m)`): the same text, reports and records, pass by pass."""
+    seen_fast, reports_fast, text_fast = run_default(load, monkeypatch, recorded, fast, **options)
+    seen_general, reports_general, text_general = run_default(load, monkeypatch, recorded,
+                                                              general, **options)
+    assert text_fast == text_general
+    assert reports_fast == reports_general
+    assert len(seen_fast) == len(seen_general)
+    for i, (a, b) in enumerate(zip(seen_fast, seen_general)):
+        for what in a:
+            assert a[what] == b[what], f"pass #{i + 1}: {what}"
