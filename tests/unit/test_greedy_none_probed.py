@@ -24,7 +24,7 @@ from pirc.passes.infra.op_index import OpIndex
 from pirc.testing.strategies import aliasing_programs
 from pirc.text.parser import parse_text
 
-from test_greedy_fast_paths import PROGRAMS, _load
+from pass_programs import PROGRAMS, load_program
 
 
 def _dispatch(patterns) -> dict:
@@ -73,7 +73,7 @@ def _pc(program):
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_the_producers_side_answers_as_each_candidate_tested(key):
-    program = _load(key)
+    program = load_program(key)
     pc = _pc(program)
     for dispatch in map(_dispatch, _pattern_sets().values()):
         _check(pc, dispatch)
@@ -81,7 +81,7 @@ def test_the_producers_side_answers_as_each_candidate_tested(key):
 
 @pytest.mark.parametrize("key", sorted(PROGRAMS))
 def test_every_call_of_a_default_pipeline_answers_as_each_candidate_tested(key, monkeypatch):
-    calls = _pipeline(_load(key), monkeypatch)
+    calls = _pipeline(load_program(key), monkeypatch)
     if key == "generated-3000":
         assert calls   # canonicalize and const-fold ask
 
