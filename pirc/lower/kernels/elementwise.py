@@ -506,12 +506,16 @@ def _scale_call(site):
         s, b = c_int_cast(s, site.dtype(x)), c_int_cast(b, site.dtype(x))
     elif site.dtype(x) not in _REAL_FLOATS:
         return None
+    # float32 / float64: the numbers as 0-d tensors of x's dtype (Site.scalar: the same
+    # bits, without torch wrapping each number on every call)
     if s == 1:
-        return site.call(torch.add, x, b)  # x * 1 is x exactly: either order is x + b
+        # x * 1 is x exactly: either order is x + b
+        return site.call(torch.add, x, site.scalar(b, site.dtype(x)))
     if s == -1 and site.p["bias_after_scale"] and site.dtype(x) in _REAL_FLOATS:
         # x * -1 is -x exactly, and -x + b is b - x by definition (the +0.0 bias turns
         # -0 into +0 as 0 - x does; a NaN x comes back as itself either way): one call
-        return site.call(torch.rsub, x, b)
+        return site.call(torch.rsub, x, site.scalar(b, site.dtype(x)))
+    s, b = site.scalar(s, site.dtype(x)), site.scalar(b, site.dtype(x))
     if site.p["bias_after_scale"]:
         return site.method("add_", site.call(torch.mul, x, s), b)
     return site.method("mul_", site.call(torch.add, x, b), s)
