@@ -367,3 +367,46 @@ def test_checks_under_each_cpu_capability(capability):
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+# -- casts by keyword, matmul's transposes as .mT, npu_layer_norm_eval's aten call -----------
+
+def test_cast_by_keyword_is_the_kernel():
+    from pirc.lower.kernels.elementwise import cast
+
+    for src, dst in [(torch.bool, torch.float32), (torch.float32, torch.float64),
+                     (torch.float64, torch.float32), (torch.float32, torch.int32),
+                     (torch.float32, torch.float32)]:
+        x = (torch.randn(3, 8, generator=g) * 100).to(src)
+        gm, done, feeds = one_call(cast, [x], {"dtype": dst})
+        assert done == 1
+        got, want = gm(*feeds), cast(torch.clone(x), dtype=dst)
+        bits_equal(got, want)
+    # the same dtype: an identity (the kernel returns its input, the graph the clone it read)
+    assert targets(one_call(cast, [x], {"dtype": torch.float32})[0])[-1] is torch.clone
+
+
+@pytest.mark.parametrize("tx,ty", [(False, True), (True, False), (True, True)])
+def test_matmul_transposes_as_mT_are_the_kernel(tx, ty):
+    from pirc.lower.kernels.linalg import matmul
+
+    for xs, ys in [((2, 4, 5, 16), (2, 4, 5, 16)), ((5, 7), (5, 7)), ((3, 6, 6), (6, 6))]:
+        x, y = torch.randn(xs, generator=g), torch.randn(ys, generator=g)
+        kw = {"transpose_x": tx, "transpose_y": ty}
+        try:
+            want = matmul(torch.clone(x), torch.clone(y), **kw)
+        except RuntimeError:
+            continue
+        gm, done, feeds = one_call(matmul, [x, y], kw)
+        assert done == 1 and matmul not in targets(gm)
+        bits_equal(gm(*feeds), want)
+
+
+def test_npu_layer_norm_eval_reference_is_f_layer_norm():
+    from pirc.lower.npu import reference
+
+    w, b = torch.randn(64, generator=g), torch.randn(64, generator=g)
+    for x in operands(torch.float32, (2, 8, 64)):
+        for shape in ([64], (64,), torch.Size([64])):
+            bits_equal(reference.npu_layer_norm_eval(x, shape, w, b, 1e-12),
+                       torch.nn.functional.layer_norm(x, [64], w, b, 1e-12))
