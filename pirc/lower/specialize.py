@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import struct
 from typing import Callable
 
 import torch
@@ -48,11 +49,13 @@ def specializer(kernel: Callable):
 class Site:
     """One kernel call being specialised: its operands, attributes and static types."""
 
-    def __init__(self, gm: fx.GraphModule, node: fx.Node, taken: set[str], root: bool):
+    def __init__(self, gm: fx.GraphModule, node: fx.Node, taken: set[str], root: bool,
+                 scalars: dict | None = None):
         self.gm = gm
         self.node = node
         self.root = root
         self._taken = taken
+        self._scalars = {} if scalars is None else scalars  # (dtype, bits) -> buffer name
         self.made: list[fx.Node] = []  # nodes this site inserted, in order
         # The kernel's parameters by name, defaults filled in (what the kernel would see).
         bound = inspect.signature(node.target).bind(*node.args, **node.kwargs)
@@ -98,6 +101,26 @@ class Site:
         self.gm.register_buffer(name, tensor)
         return self._made(self.node.graph.get_attr(name))
 
+    def scalar(self, value, dtype: torch.dtype):
+        """The number `value` as an operand of a float32 / float64 call on a tensor of `dtype`:
+        a 0-d tensor of that dtype (one buffer per value, read by every call that uses it).
+        torch wraps a Python number into such a tensor on every call (~1.5 us at batch 1);
+        for these two dtypes the wrapped number is cast to the tensor's dtype before the
+        arithmetic, the same rounding as the buffer's, so the result bits are the same
+        (tests/unit/test_speed_paths_bert8.py).  The number itself where no buffer can be
+        made (a control-flow subgraph) or for another dtype (half types compute with the
+        number in float, not rounded to the tensor's type)."""
+        if not self.root or dtype not in (torch.float32, torch.float64) \
+                or type(value) not in (int, float) or (type(value) is int and abs(value) > 2 ** 53):
+            return value  # (an int beyond 2^53 would round twice on its way through a double)
+        key = (dtype, struct.pack("<d", float(value)))
+        name = self._scalars.get(key)
+        if name is None:
+            name = python_name(f"_scalar_{value}", self._taken)
+            self.gm.register_buffer(name, torch.tensor(float(value), dtype=dtype))
+            self._scalars[key] = name
+        return self._made(self.node.graph.get_attr(name))
+
     def call(self, target, *args, **kwargs) -> fx.Node:
         """A call_function node (inserted before the kernel call)."""
         return self._made(self.node.graph.call_function(target, args, kwargs))
@@ -114,13 +137,13 @@ class Site:
 
     def discard_unused(self) -> None:
         """Erase the inserted nodes nothing reads (a refused or partial answer), newest first;
-        a buffer only they read goes too."""
+        a buffer only they read goes too (a shared scalar's at the end, `_drop_unread_scalars`)."""
         for n in reversed(self.made):
             n.meta.pop("pirc_new", None)
             if n.users:
                 continue
             n.graph.erase_node(n)
-            if n.op == "get_attr":
+            if n.op == "get_attr" and n.target not in self._scalars.values():
                 delattr(self.gm, n.target)
                 self._taken.discard(n.target)
 
@@ -171,11 +194,12 @@ def specialize_calls(gm: fx.GraphModule, root: bool = True) -> int:
         | {name for name, _ in gm.named_parameters()}
     graph = gm.graph
     done = 0
+    scalars: dict = {}
     for node in list(graph.nodes):
         fn = getattr(node.target, "specialize", None) if node.op == "call_function" else None
         if fn is None:
             continue
-        site = Site(gm, node, taken, root)
+        site = Site(gm, node, taken, root, scalars)
         with graph.inserting_before(node):
             got = fn(site)
         if got is not None and _replace(node, got, root):
@@ -184,9 +208,19 @@ def specialize_calls(gm: fx.GraphModule, root: bool = True) -> int:
             done += 1
         site.discard_unused()
     graph.eliminate_dead_code()
+    _drop_unread_scalars(gm, scalars)
     gm.recompile()
     if root:
         for _, child in gm.named_children():
             if isinstance(child, fx.GraphModule):
                 done += specialize_calls(child, root=False)
     return done
+
+
+def _drop_unread_scalars(gm: fx.GraphModule, scalars: dict) -> None:
+    """The scalar buffers (Site.scalar) no node reads any more (a refused answer's, or one
+    dead code elimination removed) leave the module."""
+    read = {n.target for n in gm.graph.nodes if n.op == "get_attr"}
+    for name in scalars.values():
+        if name not in read:
+            delattr(gm, name)

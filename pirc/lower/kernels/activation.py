@@ -174,9 +174,17 @@ for _kernel, _torch_fn in ((sigmoid, torch.sigmoid), (tanh, torch.tanh)):
 
 @specializer(gelu)
 def _gelu_call(site):
+    """Exact: gelu_erf's calls in the graph, its numbers as 0-d tensors of x's dtype
+    (Site.scalar): the same operations in the same order, so the same bits, without the
+    kernel's frame and torch wrapping three numbers on every call.  erf is out of place (the
+    kernel's in-place step is taken only without autograd; erf's gradient reads its input)."""
+    x = site.p["x"]
     if site.p["approximate"]:
-        return site.call(F.gelu, site.p["x"], approximate="tanh")
-    return site.call(gelu_erf, site.p["x"])
+        return site.call(F.gelu, x, approximate="tanh")
+    dtype = site.dtype(x)
+    t = site.call(torch.erf, site.call(torch.mul, x, site.scalar(M_SQRT1_2, dtype)))
+    t = site.method("add_", t, site.scalar(1, dtype))
+    return site.method("mul_", site.call(torch.mul, x, t), site.scalar(0.5, dtype))
 
 
 @specializer(softmax)

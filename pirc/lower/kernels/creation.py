@@ -72,6 +72,24 @@ def full_like(x, value=0.0, *, dtype=None, place="undefined"):
     return torch.full_like(x, fill_value(value, dtype), dtype=dtype)
 
 
+@specializer(full_like)
+def _full_like_call(site):
+    """A number fill: the kernel's range check and cast taken once, here; torch.full_like
+    with the cast number remains (BERT's position and token-type ids, two calls on every
+    run that spent most of their time in Python).  A value out of range keeps the kernel,
+    which refuses it when it runs, as before.  A bool fill stays the kernel call: that is the
+    form npu_scaled_masked_softmax's specialiser reads as a mask fixed when the module is
+    lowered (npu/ops.py, `_nothing_masked`)."""
+    value, dtype = site.p["value"], site.p["dtype"] or site.dtype(site.p["x"])
+    if type(value) not in (bool, int, float) or dtype in (None, torch.bool):
+        return None
+    try:
+        check_fill_range("full_like", value, dtype)
+    except ValueError:
+        return None
+    return site.call(torch.full_like, site.p["x"], fill_value(value, dtype), dtype=dtype)
+
+
 @REGISTRY.register("pd_op.arange", since=1)
 def arange(start=0, end=None, step=1, *, dtype=torch.float64, place="cpu"):
     start, end, step = number(start), number(end), number(step)

@@ -90,11 +90,12 @@ def embedding(x, weight, *, padding_idx=-1, sparse=False):
 
 @specializer(embedding)
 def _embedding_call(site):
-    """int64 ids without a padding row: F.embedding on the ids as they are (the kernel's
-    `.to(int64)` of int64 ids is a no-op call on every run)."""
+    """int64 ids without a padding row: the aten embedding F.embedding calls, on the ids as
+    they are (the kernel's `.to(int64)` of int64 ids is a no-op call on every run, and
+    F.embedding's frame only maps padding_idx None to -1)."""
     if site.dtype(site.p["x"]) is not torch.int64 or site.p["padding_idx"] != -1:
         return None
-    return site.call(F.embedding, site.p["x"], site.p["weight"])
+    return site.call(torch.embedding, site.p["weight"], site.p["x"])
 
 
 @REGISTRY.register("pd_op.embedding_grad", since=1)

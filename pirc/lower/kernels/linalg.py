@@ -197,8 +197,9 @@ def _matmul_call(site):
     rx, ry = site.rank(x), site.rank(y)
     if rx is None or ry is None:
         return None
+    # .mT: the view transpose(-1, -2) gives (a property: no argument parsing)
     if site.p["transpose_x"] and rx >= 2:
-        x = site.method("transpose", x, -1, -2)
+        x = site.call(getattr, x, "mT")
     if site.p["transpose_y"] and ry >= 2:
-        y = site.method("transpose", y, -1, -2)
+        y = site.call(getattr, y, "mT")
     return site.call(torch.matmul, x, y)

@@ -324,4 +324,7 @@ def _layer_norm_call(site):
             if len(normalized) > 1:
                 t = site.call(torch.reshape, t, normalized)
         weights.append(t)
-    return (site.call(F.layer_norm, x, normalized, weights[0], weights[1], p["epsilon"]), None, None)
+    # torch.layer_norm: the aten op F.layer_norm calls, without its Python frame (its last
+    # argument, cudnn_enable, is ignored by aten)
+    return (site.call(torch.layer_norm, x, normalized, weights[0], weights[1], p["epsilon"]),
+            None, None)

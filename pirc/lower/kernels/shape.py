@@ -277,15 +277,42 @@ def _slice_call(site):
         axis = axis + rank if axis < 0 else axis
         index[axis] = slice(start, end)
         sliced[axis] = (start, end)
-    for axis in {a + rank if a < 0 else a for a in site.p["decrease_axis"]}:
-        size = shape[axis]
-        if size < 0 or axis not in sliced:
-            return None
+    drop = {a + rank if a < 0 else a for a in site.p["decrease_axis"]}
+    if any(a not in sliced for a in drop):
+        return None
+    if any(shape[a] < 0 for a in drop):
+        return _sliced_then_reshaped(site, x, shape, index, sliced, drop)
+    for axis in drop:
         start, end = sliced[axis]
-        picked = range(size)[slice(start, end)]
+        picked = range(shape[axis])[slice(start, end)]
         if len(picked) != 1:
             return None  # the kernel's reshape reports what Paddle would refuse
         index[axis] = picked[0]
-    while index and index[-1] == slice(None):  # x[0] rather than x[0, :, :]: same view
+    return site.call(operator.getitem, x, _trimmed(index))
+
+
+def _trimmed(index):
+    """x[0] rather than x[0, :, :]: the same view."""
+    index = list(index)
+    while index and index[-1] == slice(None):
         index.pop()
-    return site.call(operator.getitem, x, index[0] if len(index) == 1 else tuple(index))
+    return index[0] if len(index) == 1 else tuple(index)
+
+
+def _sliced_then_reshaped(site, x, shape, index, sliced, drop):
+    """A dropped dim of dynamic size (BERT's pooler: [:, 0:1] of [-1, -1, 64]): the kernel's
+    own two steps, the slice and the reshape to the kept dims (so a size other than one
+    fails as it does), with the kept sizes known here as numbers and the others read from
+    the slice's shape in Python; no kernel frame, no index building on every run."""
+    out = site.call(operator.getitem, x, _trimmed(index))
+    size, dims = None, []
+    for i, d in enumerate(shape):
+        if i in drop:
+            continue
+        if d >= 0 and i in sliced:
+            d = len(range(d)[slice(*sliced[i])])
+        elif d < 0:
+            size = size or site.call(getattr, out, "shape")
+            d = site.call(operator.getitem, size, i)
+        dims.append(d)
+    return site.call(torch.reshape, out, dims)

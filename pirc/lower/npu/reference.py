@@ -79,7 +79,8 @@ def npu_gelu(self, *, approximate="none"):
 
 
 def npu_layer_norm_eval(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    return F.layer_norm(input, list(normalized_shape), weight, bias, eps)
+    # the aten op F.layer_norm calls, without its frame (it takes the shape as any sequence)
+    return torch.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def npu_linear(input, weight, bias=None):
