@@ -4,7 +4,10 @@ others (ops with regions or properties, a block argument read, a producer after 
 a producer outside the block) to the general code.  Each top-level op's hash it keeps must
 be the one the general subgraph walk gives, on every corpus program, on generated ones and
 on programs built to take each way out of the inline path; and the multiset of op hashes it
-keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives."""
+keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives.  The
+first look's memo of the bytes an op hashes (`made`) must give each op its own hash (twins
+reading other results or free inputs), and the look without it (stopped: `_MADE_RATIO`) the
+same hashes."""
 
 from __future__ import annotations
 

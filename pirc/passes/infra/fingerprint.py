@@ -28,9 +28,10 @@ and the sha256 then reads 20 bytes per op at C speed.  `program`, the walk that 
 every op with what was kept, is what `--verify-each=full` and a program edited behind the
 manager's back use; the first look at a program (`_first`) has nothing to compare and
 hashes an op without regions or properties inline, from its static key (below) and its
-producers' hashes, which in block order come first; it keeps the block's ops and their names
-as it reads them, for the pass manager, whose op index and block order would walk the block
-again (`walked`).
+producers' hashes, which in block order come first, running blake2b once per distinct
+bytes hashed (a model's layers side by side hash alike; `_MADE_RATIO` stops the memo where
+few repeat); it keeps the block's ops and their names as it reads them, for the pass
+manager, whose op index and block order would walk the block again (`walked`).
 
 What an op's hash covers before its operands (name, semantic version, attributes, result
 types) is spelled once per distinct static key: the op's name, attribute names and the
