@@ -4,10 +4,9 @@ others (ops with regions or properties, a block argument read, a producer after 
 a producer outside the block) to the general code.  Each top-level op's hash it keeps must
 be the one the general subgraph walk gives, on every corpus program, on generated ones and
 on programs built to take each way out of the inline path; and the multiset of op hashes it
-keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives.  The
-first look's memo of the bytes an op hashes (`made`) must give each op its own hash (twins
-reading other results or free inputs), and the look without it (stopped: `_MADE_RATIO`) the
-same hashes."""
+keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives.  Twins
+reading other results of one producer, free inputs or block arguments must hash as the
+general walk hashes them."""
 
 from __future__ import annotations
 
@@ -20,7 +19,6 @@ from hypothesis import strategies as st
 
 import pirc
 from xdsl.ir import Block
-import pirc.passes.infra.fingerprint as fingerprint_module
 from pirc.passes.infra.fingerprint import (_KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
                                            _combine_counted, _combine_sorted, _retally, _static_key, _tally)
 from pirc.testing.strategies import aliasing_programs
@@ -215,11 +213,10 @@ def _transformer():
 
 
 def test_twins_read_the_same_another_result_or_a_free_input():
-    """The first look memoises an op's hash by the bytes it hashes (prefix, producers'
-    hashes and result indices, free inputs' types): a twin of an op reading what it reads
-    takes its hash; a twin reading another result of the same producer, one reading a
-    free input of that result's type (a producer outside the block) and one reading a
-    block argument each hash as the general walk hashes them, not as the op."""
+    """The first look reads a free input's bytes inline (`_inputs`): a twin of an op
+    reading what it reads hashes as the op; a twin reading another result of the same
+    producer, one reading a free input of that result's type (a producer outside the
+    block) and one reading a block argument each hash as the general walk hashes them."""
     program = _transformer()
     block = program.block
     reader = next(op for op in _block_ops(block) if any(
@@ -242,58 +239,6 @@ def test_twins_read_the_same_another_result_or_a_free_input():
     assert digest[same] == digest[reader]
     assert len({digest[reader], digest[other], digest[outside]}) == 3
     assert digest[argument] == digest[outside]   # both the free input's type
-
-
-def _memo_stopped(monkeypatch):
-    """The first look stops memoising at once (as on a program whose ops each hash bytes
-    no other op did): every op hashed inline goes through blake2b."""
-    monkeypatch.setattr(fingerprint_module, "_MADE_SLACK", -(10 ** 9))
-
-
-@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.name[: -len('.json')]}")
-def test_the_first_look_without_its_memo_is_the_general_walk(path, monkeypatch):
-    _memo_stopped(monkeypatch)
-    _check(pirc.load(str(path)))
-
-
-@settings(max_examples=20, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(aliasing_programs(max_ops=10))
-def test_the_first_look_without_its_memo_on_generated_programs(g):
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _memo_stopped(monkeypatch)
-        _check(g.parse())
-
-
-def test_the_memo_stops_where_few_ops_repeat(monkeypatch):
-    """Each op with operands given a twin reading what it reads: with the memo, one
-    blake2b per distinct bytes hashed (the op's, not its twin's); stopped (past
-    _MADE_SLACK, more than one op in _MADE_RATIO hashing bytes no op did before), one per
-    op hashed inline; the same hashes either way."""
-    made = []
-
-    class Counting:
-        def __init__(self, blake):
-            self.blake = blake
-
-        def copy(self):
-            made.append(1)
-            return self.blake.copy()
-
-    program = _transformer()
-    block = program.block
-    readers = [op for op in _block_ops(block) if op.operands]
-    for op in readers:
-        block.insert_op_after(op.clone(), op)
-    monkeypatch.setattr(fingerprint_module, "_BLAKE", Counting(fingerprint_module._BLAKE))
-    value = _check(program)._value
-    made.clear()
-    assert Fingerprinter(program.version).program(program) == value
-    assert len(made) == len(readers)
-    made.clear()
-    _memo_stopped(monkeypatch)
-    assert Fingerprinter(program.version).program(program) == value
-    assert len(made) == 2 * len(readers)
 
 
 # -- the multiset of op hashes ---------------------------------------------------------------

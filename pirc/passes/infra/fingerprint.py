@@ -28,10 +28,9 @@ and the sha256 then reads 20 bytes per op at C speed.  `program`, the walk that 
 every op with what was kept, is what `--verify-each=full` and a program edited behind the
 manager's back use; the first look at a program (`_first`) has nothing to compare and
 hashes an op without regions or properties inline, from its static key (below) and its
-producers' hashes, which in block order come first, running blake2b once per distinct
-bytes hashed (a model's layers side by side hash alike; `_MADE_RATIO` stops the memo where
-few repeat); it keeps the block's ops and their names as it reads them, for the pass
-manager, whose op index and block order would walk the block again (`walked`).
+producers' hashes, which in block order come first; it keeps the block's ops and their names
+as it reads them, for the pass manager, whose op index and block order would walk the block
+again (`walked`).
 
 What an op's hash covers before its operands (name, semantic version, attributes, result
 types) is spelled once per distinct static key: the op's name, attribute names and the
@@ -255,16 +254,9 @@ class Fingerprinter:
         without regions or properties whose producers are ops of the block hashed before it,
         as in block order they are, is hashed inline: its prefix from its static key, each
         operand from its producer's hash (the memo holds the block's ops only, so a producer
-        found there is one of them) or, for a free input, its type; any other op, as
-        `_program` hashes it.  The bytes an op's hash is taken of (`_inputs`) are looked up
-        first: an op reading what one hashed before read, with the same prefix (a model's
-        repeated layers and what reads only parameters and constants), takes that op's
-        hash, not blake2b again (looking up costs a bytes hash, a fraction of blake2b's)."""
+        found there is one of them) or, for a free input, its type (`_inputs`); any other
+        op, as `_program` hashes it."""
         memo: dict = {}
-        # The bytes an op hashed inline hashes (_inputs) -> its hash; None once the memo
-        # found too few of them twice (a chain of layers, each reading the last: every
-        # lookup a miss, each miss a bytes hash and an insert for nothing).
-        made: dict | None = {}
         rows: list = []      # what is kept of each op, in block order
         keep = rows.append
         nested = False       # memo holds hashes of ops inside regions too
@@ -326,18 +318,10 @@ class Fingerprinter:
                     nested = True
                     inside = {id(o) for o in _block_ops(block)}
                     digest, prefix = self._look(op, block, memo, static, inside)
-                elif made is None:
+                else:
                     h = blank()
                     h.update(inputs)
                     digest = h.digest()
-                else:
-                    digest = made.get(inputs)
-                    if digest is None:
-                        h = blank()
-                        h.update(inputs)
-                        digest = made[inputs] = h.digest()
-                        if len(made) * _MADE_RATIO > rank + _MADE_SLACK:   # few repeat: stop looking
-                            made = None
             else:
                 digest = spelled[2]
             keep([op, spelled[3], operands, digest, prefix, rank, 1])
@@ -1046,13 +1030,6 @@ _BY_RANK = itemgetter(_RANK)
 # Subgraphs of at most this many ops are memoised by their shape (Fingerprinter._few): what
 # patterns match; a larger one rarely repeats.
 _FEW = 8
-
-# The first look stops memoising an op's hash by the bytes hashed once more than one op in
-# _MADE_RATIO (past the first _MADE_SLACK) hashed bytes no earlier op did: a program that
-# repeats itself (a model's layers side by side) stays far below, one whose hashes are
-# each new (the layers chained) soon goes over (Fingerprinter._first).
-_MADE_RATIO = 4
-_MADE_SLACK = 4096
 
 # Subgraphs of fewer ops are hashed with the cyclic GC left as it is: pausing it costs more
 # than the few tuples they make.
