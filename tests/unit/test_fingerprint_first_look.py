@@ -4,7 +4,9 @@ others (ops with regions or properties, a block argument read, a producer after 
 a producer outside the block) to the general code.  Each top-level op's hash it keeps must
 be the one the general subgraph walk gives, on every corpus program, on generated ones and
 on programs built to take each way out of the inline path; and the multiset of op hashes it
-keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives."""
+keeps (`_tally`, `_retally`) must combine to what the sorted list of hashes gives.  Twins
+reading other results of one producer, free inputs or block arguments must hash as the
+general walk hashes them."""
 
 from __future__ import annotations
 
@@ -204,6 +206,39 @@ def test_ops_a_cheaper_static_key_would_confuse():
     assert digest[swapped] != digest[matmul] == digest[reordered] == digest[copied]
     assert digest[retyped] != digest[weight]
     assert len({f._kept[id(op)][_KEY] for op in digest}) == len(digest)
+
+
+def _transformer():
+    return pirc.load(str(CORPUS / "3.3.1" / "transformer.3.3.1.json"))
+
+
+def test_twins_read_the_same_another_result_or_a_free_input():
+    """The first look reads a free input's bytes inline (`_inputs`): a twin of an op
+    reading what it reads hashes as the op; a twin reading another result of the same
+    producer, one reading a free input of that result's type (a producer outside the
+    block) and one reading a block argument each hash as the general walk hashes them."""
+    program = _transformer()
+    block = program.block
+    reader = next(op for op in _block_ops(block) if any(
+        getattr(v, "op", None) is not None and len(v.op.results) > 1 and v.index == 0 for v in op.operands))
+    at, value = next((i, v) for i, v in enumerate(reader.operands) if len(v.op.results) > 1 and v.index == 0)
+    producer = value.op
+
+    def twin(new):
+        copy = reader.clone()
+        copy.operands = [new if i == at else v for i, v in enumerate(reader.operands)]
+        block.insert_op_after(copy, reader)
+        return copy
+
+    same = twin(value)
+    other = twin(producer.results[1])
+    outside = twin(producer.clone().results[0])   # an op in no block: a free input
+    argument = twin(block.insert_arg(value.type, 0))
+    f = _check(program)
+    digest = {op: f._digests[id(op)] for op in (reader, same, other, outside, argument)}
+    assert digest[same] == digest[reader]
+    assert len({digest[reader], digest[other], digest[outside]}) == 3
+    assert digest[argument] == digest[outside]   # both the free input's type
 
 
 # -- the multiset of op hashes ---------------------------------------------------------------

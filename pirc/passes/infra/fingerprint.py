@@ -254,7 +254,8 @@ class Fingerprinter:
         without regions or properties whose producers are ops of the block hashed before it,
         as in block order they are, is hashed inline: its prefix from its static key, each
         operand from its producer's hash (the memo holds the block's ops only, so a producer
-        found there is one of them); any other op, as `_program` hashes it."""
+        found there is one of them) or, for a free input, its type (`_inputs`); any other
+        op, as `_program` hashes it."""
         memo: dict = {}
         rows: list = []      # what is kept of each op, in block order
         keep = rows.append
@@ -270,15 +271,22 @@ class Fingerprinter:
         while op is not None:
             attributes = op.attributes  # _static_key, inline
             results = op.results
-            static = (op.name, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, results)))
-            for result in results:   # read above: its uses cost a test here
-                if result.first_use is not None:
-                    break
+            opname = op.name
+            if len(results) == 1:   # most ops: no iterators for one result
+                (result,) = results
+                static = (opname, *attributes, *map(id, attributes.values()), id(result._type))
+                if result.first_use is None:
+                    note(op)
             else:
-                note(op)
+                static = (opname, *attributes, *map(id, attributes.values()), *map(id, map(_TYPE, results)))
+                for result in results:   # read above: its uses cost a test here
+                    if result.first_use is not None:
+                        break
+                else:
+                    note(op)
             spelled = statics.get(static) or self._spelled(op, static)
             step(op)
-            name(static[0])
+            name(opname)
             operands = op._operands
             if op.regions or op.properties or nested:
                 if op.regions:
@@ -298,20 +306,22 @@ class Fingerprinter:
                 continue
             prefix = spelled[1]
             if operands:
+                # _inputs, inline, for an op reading ops of the block only
                 parts = [prefix]
                 try:
                     for operand in operands:  # KeyError: a producer not hashed yet, or outside
                         parts += (b"e", memo[id(operand.op)], edge[operand.index])
+                    inputs = b"".join(parts)
+                except (AttributeError, KeyError, IndexError):  # a block argument, a free input, a late producer
+                    inputs = self._inputs(op, block, memo, prefix)
+                if inputs is None:   # hashed by _op_hash, with its producers
+                    nested = True
+                    inside = {id(o) for o in _block_ops(block)}
+                    digest, prefix = self._look(op, block, memo, static, inside)
+                else:
                     h = blank()
-                    h.update(b"".join(parts))
+                    h.update(inputs)
                     digest = h.digest()
-                except (AttributeError, KeyError, IndexError):  # a block argument, a late producer
-                    try:
-                        digest = self._hash_top(op, block, memo, None, prefix)[0]
-                    except KeyError:  # hashed by _op_hash, with its producers
-                        nested = True
-                        inside = {id(o) for o in _block_ops(block)}
-                        digest, prefix = self._look(op, block, memo, static, inside)
             else:
                 digest = spelled[2]
             keep([op, spelled[3], operands, digest, prefix, rank, 1])
@@ -330,6 +340,26 @@ class Fingerprinter:
         self.touched = None  # the first look: everything is new
         self._walk = None if regions else (block, walk, names, unused)
         return self._value
+
+    def _inputs(self, op, block, memo: dict, prefix: bytes) -> bytes | None:
+        """What `_hash_top` hashes for an op of `block` without regions or properties: its
+        prefix, then for each operand `e`, its producer's hash and the result's index, for a
+        producer in `block`, or its free input's bytes (a block argument, a value of an op
+        outside the block: a null value, an erased op).  None where a producer in `block` is
+        not hashed yet (after its user: the general code hashes it)."""
+        parts = [prefix]
+        for operand in op._operands:
+            owner = getattr(operand, "op", None)
+            if owner is not None and owner.parent is block:
+                digest = memo.get(id(owner))
+                if digest is None:
+                    return None
+                parts += (b"e", digest, _index_bytes(operand.index))
+            else:
+                t = operand._type
+                free = self._free_text.get(id(t))
+                parts.append(free[1] if free is not None else self._free(t))
+        return b"".join(parts)
 
     def walked(self, block) -> tuple | None:
         """The first look's walk of `block`, for a caller about to walk it again (the pass
