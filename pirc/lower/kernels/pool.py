@@ -366,6 +366,20 @@ def _pool2d_call(site):
     torch_pads = [b for b, _ in pads]
     if p["pooling_type"] == "max":
         fast = site.call(max_pool2d_nchw, x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
+        if _needs_no_refold(site.facts(p["x"]), shape[2:], kernel, strides, paddle_pads, outs):
+            return fast
         return site.call(max_pool_nan_fold, p["x"], fast, kernel, strides, paddle_pads, outs)
     return site.call(F.avg_pool2d, x, kernel, strides, torch_pads, ceil_mode=ceil_mode,
                      count_include_pad=not p["exclusive"])
+
+
+def _needs_no_refold(facts, sizes, kernel, strides, pads, outs) -> bool:
+    """torch's max pool is Paddle's as it is (`max_pool_nan_fold` would return it unchanged)
+    where value_facts says the input is never NaN (no NaN window to refold) and never below
+    -FLT_MAX (no max under Paddle's -FLT_MAX start: a window of -inf, or float64 values below
+    it), and every window holds an input cell (a window of padding alone is Paddle's
+    -FLT_MAX, torch's -inf).  A relu's output is such an input."""
+    if facts.nan or not facts.at_least(-_FLT_MAX):
+        return False
+    return all(b < e for i in range(len(kernel))
+               for b, e in _regular_bounds(sizes[i], kernel[i], strides[i], pads[i][0], outs[i]))
