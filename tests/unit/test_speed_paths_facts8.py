@@ -10,7 +10,10 @@ the fast paths they open give the bits of the paths they replace.
   path's) on relu'd boundary inputs; a window of padding alone, or an input that is not a
   relu's (abs, a feed), keeps the refold;
 * rsqrt: torch.rsqrt alone where the input is >= FLT_MIN (mean(x^2) + 1e-6), and for every
-  dtype but float32, against the kernel; a bias of 0 or a denormal keeps the kernel.
+  dtype but float32, against the kernel; a bias of 0 or a denormal keeps the kernel;
+* relu's specialiser: threshold + nan_to_num_ (threshold alone on an input never NaN)
+  against the kernel, its gradient included; max_pool2d_nchw's direct torch.max_pool2d call
+  against F.max_pool2d.
 """
 
 from __future__ import annotations
@@ -401,6 +404,7 @@ def test_cnn_lowers_without_a_refold():
     for pipeline in ("", "fuse"):
         code = lower(program, params, pipeline=pipeline).code
         assert "max_pool_nan_fold" not in code and "max_pool2d_nchw" in code
+        assert code.count("torch.threshold(") == 2 and "activation_relu" not in code
 
 
 # -- rsqrt -----------------------------------------------------------------------------------
@@ -472,3 +476,61 @@ def test_rsqrt_without_facts_keeps_the_kernel():
     tiny = torch.tensor([FLT_MIN / 4] * 16)
     assert torch.isinf(gm(tiny)).all()   # Eigen's flush, which torch.rsqrt alone would miss
     assert not torch.isinf(torch.rsqrt(tiny)).any()
+
+
+# -- relu ------------------------------------------------------------------------------------
+
+def _relu_graph(dtype, facts=UNKNOWN):
+    graph = fx.Graph()
+    x = _typed(graph.placeholder("x"), (-1, 11), dtype)
+    x = _typed(graph.call_function(torch.clone, (x,)), (-1, 11), dtype)
+    if facts != UNKNOWN:
+        x.meta[FACTS_META] = facts
+    graph.output(_typed(graph.call_function(activation.relu, (x,)), (-1, 11), dtype))
+    gm = fx.GraphModule(torch.nn.Module(), graph)
+    return gm, specialize_calls(gm)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_relu_specialised_is_the_kernel(dtype):
+    gm, done = _relu_graph(dtype)
+    assert done == 1 and "torch.threshold(" in gm.code and "nan_to_num_(" in gm.code
+    for x in boundary(dtype) + [torch.randn(33, 22, generator=g).to(dtype)[:, ::2]]:
+        bits_equal(gm(x), activation.relu(x))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_relu_of_a_value_never_nan_is_threshold_alone(dtype):
+    gm, done = _relu_graph(dtype, Facts(nan=False))
+    assert done == 1 and "torch.threshold(" in gm.code and "nan_to_num" not in gm.code
+    for x in boundary(dtype):
+        x = meeting(x, Facts(nan=False))   # -inf, -0, denormals and extremes stay
+        bits_equal(gm(x), activation.relu(x))
+
+
+def test_relu_specialised_keeps_the_kernels_gradient():
+    gm, _ = _relu_graph(torch.float64)
+    x = torch.tensor([math.nan, math.inf, -math.inf, -0.0, 0.0, 1.5, -2.0, 1e-310, -1e-310,
+                      3.0, 4.0], dtype=torch.float64)
+    dy = torch.linspace(1, 2, 11, dtype=torch.float64)
+    a, b = x.clone().requires_grad_(), x.clone().requires_grad_()
+    gm(a).backward(dy)
+    activation.relu(b).backward(dy)   # the kernel's out-of-place path
+    bits_equal(a.grad, b.grad)
+
+
+def test_relu_of_integers_keeps_the_kernel():
+    gm, done = _relu_graph(torch.int32)
+    assert done == 0
+
+
+@pytest.mark.parametrize("shape", [(1, 8, 16, 16), (64, 8, 16, 16), (2, 3, 7, 9)])
+def test_max_pool2d_nchw_is_f_max_pool2d(shape):
+    x = torch.randn(shape, generator=g)
+    x.view(-1)[::7] = math.nan
+    x.view(-1)[3::11] = -0.0
+    got = pool.max_pool2d_nchw(x, [2, 2], [2, 2], [0, 0])
+    want = F.max_pool2d(x.contiguous(memory_format=torch.channels_last), [2, 2], [2, 2],
+                        [0, 0]).contiguous() if x.numel() > 4096 else F.max_pool2d(
+                            x, [2, 2], [2, 2], [0, 0])
+    bits_equal(got, want)

@@ -22,6 +22,9 @@ import torch
 import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY
+# imported once, read as control_flow._tracing at the call (tests replace it there): an
+# import statement in a kernel costs 0.6 us a call
+from .. import control_flow
 from ..specialize import specializer
 from . import padding
 from .elementwise import float_pow
@@ -105,13 +108,11 @@ def _refold(x, fast, bounds):
     """`fast` with the windows torch made NaN refolded by `_max_fold`, their cells gathered
     from x (bounds: per spatial dim, each output's [start, end)); the other windows raised to
     -FLT_MAX."""
-    from ..control_flow import _tracing
-
     # Run on data, a sum that is neither NaN nor -inf says no window is NaN or -inf: a
     # float32 fast is Paddle's as it is (one pass; a sum made NaN or -inf otherwise, by
     # +inf and -inf or by overflow, only takes the exact path below); float64 also needs
     # no value below -FLT_MAX.  Traced, all of it is in the graph.
-    if not _tracing(fast):
+    if not control_flow._tracing(fast):
         total = fast.sum().item()   # one reduction and one read, no tensor-valued tests
         plain = not (math.isnan(total) or total == -math.inf)
         if plain and fast.dtype != torch.float32 and fast.numel():
@@ -180,14 +181,13 @@ def max_pool2d_nchw(x, kernel, strides, pads, *, ceil_mode=False):
     made contiguous again so that what follows (a conv picking its algorithm by layout)
     computes exactly as before.
     """
-    from ..control_flow import _tracing
-
-    if x.numel() <= _SMALL_POOL_INPUT and x.is_contiguous() and not _tracing(x):
+    # torch.max_pool2d is what F.max_pool2d calls (dilation 1), without its Python wrapper
+    if x.numel() <= _SMALL_POOL_INPUT and x.is_contiguous() and not control_flow._tracing(x):
         # a small map: the two layout copies cost more than the scalar loop (measured on
         # [1, 16, 8, 8]: 3.8 us direct, 6.2 us through channels-last); the same maxima
-        return F.max_pool2d(x, kernel, strides, pads, ceil_mode=ceil_mode)
-    y = F.max_pool2d(x.contiguous(memory_format=torch.channels_last), kernel, strides, pads,
-                     ceil_mode=ceil_mode)
+        return torch.max_pool2d(x, kernel, strides, pads, 1, ceil_mode)
+    y = torch.max_pool2d(x.contiguous(memory_format=torch.channels_last), kernel, strides,
+                         pads, 1, ceil_mode)
     return y.contiguous()
 
 
