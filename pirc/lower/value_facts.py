@@ -8,8 +8,10 @@ pool whose input is never NaN and never below -FLT_MAX needs no refold of NaN wi
 float32 rsqrt whose input is never a denormal needs no denormal fix.  The lowering still maps
 one op to one call; the facts only refine what that call's operands can hold.
 
-`Facts(nan, lo)`: `nan` False says no element is NaN; `lo` says every element that is not
-NaN compares >= lo (as IEEE numbers, so a -0 passes lo = 0; an element may be +inf).  Each
+`Facts(nan, lo, negzero)`: `nan` False says no element is NaN; `lo` says every element that
+is not NaN compares >= lo (as IEEE numbers, so a -0 passes lo = 0; an element may be +inf);
+`negzero` False says no element is -0 (with no NaN either, equal elements then have equal
+bits: any max of them is the same max).  Each
 rule below is one op's semantics, as pirc's kernel computes it, stated from the facts of
 the kernel call's operands (its bound arguments, by the kernel's parameter names) and its
 attributes; an op without a rule, a value that is not floating point, and a graph input
@@ -46,6 +48,7 @@ class Facts:
 
     nan: bool = True            # an element may be NaN
     lo: float = -math.inf       # every element that is not NaN is >= lo
+    negzero: bool = True        # an element may be -0
 
     def at_least(self, bound: float) -> bool:
         return self.lo >= bound
@@ -108,19 +111,19 @@ def rule(*names: str):
 @rule("pd_op.relu", "pd_op.relu_")
 def _relu(call: Call) -> Facts:
     # phi ReluCPUFunctor `v > 0 ? v : 0`: NaN and -0 become +0 (kernels/activation.py)
-    return Facts(nan=False, lo=0.0)
+    return Facts(nan=False, lo=0.0, negzero=False)
 
 
 @rule("pd_op.square")
 def _square(call: Call) -> Facts:
-    # x * x: the product of two equal signs; NaN only from a NaN (inf * inf is +inf)
-    return Facts(nan=call.facts("x").nan, lo=0.0)
+    # x * x: the product of two equal signs (a zero is +0); NaN only from a NaN
+    return Facts(nan=call.facts("x").nan, lo=0.0, negzero=False)
 
 
 @rule("pd_op.pow")
 def _pow(call: Call) -> Facts:
-    # x ** y for an even integer y: never negative (-0 ** 2 is +0, -inf ** 2 is +inf, and
-    # 0 ** -2 is +inf); NaN only from a NaN.  The kernel takes y as a float32 (an odd y
+    # x ** y for an even integer y: never negative nor -0 (-0 ** 2 is +0, -inf ** 2 is
+    # +inf, 0 ** -2 is +inf, an underflow +0); NaN only from a NaN.  The kernel takes y as a float32 (an odd y
     # is generic_pow's special case and a y that rounds to inf is no integer: no fact).
     y = call.number("y")
     if y is None:
@@ -128,7 +131,7 @@ def _pow(call: Call) -> Facts:
     y = float(torch.tensor(y, dtype=torch.float32))
     if not (math.isfinite(y) and y == math.floor(y) and y % 2 == 0):
         return UNKNOWN
-    return Facts(nan=call.facts("x").nan, lo=0.0)
+    return Facts(nan=call.facts("x").nan, lo=0.0, negzero=False)
 
 
 @rule("pd_op.mean")
@@ -170,11 +173,14 @@ def _add(call: Call) -> Facts:
 
 @rule("pd_op.full")
 def _full(call: Call) -> Facts:
-    # every element is the attribute's number, rounded to the dtype
+    # every element is the attribute's number, rounded to the dtype (a tiny one may round
+    # to a zero of its sign)
     v = call.number("value")
     if v is None:
         return UNKNOWN
-    return Facts(nan=math.isnan(v), lo=call.down(v) if not math.isnan(v) else -math.inf)
+    if math.isnan(v):
+        return Facts(nan=True)
+    return Facts(nan=False, lo=call.down(v), negzero=math.copysign(1.0, v) < 0)
 
 
 def annotate(graph: fx.Graph) -> None:

@@ -62,7 +62,7 @@ def boundary(dtype, shape=(3, 11)) -> list[torch.Tensor]:
 
 def meeting(t: torch.Tensor, facts: Facts) -> torch.Tensor:
     """t changed to meet `facts`: a value below lo mirrored (>= 0: -0 kept, -inf to +inf) or
-    raised to lo; a NaN made lo (or 0) where no NaN is allowed."""
+    raised to lo; a NaN made lo (or 0) where no NaN is allowed, a -0 +0 where no -0 is."""
     lo = facts.lo
     if lo == 0.0:
         t = torch.where(t < 0, -t, t)
@@ -70,12 +70,16 @@ def meeting(t: torch.Tensor, facts: Facts) -> torch.Tensor:
         t = torch.where(t < lo, torch.full_like(t, lo), t)
     if not facts.nan:
         t = torch.where(torch.isnan(t), torch.full_like(t, max(lo, 0.0)), t)
+    if not facts.negzero:
+        t = torch.where(t == 0, torch.zeros_like(t), t)
     return t
 
 
 def obeys(t: torch.Tensor, facts: Facts) -> bool:
     nan = torch.isnan(t)
     if not facts.nan and bool(nan.any()):
+        return False
+    if not facts.negzero and bool(((t == 0) & torch.signbit(t)).any()):
         return False
     return bool((t.double()[~nan] >= facts.lo).all())
 
@@ -103,6 +107,7 @@ def derive(op: str, kernel, result_dtype, operands: dict, **attrs) -> Facts:
 
 NONNEG = Facts(nan=True, lo=0.0)
 NONNEG_NUMBER = Facts(nan=False, lo=0.0)
+RELU = Facts(nan=False, lo=0.0, negzero=False)
 
 
 # -- _down -----------------------------------------------------------------------------------
@@ -125,11 +130,9 @@ def test_down_is_a_number_of_the_dtype_not_above(dtype, v):
 @pytest.mark.parametrize("name", ["pd_op.relu", "pd_op.relu_"])
 def test_relu_is_never_nan_and_never_negative(dtype, name):
     facts = derive(name, activation.relu, dtype, {"x": UNKNOWN})
-    assert facts == Facts(nan=False, lo=0.0)
+    assert facts == RELU
     for x in boundary(dtype):
-        out = activation.relu(x)
-        assert obeys(out, facts)
-        assert not bool(torch.signbit(out).any())   # -0 made +0 too (more than lo = 0 says)
+        assert obeys(activation.relu(x), facts)
 
 
 def test_rules_know_nothing_of_other_dtypes_and_unmarked_calls():
@@ -147,7 +150,7 @@ def test_rules_know_nothing_of_other_dtypes_and_unmarked_calls():
 @pytest.mark.parametrize("x_facts", [UNKNOWN, NONNEG_NUMBER])
 def test_square_is_never_negative(dtype, x_facts):
     facts = derive("pd_op.square", square, dtype, {"x": x_facts})
-    assert facts == Facts(nan=x_facts.nan, lo=0.0)
+    assert facts == Facts(nan=x_facts.nan, lo=0.0, negzero=False)
     for x in boundary(dtype):
         assert obeys(square(meeting(x, x_facts)), facts)
 
@@ -157,7 +160,7 @@ def test_square_is_never_negative(dtype, x_facts):
 @pytest.mark.parametrize("x_facts", [UNKNOWN, NONNEG_NUMBER])
 def test_pow_by_an_even_integer_is_never_negative(dtype, y, x_facts):
     facts = derive("pd_op.pow", elementwise.pow_, dtype, {"x": x_facts}, y=y)
-    assert facts == Facts(nan=x_facts.nan, lo=0.0)
+    assert facts == Facts(nan=x_facts.nan, lo=0.0, negzero=False)
     for x in boundary(dtype):
         assert obeys(elementwise.pow_(meeting(x, x_facts), y=y), facts)
 
@@ -275,11 +278,12 @@ def test_add_with_a_side_that_may_be_minus_inf_may_be_nan():
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("value", [1e-6, 0.0, -0.0, -2.5, 1e-40, math.inf, -math.inf, math.nan,
-                                   70000.0, 3])
+@pytest.mark.parametrize("value", [1e-6, 0.0, -0.0, -2.5, 1e-40, -1e-50, 1e-50, math.inf,
+                                   -math.inf, math.nan, 70000.0, 3])
 def test_full_is_its_value(dtype, value):
     facts = derive("pd_op.full", creation.full, dtype, {}, shape=[3], value=value, dtype=dtype)
-    want = Facts(nan=math.isnan(value), lo=-math.inf if math.isnan(value) else _down(value, dtype))
+    want = Facts(nan=True) if math.isnan(value) else Facts(
+        nan=False, lo=_down(value, dtype), negzero=math.copysign(1.0, value) < 0)
     assert facts == want
     try:
         out = creation.full(shape=[3], value=value, dtype=dtype)
@@ -302,22 +306,30 @@ def _typed(node, shape, dtype):
 
 
 POOLS = [
-    # kernel, strides, paddings, ceil_mode, size, every window holds an input cell
-    ([2, 2], [2, 2], [0, 0], False, (16, 16), True),     # cnn's
-    ([3, 3], [2, 2], [1, 1], True, (7, 8), True),
-    ([2, 3], [2, 1], [1, 0, 0, 1], False, (5, 6), True),  # asymmetric: a -inf pad in front
-    ([3, 3], [1, 1], [1, 1], False, (4, 5), True),
-    ([2, 2], [1, 1], [2, 0, 2, 0], False, (5, 5), False),  # first windows: padding alone
+    # kernel, strides, paddings, ceil_mode, size, every window holds an input cell,
+    # the windows tile the map
+    ([2, 2], [2, 2], [0, 0], False, (16, 16), True, True),     # cnn's
+    ([3, 3], [3, 3], [0, 0], True, (9, 6), True, True),
+    ([2, 3], [2, 3], [0, 0], False, (4, 9), True, True),
+    ([2, 2], [2, 2], [0, 0], False, (7, 8), True, False),      # row 7 in no window
+    ([3, 3], [2, 2], [1, 1], True, (7, 8), True, False),
+    ([2, 3], [2, 1], [1, 0, 0, 1], False, (5, 6), True, False),  # asymmetric: a -inf pad
+    ([3, 3], [1, 1], [1, 1], False, (4, 5), True, False),
+    ([2, 2], [1, 1], [2, 0, 2, 0], False, (5, 5), False, False),  # first windows: padding alone
 ]
 
 
-def _pool_graph(shape, dtype, first, kernel, strides, paddings, ceil_mode):
+def _pool_graph(shape, dtype, first, kernel, strides, paddings, ceil_mode, facts=UNKNOWN):
+    """x -> `first` (a relu, abs, or nothing: a feed, `facts` on it) -> pool2d(max),
+    specialised as the lowering does."""
     attrs = dict(strides=strides, paddings=paddings, ceil_mode=ceil_mode, pooling_type="max")
     first_kernel = {"pd_op.relu": activation.relu, "pd_op.abs": elementwise.abs_,
                     "feed": None}[first]
     graph = fx.Graph()
     x = _typed(graph.placeholder("x"), (-1, *shape[1:]), dtype)
     x = _typed(graph.call_function(torch.clone, (x,)), (-1, *shape[1:]), dtype)
+    if facts != UNKNOWN:
+        x.meta[FACTS_META] = facts
     if first_kernel is not None:
         x = _typed(graph.call_function(first_kernel, (x,)), (-1, *shape[1:]), dtype)
         x.meta[KERNEL_META] = first
@@ -330,16 +342,27 @@ def _pool_graph(shape, dtype, first, kernel, strides, paddings, ceil_mode):
     return gm, first_kernel, attrs
 
 
+def _big(shape, dtype):
+    """A batch of 64 (past max_pool2d_tiles' small map) with every special value in it."""
+    x = torch.randn(64, *shape[1:], generator=g, dtype=torch.float64)
+    specials = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1e-310, -1e-310, 1e-40, 3.4e38, -1e300]
+    flat = x.view(-1)
+    for i, v in enumerate(specials):
+        flat[i::37 + i] = v
+    return [x.to(dtype), torch.zeros_like(x, dtype=dtype), (-x).to(dtype)]
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize("kernel,strides,paddings,ceil_mode,size,covered", POOLS)
+@pytest.mark.parametrize("kernel,strides,paddings,ceil_mode,size,covered,tiles", POOLS)
 def test_max_pool_of_a_relu_needs_no_refold(monkeypatch, dtype, kernel, strides, paddings,
-                                            ceil_mode, size, covered):
+                                            ceil_mode, size, covered, tiles):
     shape = (2, 3, *size)
     gm, relu, attrs = _pool_graph(shape, dtype, "pd_op.relu", kernel, strides, paddings,
                                   ceil_mode)
-    assert "max_pool2d_nchw" in gm.code and "pool_pool2d" not in gm.code
+    assert ("max_pool2d_tiles" in gm.code) == tiles and "pool_pool2d" not in gm.code
+    assert ("max_pool2d_nchw" in gm.code) == (not tiles)
     assert ("max_pool_nan_fold" in gm.code) == (not covered)
-    cases = boundary(dtype, shape)
+    cases = boundary(dtype, shape) + _big(shape, dtype)
     with torch.no_grad():
         got = [gm(x) for x in cases]
         want = [pool.pool2d(relu(x), kernel, **attrs) for x in cases]
@@ -350,6 +373,25 @@ def test_max_pool_of_a_relu_needs_no_refold(monkeypatch, dtype, kernel, strides,
         bits_equal(a, c)
     if not covered:   # the windows of padding alone are Paddle's -FLT_MAX, kept by the refold
         assert (got[0] == -torch.finfo(torch.float32).max).any()
+
+
+def test_max_pool_tiles_need_no_minus_zero():
+    """An input never NaN but maybe -0 keeps torch's pooling (no refold): with a +0 and a -0
+    in one window, the maxima of rows then columns need not pick torch's zero."""
+    shape = (64, 8, 16, 16)
+    gm, _, attrs = _pool_graph(shape, torch.float32, "feed", [2, 2], [2, 2], [0, 0], False,
+                               facts=Facts(nan=False, lo=0.0))
+    assert "max_pool2d_nchw" in gm.code and "tiles" not in gm.code and "nan_fold" not in gm.code
+    for first_row in (-0.0, 0.0):
+        x = torch.zeros(shape)
+        x[:, :, 0::2, :] = first_row
+        x[:, :, 1::2, :] = -first_row
+        with torch.no_grad():
+            bits_equal(gm(x), pool.pool2d(x, [2, 2], **attrs))
+    x = torch.zeros(shape)
+    x[:, :, 0::2, :] = -0.0
+    assert not torch.equal(torch.signbit(pool.max_pool2d_tiles(x, 2, 2)),
+                           torch.signbit(pool.pool2d(x, [2, 2], **attrs)))   # why
 
 
 @pytest.mark.parametrize("first", ["pd_op.abs", "feed"])
@@ -403,7 +445,7 @@ def test_cnn_lowers_without_a_refold():
     params = str(corpus / "cnn.3.3.1.pdiparams")
     for pipeline in ("", "fuse"):
         code = lower(program, params, pipeline=pipeline).code
-        assert "max_pool_nan_fold" not in code and "max_pool2d_nchw" in code
+        assert "max_pool_nan_fold" not in code and "max_pool2d_tiles(" in code
         assert code.count("torch.threshold(") == 2 and "activation_relu" not in code
 
 

@@ -194,6 +194,28 @@ def max_pool2d_nchw(x, kernel, strides, pads, *, ceil_mode=False):
 _SMALL_POOL_INPUT = 4096   # elements; [64, 8, 16, 16] already runs 4x faster channels-last
 
 
+def max_pool2d_tiles(x, kh: int, kw: int):
+    """A max pool whose windows tile the map (kernel = stride, no padding, kh | H, kw | W) of
+    an input without NaN and without -0 (value_facts: a relu's output), as element-wise
+    maxima of its strided rows, then columns, where the map is not small.
+
+    Without NaN and -0, elements that compare equal have equal bits, so every window has one
+    max whatever the order of the comparisons: torch's pooling's and Paddle's.  Two passes
+    over the map against the pooling kernels (measured: [64, 8, 16, 16] 54 us against 219
+    channels-last; [1, 192, 28, 28] 61 against 164); a small map keeps the one direct call
+    (6 us against 12.5 on [1, 8, 16, 16]).  Contiguous, as max_pool2d_nchw's result.
+    """
+    if x.numel() <= _SMALL_POOL_INPUT and x.is_contiguous() and not control_flow._tracing(x):
+        return torch.max_pool2d(x, [kh, kw], [kh, kw], [0, 0], 1, False)
+    rows = x[:, :, 0::kh]
+    for i in range(1, kh):
+        rows = torch.maximum(rows, x[:, :, i::kh])
+    out = rows[..., 0::kw]
+    for j in range(1, kw):
+        out = torch.maximum(out, rows[..., j::kw])
+    return out.contiguous()
+
+
 _TORCH_POOL = {("max", 2): max_pool2d_nchw, ("max", 3): F.max_pool3d,
                ("avg", 2): F.avg_pool2d, ("avg", 3): F.avg_pool3d}
 
@@ -365,9 +387,12 @@ def _pool2d_call(site):
         return None
     torch_pads = [b for b, _ in pads]
     if p["pooling_type"] == "max":
+        facts = site.facts(p["x"])
+        if _needs_no_refold(facts, shape[2:], kernel, strides, paddle_pads, outs):
+            if not facts.negzero and _tiles(shape[2:], kernel, strides, paddle_pads):
+                return site.call(max_pool2d_tiles, x, *kernel)
+            return site.call(max_pool2d_nchw, x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
         fast = site.call(max_pool2d_nchw, x, kernel, strides, torch_pads, ceil_mode=ceil_mode)
-        if _needs_no_refold(site.facts(p["x"]), shape[2:], kernel, strides, paddle_pads, outs):
-            return fast
         return site.call(max_pool_nan_fold, p["x"], fast, kernel, strides, paddle_pads, outs)
     return site.call(F.avg_pool2d, x, kernel, strides, torch_pads, ceil_mode=ceil_mode,
                      count_include_pad=not p["exclusive"])
@@ -383,3 +408,10 @@ def _needs_no_refold(facts, sizes, kernel, strides, pads, outs) -> bool:
         return False
     return all(b < e for i in range(len(kernel))
                for b, e in _regular_bounds(sizes[i], kernel[i], strides[i], pads[i][0], outs[i]))
+
+
+def _tiles(sizes, kernel, strides, pads) -> bool:
+    """The windows tile the map: stride = kernel, no padding, each dim a multiple of its
+    window (then ceil_mode adds no window either)."""
+    return (list(kernel) == list(strides) and all(b == a == 0 for b, a in pads)
+            and all(s > 0 and s % k == 0 for s, k in zip(sizes, kernel)))
