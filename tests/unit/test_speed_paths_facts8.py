@@ -144,6 +144,8 @@ def test_rules_know_nothing_of_other_dtypes_and_unmarked_calls():
     call.meta["pir_dtype"] = torch.float32   # no KERNEL_META: not an op's kernel call
     annotate(graph)
     assert facts_of(call) == UNKNOWN
+    # another function called for pd_op.relu (a test registry's kernel): not pirc's relu
+    assert derive("pd_op.relu", elementwise.abs_, torch.float32, {"x": UNKNOWN}) == UNKNOWN
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
