@@ -33,6 +33,7 @@ from .failures import OP_META, OpOrigin
 from .feeds import FeedSpec
 from .shape_values import ShapeTracker
 from .storage import VIEW_BASES, Storage
+from .value_facts import KERNEL_META
 from .values import python_value, torch_dtype_of_type
 
 
@@ -338,7 +339,9 @@ class GraphBuilder:
         pass instead, for recomputing a view from its written base)."""
         entry = self.ctx.registry.resolve(op.name, self.ctx.version)
         args, kwargs = self.arguments(op, entry, replace)
-        return self.graph.call_function(entry.fn, args, kwargs)
+        node = self.graph.call_function(entry.fn, args, kwargs)
+        node.meta[KERNEL_META] = op.name  # whose semantics the call computes (value_facts)
+        return node
 
     def arguments(self, op, entry, replace: dict | None = None) -> tuple[tuple, dict]:
         """(operands' nodes, spec attributes as Python values) as op's kernel takes them."""

@@ -18,10 +18,12 @@ Paddle's numbers.  A kernel call whose result a specialiser replaces by a tuple 
 layer_norm, dropout) is replaced only when every user reads one element of it through
 `operator.getitem` that the tuple provides.  The pass runs after the NPU fusion (which
 matches kernel calls) and the constant folding, on the root graph and on control-flow
-subgraphs.  A specialiser may answer with an existing value (an identity such as dropout at
-inference); that is taken only where the value is computed inside the graph: a module output
-never aliases a caller's input tensor, and torch's control-flow operators refuse branch
-outputs that alias their inputs.
+subgraphs, after value_facts has put each value's static facts on its node (`Site.facts`:
+never NaN, a lower bound; a replacement carries its node's facts on).  A specialiser may
+answer with an existing value (an identity such as dropout at inference); that is taken
+only where the value is computed inside the graph: a module output never aliases a
+caller's input tensor, and torch's control-flow operators refuse branch outputs that alias
+their inputs.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import torch.fx as fx
 
 from .failures import OP_META
 from .graph_builder import python_name
+from .value_facts import FACTS_META, Facts, annotate, facts_of
 
 
 def specializer(kernel: Callable):
@@ -78,6 +81,11 @@ class Site:
     @staticmethod
     def dtype(value) -> torch.dtype | None:
         return value.meta.get("pir_dtype") if isinstance(value, fx.Node) else None
+
+    @staticmethod
+    def facts(value) -> Facts:
+        """What value_facts proved about an operand's elements (never NaN, a lower bound)."""
+        return facts_of(value)
 
     def rank(self, value) -> int | None:
         s = self.shape(value)
@@ -183,7 +191,7 @@ def _ok_value(value, root: bool) -> bool:
 
 
 def _carry_meta(old: fx.Node, new: fx.Node) -> None:
-    for key in ("pir_shape", "pir_dtype"):
+    for key in ("pir_shape", "pir_dtype", FACTS_META):
         if key in old.meta and key not in new.meta:
             new.meta[key] = old.meta[key]
 
@@ -193,6 +201,7 @@ def specialize_calls(gm: fx.GraphModule, root: bool = True) -> int:
     taken = {name for name, _ in gm.named_buffers()} | {name for name, _ in gm.named_children()} \
         | {name for name, _ in gm.named_parameters()}
     graph = gm.graph
+    annotate(graph)
     done = 0
     scalars: dict = {}
     for node in list(graph.nodes):

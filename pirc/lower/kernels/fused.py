@@ -21,6 +21,7 @@ import math
 import torch
 
 from ...runtime.registry import REGISTRY, Behaviour
+from ..specialize import specializer
 from .eigen_packets import FLT_MIN, eigen_packet_lanes
 
 _RMS_FLAGS = Behaviour(
@@ -46,6 +47,19 @@ def rsqrt(x):
         return out
     denormal = tiny & (x != 0) & eigen_packet_lanes(x)
     return torch.where(denormal, torch.copysign(torch.full_like(x, math.inf), x), out)
+
+
+@specializer(rsqrt)
+def _rsqrt_call(site):
+    """torch.rsqrt alone where the kernel would return it: x not float32 (no denormal fix),
+    or float32 that value_facts proves never below FLT_MIN when not NaN (no denormal, zero
+    or negative element: an RMSNorm's mean(x^2) + eps, eps >= FLT_MIN), where the kernel's
+    check (abs, <, any and a read back to Python) finds nothing."""
+    x = site.p["x"]
+    dtype = site.dtype(x)
+    if dtype is None or (dtype == torch.float32 and not site.facts(x).at_least(FLT_MIN)):
+        return None
+    return site.call(torch.rsqrt, x)
 
 
 @REGISTRY.register("pd_op.silu", since=1)
