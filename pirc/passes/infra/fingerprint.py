@@ -401,9 +401,9 @@ class Fingerprinter:
             else:
                 entry = kept.pop(key, None)
                 if entry is not None:
-                    gone[key] = entry[_DIGEST]
+                    gone[key] = digest = entry[_DIGEST]
                     del digests[key]
-                    removed.append(entry[_DIGEST])
+                    removed.append(digest)
                     size += entry[_SIZE]
                     for result in op.results:
                         if result.first_use is not None:
@@ -495,16 +495,16 @@ class Fingerprinter:
         hash_top, edge, blank = self._hash_top, _INDEX_BYTES, _BLAKE.copy
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
-        # would never end: past this many, hash the program from scratch.
-        budget = 2 * len(kept) + 64
+        # would never end: past this many ops hashed, hash the program from scratch.  Only
+        # a reader queued below the rank taken last can be hashed again (while none is, the
+        # ranks taken only grow, and each op queued is taken once), so the count is checked
+        # there: a cycle queues one such reader at each turn.
+        budget = 2 * len(kept) + 64 + len(touched)
         # The rank of the op taken last: a reader queued with a rank below it may have been
         # hashed already (ranks out of date), and is then in `touched` twice.
         last = None
         twice = False
         while seeded or heap:
-            budget -= 1
-            if budget < 0:
-                raise _Redo
             if heap and (not seeded or heap[0][0] < seeded[-1][_RANK]):
                 entry = heappop(heap)[2]
             else:
@@ -563,6 +563,8 @@ class Fingerprinter:
                     rank = uentry[_RANK]
                     if rank is None or not last < rank:
                         twice = True
+                        if len(touched) > budget:
+                            raise _Redo
                     seq += 1
                     heappush(heap, (rank, seq, uentry))
         return twice
@@ -581,13 +583,12 @@ class Fingerprinter:
         for was, now in zip(old, new):
             if was is now:
                 continue
-            owner, previous = getattr(now, "op", None), getattr(was, "op", None)
-            if owner is None or previous is None or now.index != was.index:
-                return False   # a block argument, spelled by its type: hashed again
-            placed = kept.get(id(owner))
-            if (placed is None or placed[_OP] is not owner or placed[_DIGEST] is None
-                    or placed[_RANK] is None or not placed[_RANK] < rank):
+            try:
+                owner, previous = now.op, was.op
+            except AttributeError:   # a block argument, spelled by its type: hashed again
                 return False
+            # The hash the old value's op had, first: a forward's reader (its old producer's
+            # hash covers the new one's) fails here, a cse merge's passes every test.
             key = id(previous)
             had = gone.get(key)
             if had is None:
@@ -595,7 +596,10 @@ class Fingerprinter:
                 if had is None or had[_OP] is not previous:
                     return False
                 had = had[_DIGEST]
-            if had is None or had != placed[_DIGEST]:
+            # An entry holds its op, so the one found by the owner's id is the owner's.
+            placed = kept.get(id(owner))
+            if (placed is None or had is None or had != placed[_DIGEST] or now.index != was.index
+                    or placed[_RANK] is None or not placed[_RANK] < rank):
                 return False
         return True
 
