@@ -570,39 +570,3 @@ def test_a_cycle_ends_in_a_fresh_look():
     relu.operands = [reader.results[0]]
     assert f.update(program, [relu]) == fresh(program)
     assert f.fallbacks == 1
-
-
-# -- the climb's hashes by what is hashed (Fingerprinter._climb's memo) ----------------------
-
-
-def _two_readers_of_one_relu(program, f):
-    """Two new readers of a relu's result, a relu and a softmax (the same operand, another
-    prefix), hashed; then the relu reads another value, so that both readers are hashed
-    again from their prefix in one climb, with the same producer hash."""
-    block = program.block
-    relu = next(op for op in block.ops if op.name == "pd_op.relu")
-    softmax = next(op for op in block.ops if op.name == "pd_op.softmax")
-    readers = [relu.clone(), softmax.clone()]
-    anchor = relu
-    for reader in readers:
-        reader.operands = [relu.results[0]]
-        block.insert_op_after(reader, anchor)
-        anchor = reader
-    f.update(program, readers)
-    source = next(op for op in block.ops if op.name == "pd_op.matmul" and _before(op, relu))
-    relu.operands = [source.results[0]]
-    return relu, readers
-
-
-def test_readers_of_one_producer_hashed_in_one_climb_keep_their_own_prefix():
-    """Each op's hash after the climb is the one a fresh look gives it: a memo keyed by the
-    operands' part alone would give the softmax the relu's hash (checked by hand: keyed by
-    `parts[1:]`, this test fails)."""
-    program, f = _mlp()
-    relu, readers = _two_readers_of_one_relu(program, f)
-    assert f.update(program, [relu]) == fresh(program)
-    assert set(readers) <= set(f.touched) and f.fallbacks == 0
-    look = Fingerprinter(program.version)
-    look.program(program)
-    assert {key: f._digests[key] for key in look._digests} == look._digests
-    assert f._digests[id(readers[0])] != f._digests[id(readers[1])]

@@ -537,12 +537,6 @@ class Fingerprinter:
         heap: list = []
         seq = 0
         hash_top, edge, blank = self._hash_top, _INDEX_BYTES, _BLAKE.copy
-        # Hashes from a prefix, by what is hashed (the prefix, then "e", the producer's hash
-        # and the result's index for each operand, the bytes joined as the tuple says): a
-        # model repeats its layers, so a cone repeats the same few of them (on the
-        # transformer at 100k, 26k ops hashed again to a few dozen hashes): a lookup, where
-        # the join and the blake2b cost more.
-        memo: dict = {}
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many ops hashed, hash the program from scratch.  Only
@@ -579,12 +573,9 @@ class Fingerprinter:
                     except KeyError:
                         raise _Redo from None
                 else:
-                    parts = tuple(parts)
-                    digest = memo.get(parts)
-                    if digest is None:
-                        h = blank()
-                        h.update(b"".join(parts))
-                        digest = memo[parts] = h.digest()
+                    h = blank()
+                    h.update(b"".join(parts))
+                    digest = h.digest()
                 entry[_ARGS] = op._operands
             if digest == old:
                 continue
