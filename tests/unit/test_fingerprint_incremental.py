@@ -493,3 +493,80 @@ def test_settling_is_what_keeps_the_readers_hashes():
     with mock.patch.object(Fingerprinter, "_same_inputs", lambda self, entry, gone: True):
         value = f.update(program, [relu, *users], set(map(id, users)))
     assert value != fresh(program)
+
+
+# -- steady seeds settled as the update takes them (Fingerprinter._update, _unsettle) --------
+
+
+def test_readers_settled_beside_a_moved_op_are_settled_once_after_the_ranking():
+    """An op moved among the seeds (ranked anew by _place) undoes the settling done as the
+    seeds came, and _settle takes the steady seeds afresh: each once in `touched` (nothing
+    is hashed again, so no climb would make them unique), the fingerprint a fresh look's."""
+    program, f = _mlp()
+    block = program.block
+    relu = next(op for op in block.ops if op.name == "pd_op.relu")
+    twin = relu.clone()
+    block.insert_op_after(twin, relu)
+    f.update(program, [twin])
+    users = [use.operation for use in relu.results[0].uses]
+    relu.results[0].replace_all_uses_with(twin.results[0])
+    block.erase_op(relu)
+    param = next(iter(block.ops))   # moved to just before its reader: steady, and it settles
+    reader = next(iter(param.results[0].uses)).operation
+    block.detach_op(param)
+    block.insert_op_before(param, reader)
+    value = f.update(program, [*users, relu, param], set(map(id, [*users, param])), 2)
+    assert value == fresh(program) and f.op_count == program.op_count() and f.fallbacks == 0
+    assert f.touched == [*users, param]
+    assert _ranks_fit(f, program)
+
+
+def _read_after_erasure(program, f):
+    """A relu's twin, hashed, then its readers pointed at the twin and the twin taken out of
+    the block while they still read it (a broken program): the readers come before the twin
+    among the seeds, so when each is taken the twin's entry is still kept, hashing like the
+    relu they read before."""
+    block = program.block
+    relu = next(op for op in block.ops if op.name == "pd_op.relu")
+    twin = relu.clone()
+    block.insert_op_after(twin, relu)
+    f.update(program, [twin])
+    users = [use.operation for use in relu.results[0].uses]
+    relu.results[0].replace_all_uses_with(twin.results[0])
+    block.detach_op(twin)
+    return users, twin
+
+
+def test_readers_of_an_op_taken_out_are_hashed_again_though_settled_as_they_came():
+    """The settling as the seeds come is undone when an erased op is still read: its
+    readers, steady seeds here, are then hashed with the twin as a free input, as a fresh
+    look hashes them."""
+    program, f = _mlp()
+    users, twin = _read_after_erasure(program, f)
+    value = f.update(program, [*users, twin], set(map(id, users)), 1)
+    assert value == fresh(program) and f.fallbacks == 0
+    assert set(users) <= set(f.touched) and len(f.touched) == len(set(map(id, f.touched)))
+
+
+def test_the_undo_is_what_hashes_those_readers_again():
+    """The mutation check: without the undo the readers keep the hashes they had when the
+    twin was in the block, and the fingerprint is not a fresh look's."""
+    program, f = _mlp()
+    users, twin = _read_after_erasure(program, f)
+    with mock.patch.object(Fingerprinter, "_unsettle", lambda *args: None):
+        value = f.update(program, [*users, twin], set(map(id, users)), 1)
+    assert value != fresh(program)
+
+
+def test_a_cycle_ends_in_a_fresh_look():
+    """Only a broken program has a cycle (a relu reading its reader's result): the climb
+    would hash the two ops again and again; past its budget (counted where a reader is
+    queued below the rank taken last, which a cycle does at each turn) it hashes the
+    program from scratch."""
+    program, f = _mlp()
+    block = program.block
+    relu = next(op for op in block.ops if op.name == "pd_op.relu")
+    reader = next(iter(relu.results[0].uses)).operation
+    relu.operands = [reader.results[0]]
+    assert f.update(program, [relu]) == fresh(program)
+    assert f.fallbacks == 1

@@ -20,11 +20,21 @@ rewrites matched, produced or edited (pirc.passes.infra.rewrites, ir_watch) and 
 again, then, in block order, the users of each op whose hash moved, and so on down: the
 downstream cone, which a Merkle hash cannot skip (an op's hash covers its producers' hashes,
 so when one producer's hash moves, so does every hash below it; a cone stops where a hash
-comes out the same, as after cse, whose merged op hashes like the one it became).  The
-program's hash is the sha256 of the sorted op hashes, kept between passes as a multiset (how
-many ops have each hash, and the distinct hashes sorted): a model repeats its layers and
-parameters, so there are far fewer distinct hashes than ops, a change moves a few counts,
-and the sha256 then reads 20 bytes per op at C speed.  `program`, the walk that compares
+comes out the same, as after cse, whose merged op hashes like the one it became).  What the
+pass did cannot cut a cone short: a forward (canonicalize's inference-dropout: the readers of
+d(x) read x) leaves each reader covering x's hash where it covered d's, which covered x's, so
+its hash moves, and each hash below it (on the transformer at 100k: 5.7k readers, 26k ops down
+to the fetches, every hash moved); only readers pointed at an op hashing like the one they read
+(cse) keep theirs, and they are settled without a climb (`steady`).  An update's cost per op is
+mostly reading memory the pass left cold: the first look reads the ops in the order they were
+made, an update reads its seeds, their entries and their readers scattered over the program.
+So each seed is handled in one pass, a steady one settled as it is taken, while its op and
+operands are at hand; splitting the seeds first (erased or standing, in C loops) reads each op
+twice and costs more.  The program's hash is the sha256 of the sorted op hashes, kept
+between passes as a multiset (how many ops have each hash, and the distinct hashes sorted): a
+model repeats its layers and parameters, so there are far fewer distinct hashes than ops (46
+on the transformer at 100k), a change moves a few counts, and the sha256 then reads 20 bytes
+per op at C speed.  `program`, the walk that compares
 every op with what was kept, is what `--verify-each=full` and a program edited behind the
 manager's back use; the first look at a program (`_first`) has nothing to compare and
 hashes an op without regions or properties inline, from its static key (below) and its
@@ -50,7 +60,7 @@ from __future__ import annotations
 import hashlib
 import json
 from bisect import bisect_left, insort
-from collections import ChainMap, Counter
+from collections import ChainMap, Counter, deque
 from heapq import heappop, heappush
 from operator import attrgetter, itemgetter, mul
 
@@ -400,14 +410,17 @@ class Fingerprinter:
         # may have changed (_OPERANDS: `steady`), for each seed in the block (what _place
         # reads), then the readers queued as hashes move; queued once each.
         queued: dict = {}
-        seeded: list = []    # the entries of those seeds, but the steady ones
-        steadies: list = []  # the steady ones' (_settle)
+        seeded: list = []    # the entries of those seeds, but the steady ones that settled
+        steadies: list = []  # the steady ones' entries
+        settled: list = []   # the ids of those that hash as before, each with its old operands
         unsure: list = []    # those new, or moved, or beside such: given ranks by _place
         standing: list = []  # those hashed before: moved, unless `detached` says none was
         gone: dict = {}      # id(op) -> its hash, for each seed erased or moved into a region
         removed: list = []   # hashes leaving the program's multiset
         size = 0             # ops leaving the program
         read = []            # erased ops still read: a broken program
+        self.touched = touched = []
+        same = self._same_inputs
         for op in seeds:
             key = id(op)
             if op.parent is block:
@@ -422,8 +435,20 @@ class Fingerprinter:
                     unsure.append(op)
                     continue
                 if key in steady:
-                    queued[key] = _OPERANDS
+                    # Settled as it comes, while its op and operands are at hand (_settle,
+                    # a loop of its own after this one, read each from memory again: a
+                    # tenth of cse's update).  Its old producer's hash is in `gone`, or still
+                    # kept when that op comes later among the seeds; what only the end of
+                    # this loop can tell (a seed to rank, an erased op still read) undoes it.
                     steadies.append(entry)
+                    if same(entry, gone):
+                        settled += (key, entry[_ARGS])
+                        entry[_ARGS] = op._operands
+                        touched.append(op)
+                        queued[key] = None   # given twice: taken once
+                    else:
+                        queued[key] = False
+                        seeded.append(entry)
                 else:
                     queued[key] = True
                     seeded.append(entry)
@@ -431,38 +456,44 @@ class Fingerprinter:
             else:
                 entry = kept.pop(key, None)
                 if entry is not None:
-                    gone[key] = entry[_DIGEST]
+                    gone[key] = digest = entry[_DIGEST]
                     del digests[key]
-                    removed.append(entry[_DIGEST])
+                    removed.append(digest)
                     size += entry[_SIZE]
                     for result in op.results:
                         if result.first_use is not None:
                             read.append(op)
                             break
-        self.touched = touched = []
         if not queued and not gone:
             return self._value
         self.op_count -= size
         if standing and detached != len(gone):   # an op may have moved
             moved = self._moved
             unsure += [op for op in standing if moved(op)]
-        if unsure:
-            self._place(unsure, queued)
-        for op in read:   # its readers are hashed again whole (a steady seed's operands only)
-            for user in _users(op, block):
-                key = id(user)
-                if key not in queued:
-                    entry = kept.get(key)
-                    if entry is None:
-                        raise _Redo  # a top-level op no look and no seed has seen
-                    queued[key] = True
-                    seeded.append(entry)
-        if steadies:
-            self._settle(steadies, seeded, queued, gone, touched)
+        if unsure or read:
+            # Ranks to give, or readers to hash whole: the steady seeds are settled afresh
+            # after them, as _settle does (ranks and the ops in the block as they will be).
+            if steadies:
+                self._unsettle(kept, steadies, settled, seeded, queued, touched)
+            if unsure:
+                self._place(unsure, queued)
+            for op in read:   # its readers are hashed again whole (a steady seed's operands only)
+                for user in _users(op, block):
+                    key = id(user)
+                    if key not in queued:
+                        entry = kept.get(key)
+                        if entry is None:
+                            raise _Redo  # a top-level op no look and no seed has seen
+                        queued[key] = True
+                        seeded.append(entry)
+            if steadies:
+                self._settle(steadies, seeded, queued, gone, touched)
+        elif settled:   # out of `queued`: the climb queues them as it queues any reader
+            deque(map(queued.__delitem__, settled[::2]), 0)
         added: list = []     # hashes coming into it
         if seeded:
-            settled = len(touched)
-            if self._climb(seeded, queued, removed, added, touched) or (settled and len(touched) > settled):
+            before = len(touched)
+            if self._climb(seeded, queued, removed, added, touched) or (before and len(touched) > before):
                 touched[:] = dict.fromkeys(touched)   # each op once, where first hashed
         if removed or added:
             self._distinct = _retally(self._counts, self._distinct, removed, added)
@@ -488,8 +519,21 @@ class Fingerprinter:
                 return True
         return False
 
+    @staticmethod
+    def _unsettle(kept: dict, steadies: list, settled: list, seeded: list, queued: dict, touched: list) -> None:
+        """Undo _update's settling as the seeds come: each steady seed queued as steady
+        (_OPERANDS) and out of `seeded`, those settled given back the operands they were
+        hashed with, `touched` emptied (it held only those), for _settle to take afresh."""
+        for key, operands in zip(settled[::2], settled[1::2]):
+            kept[key][_ARGS] = operands
+        for entry in steadies:
+            queued[id(entry[_OP])] = _OPERANDS
+        seeded[:] = [entry for entry in seeded if queued[id(entry[_OP])] is not _OPERANDS]
+        del touched[:]
+
     def _settle(self, steadies: list, seeded: list, queued: dict, gone: dict, touched: list) -> None:
-        """Before the climb, the steady seeds (`update`'s `steady`: only their operands may
+        """_update's settling, where the seeds could not be settled as they came (a seed to
+        rank, an erased op still read: _unsettle).  Before the climb, the steady seeds (`update`'s `steady`: only their operands may
         have changed) that hash as before given the hashes kept (_same_inputs) keep them:
         hashed again, and the same (`touched`), they leave `queued`.  The others join
         `seeded`, to be hashed from their prefix.  The climb need not come first: an op it
@@ -525,16 +569,16 @@ class Fingerprinter:
         hash_top, edge, blank = self._hash_top, _INDEX_BYTES, _BLAKE.copy
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
-        # would never end: past this many, hash the program from scratch.
-        budget = 2 * len(kept) + 64
+        # would never end: past this many ops hashed, hash the program from scratch.  Only
+        # a reader queued below the rank taken last can be hashed again (while none is, the
+        # ranks taken only grow, and each op queued is taken once), so the count is checked
+        # there: a cycle queues one such reader at each turn.
+        budget = 2 * len(kept) + 64 + len(touched)
         # The rank of the op taken last: a reader queued with a rank below it may have been
         # hashed already (ranks out of date), and is then in `touched` twice.
         last = None
         twice = False
         while seeded or heap:
-            budget -= 1
-            if budget < 0:
-                raise _Redo
             if heap and (not seeded or heap[0][0] < seeded[-1][_RANK]):
                 entry = heappop(heap)[2]
             else:
@@ -593,6 +637,8 @@ class Fingerprinter:
                     rank = uentry[_RANK]
                     if rank is None or not last < rank:
                         twice = True
+                        if len(touched) > budget:
+                            raise _Redo
                     seq += 1
                     heappush(heap, (rank, seq, uentry))
         return twice
@@ -611,13 +657,12 @@ class Fingerprinter:
         for was, now in zip(old, new):
             if was is now:
                 continue
-            owner, previous = getattr(now, "op", None), getattr(was, "op", None)
-            if owner is None or previous is None or now.index != was.index:
-                return False   # a block argument, spelled by its type: hashed again
-            placed = kept.get(id(owner))
-            if (placed is None or placed[_OP] is not owner or placed[_DIGEST] is None
-                    or placed[_RANK] is None or not placed[_RANK] < rank):
+            try:
+                owner, previous = now.op, was.op
+            except AttributeError:   # a block argument, spelled by its type: hashed again
                 return False
+            # The hash the old value's op had, first: a forward's reader (its old producer's
+            # hash covers the new one's) fails here, a cse merge's passes every test.
             key = id(previous)
             had = gone.get(key)
             if had is None:
@@ -625,7 +670,10 @@ class Fingerprinter:
                 if had is None or had[_OP] is not previous:
                     return False
                 had = had[_DIGEST]
-            if had is None or had != placed[_DIGEST]:
+            # An entry holds its op, so the one found by the owner's id is the owner's.
+            placed = kept.get(id(owner))
+            if (placed is None or had is None or had != placed[_DIGEST] or now.index != was.index
+                    or placed[_RANK] is None or not placed[_RANK] < rank):
                 return False
         return True
 
