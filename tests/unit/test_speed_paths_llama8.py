@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import importlib
+import operator
 import sys
 import warnings
 from pathlib import Path
@@ -296,3 +297,17 @@ def test_llama_block_specialised_is_the_kernel_module(monkeypatch, pipe):
     for x in floats(torch.float32, (3, 32, 64))[::2] + [torch.randn(1, 32, 64, generator=g)]:
         with torch.no_grad():
             bits_equal(fast(x, cos, sin)[0], plain(x, cos, sin)[0])
+
+
+def test_attention_out_call_leaves_out_its_default_keywords():
+    graph = fx.Graph()
+    q, k, v = (graph.placeholder(n) for n in "qkv")
+    call = graph.call_function(ops.npu_fusion_attention, (q, k, v, 2, "BNSD"),
+                               {"scale": 0.5, "keep_prob": 1.0, "pre_tockens": 65536})
+    graph.output((graph.call_function(operator.getitem, (call, 0)),))
+    gm = fx.GraphModule(torch.nn.Module(), graph)
+    assert specialize_calls(gm) == 1
+    node = [n for n in gm.graph.nodes if n.target is ops.npu_fusion_attention_out][0]
+    assert node.kwargs == {"scale": 0.5, "pre_tockens": 65536}
+    q, k, v = (torch.randn(1, 2, 3, 4, generator=g) for _ in range(3))
+    bits_equal(gm(q, k, v)[0], reference.npu_fusion_attention(q, k, v, 2, "BNSD", scale=0.5)[0])
