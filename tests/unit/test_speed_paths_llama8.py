@@ -311,3 +311,43 @@ def test_attention_out_call_leaves_out_its_default_keywords():
     assert node.kwargs == {"scale": 0.5, "pre_tockens": 65536}
     q, k, v = (torch.randn(1, 2, 3, 4, generator=g) for _ in range(3))
     bits_equal(gm(q, k, v)[0], reference.npu_fusion_attention(q, k, v, 2, "BNSD", scale=0.5)[0])
+
+
+# -- the transformer's self_dp_attention on device npu ---------------------------------------
+
+def test_self_dp_attention_unbind_is_the_three_selects(monkeypatch):
+    """One unbind for q, k, v: the selects' views (strides, offsets), so the module's bits."""
+    import dataclasses
+
+    from pirc.lower.npu import emit
+
+    for x in (torch.randn(2, 8, 3, 4, 8, generator=g),
+              torch.randn(2, 8, 5, 4, 8, generator=g)[:, :, 1:4]):
+        for i, part in enumerate(torch.unbind(x, 2)):
+            sel = torch.select(x, 2, i)
+            assert (part.shape, part.stride(), part.storage_offset()) == \
+                (sel.shape, sel.stride(), sel.storage_offset())
+
+    def selects(e):   # the emitter before: three selects
+        x = e.args[0]
+        q, k, v = (e.call(torch.select, (x, 2, i)) for i in range(3))
+        fused = e.call(ops.npu_fusion_attention, (q, k, v, e.attrs.get("head_number", 1), "BSND"),
+                       {"scale": e.attrs.get("alpha", 1.0)})
+        return {0: e.item(fused, 0)}
+
+    import pirc
+    from pirc.api import lower
+
+    path = ROOT / "tests/fixtures/corpus/3.3.1/transformer.3.3.1"
+    program = pirc.load(str(path) + ".json")
+    params = pirc.read_params(str(path) + ".pdiparams", program)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = lower(program, params, device="npu", pipeline="npu")
+        key = ("pd_op.self_dp_attention", 1)
+        monkeypatch.setitem(emit.EMITTERS, key,
+                            dataclasses.replace(emit.EMITTERS[key], build=selects))
+        plain = lower(pirc.load(str(path) + ".json"), params, device="npu", pipeline="npu")
+    assert "torch.unbind" in fast.code and "torch.select" in plain.code
+    for x in floats(torch.float32, (3, 8, 32))[::2]:
+        bits_equal(fast(x)[0], plain(x)[0])
