@@ -351,3 +351,40 @@ def test_self_dp_attention_unbind_is_the_three_selects(monkeypatch):
     assert "torch.unbind" in fast.code and "torch.select" in plain.code
     for x in floats(torch.float32, (3, 8, 32))[::2]:
         bits_equal(fast(x)[0], plain(x)[0])
+
+
+# -- per CPU capability ----------------------------------------------------------------------
+
+CAPABILITY_CHECK = """
+import torch, numpy as np
+from pirc.lower.npu import ops, reference
+from pirc.testing import boundary_inputs
+import test_speed_paths_llama8 as t
+arrays = [torch.from_numpy(np.ascontiguousarray(a))
+          for a in boundary_inputs("f32", (2, 4, 8, 16)).values()]
+for i, x in enumerate(arrays):
+    w = arrays[(i + 3) % len(arrays)][0, 0, 0]
+    y, r = ops.npu_rms_norm(x, w, epsilon=1e-6)
+    wy, wr = t.general_rms_norm(x, w, 1e-6)
+    t.bits_equal(y, wy); t.bits_equal(r, wr)
+    k, v = arrays[(i + 5) % len(arrays)], arrays[(i + 7) % len(arrays)]
+    for layout in ("BNSD", "BSND"):
+        t.bits_equal(ops.npu_fusion_attention_out(x, k, v, 4, layout, scale=0.3),
+                     t.general_attention(x, k, v, layout, 0.3))
+print(torch.backends.cpu.get_cpu_capability())
+"""
+
+
+@pytest.mark.parametrize("capability", ["default", "avx2", "avx512"])
+def test_npu_reference_paths_per_cpu_capability(capability):
+    """torch picks a kernel per CPU (DEFAULT / AVX2 / AVX512; CI may lack AVX-512): the
+    written-out references keep the general path's bits under each."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, ATEN_CPU_CAPABILITY=capability,
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "unit"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", CAPABILITY_CHECK], env=env, cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
