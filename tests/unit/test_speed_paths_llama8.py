@@ -24,6 +24,7 @@ import pytest
 import torch
 import torch.fx as fx
 
+from pirc.lower.kernels import fused
 from pirc.lower.kernels.reduce import mean
 from pirc.lower.kernels.shape import concat, slice_, transpose
 from pirc.lower.npu import ops, reference
@@ -353,6 +354,38 @@ def test_self_dp_attention_unbind_is_the_three_selects(monkeypatch):
         bits_equal(fast(x)[0], plain(x)[0])
 
 
+# -- silu's 1 as a 0-D tensor -----------------------------------------------------------------
+
+def plain_silu(x):
+    """The kernel's in-place steps with the Python number 1 (what the 0-D one replaces)."""
+    t = torch.neg(x)
+    t.exp_().add_(1)
+    return torch.div(x, t)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_silu_with_a_0d_one_is_the_number(dtype):
+    xs = floats(dtype, (3, 37))
+    if dtype == torch.float32:   # every 65537th float32 bit pattern
+        xs.append(torch.arange(-2 ** 31, 2 ** 31 - 1, 65537).to(torch.int32).view(torch.float32))
+    for i, x in enumerate(xs):
+        bits_equal(fused.silu(x), plain_silu(x))
+        y = xs[(i + 2) % len(xs)].reshape(-1)[:x.numel()].reshape(x.shape) \
+            if xs[(i + 2) % len(xs)].numel() >= x.numel() else x
+        bits_equal(fused.swiglu(x, y), plain_silu(x) * y)
+    # the 0-D one only where it is x's own dtype: half types keep the Python number
+    assert set(fused._ONES) == {torch.float32, torch.float64}
+    assert all(v.dim() == 0 and v.dtype == k and v.item() == 1 for k, v in fused._ONES.items())
+
+
+def test_silu_under_autograd_keeps_the_plain_expression():
+    x = torch.randn(4, 5, generator=g, dtype=torch.float64, requires_grad=True)
+    out = fused.silu(x)
+    bits_equal(out.detach(), plain_silu(x.detach()))
+    out.sum().backward()
+    assert x.grad is not None
+
+
 # -- per CPU capability ----------------------------------------------------------------------
 
 CAPABILITY_CHECK = """
@@ -371,6 +404,8 @@ for i, x in enumerate(arrays):
     for layout in ("BNSD", "BSND"):
         t.bits_equal(ops.npu_fusion_attention_out(x, k, v, 4, layout, scale=0.3),
                      t.general_attention(x, k, v, layout, 0.3))
+for x in arrays + [torch.arange(-2 ** 31, 2 ** 31 - 1, 65537).to(torch.int32).view(torch.float32)]:
+    t.bits_equal(t.fused.silu(x), t.plain_silu(x))
 print(torch.backends.cpu.get_cpu_capability())
 """
 
