@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import importlib
+import math
 import operator
 import sys
 import warnings
@@ -423,3 +424,18 @@ def test_npu_reference_paths_per_cpu_capability(capability):
     done = subprocess.run([sys.executable, "-c", CAPABILITY_CHECK], env=env, cwd=str(ROOT),
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("value", [1e-6, 1e-5, 1e-12, 0.25, 0.3535533845424652, 0.1, 1 / 3,
+                                   1e-45, 3e-39, 1, 0.0, -2.5, math.inf, 3.5e38])
+def test_float32_number_tensor_is_the_number(value):
+    x = floats(torch.float32, (4, 33))
+    n = reference._f32_number(value)
+    for t in x:
+        bits_equal(t * n, t * value)
+        bits_equal(t.clone().add_(n), t.clone().add_(value))
+
+
+def test_float32_number_cache_takes_no_nan():
+    assert reference._f32_number(math.nan) != reference._f32_number(math.nan)
+    assert math.nan not in reference._F32_NUMBERS
