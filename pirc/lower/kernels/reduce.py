@@ -243,3 +243,15 @@ def _sum_call(site):
     if dtype == default:  # torch's own result type: no dtype argument (it would copy x)
         return site.call(torch.sum, x, dims, keepdim=site.p["keepdim"])
     return site.call(torch.sum, x, dims, keepdim=site.p["keepdim"], dtype=dtype)
+
+
+@specializer(mean)
+def _mean_call(site):
+    """torch.mean on the static axes: the kernel's own call without its Python frame (an
+    RMSNorm's mean(x^2) over the last dim, twice a LLaMA block)."""
+    x, axis = site.p["x"], site.p["axis"]
+    rank = site.rank(x)
+    if not rank or not (isinstance(axis, list) and all(type(a) is int for a in axis)):
+        return None
+    dims = list(axis) if axis else list(range(rank))
+    return site.call(torch.mean, x, dims, keepdim=site.p["keepdim"])

@@ -223,6 +223,19 @@ def _copied_prefix_reshape(site, x, dims, shape):
     return None
 
 
+@specializer(concat)
+def _concat_call(site):
+    """torch.cat on the static axis: the kernel's own call without its Python frame (the
+    rotate-half of a rotary embedding, twice a LLaMA block)."""
+    x, axis = site.p["x"], site.p["axis"]
+    if type(axis) is not int or not isinstance(x, (list, tuple)) or not x:
+        return None
+    rank = site.rank(x[0])
+    if not rank:
+        return None
+    return site.call(torch.cat, list(x), axis_of(axis, rank))
+
+
 @specializer(unsqueeze)
 def _unsqueeze_call(site):
     """Several axes ([1, 2]: BERT's mask to [B, 1, 1, S]) in one reshape to the final shape
@@ -254,10 +267,25 @@ def _flatten_call(site):
 
 @specializer(transpose)
 def _transpose_call(site):
+    """Where the static shape says the permuted view cannot be dense (two dims of static size
+    > 1 change order: a head split or merge), `permute_copy`: the same dense copy as
+    permute + contiguous in one torch call (2.4 against 3.2 us on [1, 32, 4, 16]).  Elsewhere
+    contiguous() may hand back the view itself, no copy, and with a dynamic dim that is 1 at
+    run time that view's strides (in the size-1 dim) differ from a fresh copy's: kept."""
     x = site.p["x"]
     if not site.rank(x):
         return None
-    return site.method("contiguous", site.call(torch.permute, x, list(site.p["perm"])))
+    perm = list(site.p["perm"])
+    if _reorders_static_dims(site.shape(x), perm):
+        return site.call(torch.permute_copy, x, perm)
+    return site.method("contiguous", site.call(torch.permute, x, perm))
+
+
+def _reorders_static_dims(shape, perm) -> bool:
+    """True when two dims of x with static size > 1 come out of `perm` in the other order."""
+    rank = len(shape)
+    moved = [d + rank if d < 0 else d for d in perm if shape[d] > 1]
+    return moved != sorted(moved)
 
 
 @specializer(slice_)
@@ -292,8 +320,13 @@ def _slice_call(site):
 
 
 def _trimmed(index):
-    """x[0] rather than x[0, :, :]: the same view."""
+    """x[0] rather than x[0, :, :], and x[..., 0:8] rather than x[:, :, :, 0:8] (a
+    rotate-half; torch parses one Ellipsis faster than the full slices, 1.5 against 2.0 us):
+    the same view."""
     index = list(index)
+    lead = next((i for i, s in enumerate(index) if s != slice(None)), len(index))
+    if 0 < lead and index[-1] != slice(None):
+        return (Ellipsis, *index[lead:])
     while index and index[-1] == slice(None):
         index.pop()
     return index[0] if len(index) == 1 else tuple(index)

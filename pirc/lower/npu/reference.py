@@ -21,8 +21,29 @@ def _as(t, dtype):
     return t if t.dtype == dtype else t.to(dtype)
 
 
+_F32_NUMBERS: dict = {}
+
+
+def _f32_number(value):
+    """A number as a 0-D float32 tensor, made once per value, for a float32 operation on the
+    CPU: torch rounds a Python number to float32 there too, but wraps it into a tensor on
+    every call (an in-place add or multiply 1.2 against 2.8 us at these sizes)."""
+    t = _F32_NUMBERS.get(value)
+    if t is None:
+        if value != value or len(_F32_NUMBERS) > 64:   # NaN is no dict key; a bounded cache
+            return value
+        t = _F32_NUMBERS[value] = torch.tensor(value, dtype=torch.float32)
+    return t
+
+
 def npu_rms_norm(self, gamma, epsilon=1e-06):
     """-> (y, rstd): normalised over the last gamma.dim() dims; rstd float32, keepdim shape."""
+    if self.dtype == torch.float32 and gamma.dtype == torch.float32 and gamma.dim() == 1 \
+            and self.is_cpu:
+        # the usual call written out: the same operations (the mean over the last dim, the
+        # epsilon and rsqrt in place on the fresh mean), no dims tuple or dtype checks
+        rstd = torch.mean(torch.pow(self, 2), -1, True).add_(_f32_number(epsilon)).rsqrt_()
+        return self * rstd * gamma, rstd
     dims = tuple(range(self.dim() - gamma.dim(), self.dim()))
     xf = _f32(self)
     rstd = torch.rsqrt(xf.pow(2).mean(dim=dims, keepdim=True) + epsilon)
@@ -142,6 +163,13 @@ def npu_fusion_attention_out(query, key, value, head_num, input_layout, pse=None
     """attention_out of npu_fusion_attention alone, computed as that reference computes it
     (the same torch calls, so the same bits), without the softmax statistics: a program
     that reads only the output (every one pirc lowers) skips their exp over the scores."""
+    direct = _DIRECT_OUT.get(input_layout)
+    if (direct is not None and pse is None and atten_mask is None and keep_prob == 1.0
+            and sparse_mode == 0 and sink is None and actual_seq_qlen is None
+            and query.dtype == key.dtype == value.dtype == torch.float32
+            and query.dim() == key.dim() == 4 and query.is_cpu
+            and key.shape[direct[0]] == query.shape[direct[0]]):
+        return direct[1](query, key, value, _f32_number(scale))
     s, v = _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask, scale,
                              keep_prob, sparse_mode, sink, actual_seq_qlen)
     return _attention_out(s, v, query.dtype, input_layout)
@@ -176,3 +204,19 @@ def _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask
 
 def _attention_out(s, v, dtype, input_layout):
     return _FROM_BNSD[input_layout](_as(torch.softmax(s, -1) @ v, dtype))
+
+
+# The usual call written out (float32, 4-D BNSD or BSND, as many kv heads as query heads, no
+# pse, mask or dropout): the torch calls _attention_scores and _attention_out make, on the
+# same views, so the same bits, without their Python frames, layout lambdas and no-op dtype
+# conversions (23 against 26 us at [1, 4, 32, 16]); key's two transposes as one permute (the
+# same view); the scale multiplies the fresh scores in place (the same multiply), as a 0-D
+# float32 tensor (the float32 number torch would make of it).
+# layout -> (heads dim, function).
+_DIRECT_OUT = {
+    "BNSD": (1, lambda q, k, v, scale: torch.matmul(
+        torch.softmax(torch.matmul(q, k.transpose(-1, -2)).mul_(scale), -1), v)),
+    "BSND": (2, lambda q, k, v, scale: torch.matmul(
+        torch.softmax(torch.matmul(q.transpose(1, 2), k.permute(0, 2, 3, 1)).mul_(scale), -1),
+        v.transpose(1, 2)).transpose(1, 2)),
+}
