@@ -435,13 +435,8 @@ def _merged_twin(program, f, move_twin: bool):
     at the twin (steady seeds) and the relu erased, all in one update; with `move_twin` the
     twin also reads another value (a seed whose hash moves in the same update)."""
     block = program.block
-    relu = next(op for op in block.ops if op.name == "pd_op.relu")
-    twin = relu.clone()
-    block.insert_op_after(twin, relu)
-    f.update(program, [twin])
-    users = [use.operation for use in relu.results[0].uses]
+    relu, twin, users = _relu_readers_moved_to_a_twin(program, f)
     assert users
-    relu.results[0].replace_all_uses_with(twin.results[0])
     block.erase_op(relu)
     seeds = [relu, *users]
     if move_twin:
@@ -504,12 +499,7 @@ def test_readers_settled_beside_a_moved_op_are_settled_once_after_the_ranking():
     is hashed again, so no climb would make them unique), the fingerprint a fresh look's."""
     program, f = _mlp()
     block = program.block
-    relu = next(op for op in block.ops if op.name == "pd_op.relu")
-    twin = relu.clone()
-    block.insert_op_after(twin, relu)
-    f.update(program, [twin])
-    users = [use.operation for use in relu.results[0].uses]
-    relu.results[0].replace_all_uses_with(twin.results[0])
+    relu, twin, users = _relu_readers_moved_to_a_twin(program, f)
     block.erase_op(relu)
     param = next(iter(block.ops))   # moved to just before its reader: steady, and it settles
     reader = next(iter(param.results[0].uses)).operation
@@ -526,6 +516,14 @@ def _read_after_erasure(program, f):
     the block while they still read it (a broken program): the readers come before the twin
     among the seeds, so when each is taken the twin's entry is still kept, hashing like the
     relu they read before."""
+    relu, twin, users = _relu_readers_moved_to_a_twin(program, f)
+    program.block.detach_op(twin)
+    return users, twin
+
+
+def _relu_readers_moved_to_a_twin(program, f):
+    """A twin of the program's relu inserted after it and hashed, then the relu's readers
+    pointed at the twin: (relu, twin, the readers)."""
     block = program.block
     relu = next(op for op in block.ops if op.name == "pd_op.relu")
     twin = relu.clone()
@@ -533,8 +531,7 @@ def _read_after_erasure(program, f):
     f.update(program, [twin])
     users = [use.operation for use in relu.results[0].uses]
     relu.results[0].replace_all_uses_with(twin.results[0])
-    block.detach_op(twin)
-    return users, twin
+    return relu, twin, users
 
 
 def test_readers_of_an_op_taken_out_are_hashed_again_though_settled_as_they_came():

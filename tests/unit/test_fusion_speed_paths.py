@@ -37,16 +37,11 @@ from pirc.lower.kernels.shape import reshape
 from pirc.lower.npu import ops, reference
 from pirc.lower.specialize import specialize_calls
 from pirc.testing import boundary_inputs
+from tensor_bits import bits_equal
 
 g = torch.Generator().manual_seed(22)
 
 
-def bits_equal(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    if a.dtype == torch.bfloat16:   # numpy has no bfloat16: its bits as int16
-        a, b = a.view(torch.int16), b.view(torch.int16)
-    np.testing.assert_array_equal(a.contiguous().numpy().reshape(-1).view(np.uint8),
-                                  b.contiguous().numpy().reshape(-1).view(np.uint8))
 
 
 def typed_operands(graph, operands, dynamic):

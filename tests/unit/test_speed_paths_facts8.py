@@ -35,18 +35,13 @@ from pirc.lower.specialize import specialize_calls
 from pirc.lower.value_facts import (FACTS_META, KERNEL_META, UNKNOWN, Facts, _down, annotate,
                                     facts_of)
 from pirc.testing import boundary_inputs
+from tensor_bits import bits_equal
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 _NAMES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
 g = torch.Generator().manual_seed(8)
 
 
-def bits_equal(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    if a.dtype == torch.bfloat16:   # numpy has no bfloat16: its bits as int16
-        a, b = a.view(torch.int16), b.view(torch.int16)
-    np.testing.assert_array_equal(a.contiguous().numpy().reshape(-1).view(np.uint8),
-                                  b.contiguous().numpy().reshape(-1).view(np.uint8))
 
 
 def boundary(dtype, shape=(3, 11)) -> list[torch.Tensor]:

@@ -31,17 +31,12 @@ from pirc.lower.kernels.shape import concat, slice_, transpose
 from pirc.lower.npu import ops, reference
 from pirc.lower.specialize import specialize_calls
 from pirc.testing import boundary_inputs
+from tensor_bits import bits_equal
 
 g = torch.Generator().manual_seed(228)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def bits_equal(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    if a.dtype == torch.bfloat16:
-        a, b = a.view(torch.int16), b.view(torch.int16)
-    np.testing.assert_array_equal(a.contiguous().numpy().reshape(-1).view(np.uint8),
-                                  b.contiguous().numpy().reshape(-1).view(np.uint8))
 
 
 def floats(dtype, shape):
