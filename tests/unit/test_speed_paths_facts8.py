@@ -373,12 +373,13 @@ def test_max_pool_of_a_relu_needs_no_refold(monkeypatch, dtype, kernel, strides,
 
 
 def test_max_pool_tiles_need_no_minus_zero():
-    """An input never NaN but maybe -0 keeps torch's pooling (no refold): with a +0 and a -0
-    in one window, the maxima of rows then columns need not pick torch's zero."""
+    """An input never NaN but maybe -0 keeps torch's pooling and its refold, which takes
+    Paddle's zero (the last of equal maxima, pool._max_fold): with a +0 and a -0 in one
+    window, neither torch's first zero nor the maxima of rows then columns is Paddle's."""
     shape = (64, 8, 16, 16)
     gm, _, attrs = _pool_graph(shape, torch.float32, "feed", [2, 2], [2, 2], [0, 0], False,
                                facts=Facts(nan=False, lo=0.0))
-    assert "max_pool2d_nchw" in gm.code and "tiles" not in gm.code and "nan_fold" not in gm.code
+    assert "max_pool2d_nchw" in gm.code and "tiles" not in gm.code and "nan_fold" in gm.code
     for first_row in (-0.0, 0.0):
         x = torch.zeros(shape)
         x[:, :, 0::2, :] = first_row
@@ -386,7 +387,7 @@ def test_max_pool_tiles_need_no_minus_zero():
         with torch.no_grad():
             bits_equal(gm(x), pool.pool2d(x, [2, 2], **attrs))
     x = torch.zeros(shape)
-    x[:, :, 0::2, :] = -0.0
+    x[:, :, 1::2, 1::2] = -0.0   # each window +0, +0, +0, -0: Paddle's max is the last, -0
     assert not torch.equal(torch.signbit(pool.max_pool2d_tiles(x, 2, 2)),
                            torch.signbit(pool.pool2d(x, [2, 2], **attrs)))   # why
 

@@ -68,11 +68,16 @@ def _max_fold(flat, valid):
     `y = y > x ? y : x`, padding skipped.  A NaN cell makes y NaN and the next cell replaces
     it (NaN > x is false), so the result is the max of the cells after the window's last NaN,
     NaN when no cell follows it, and max(-FLT_MAX, max of the cells) in a window without NaN
-    (a window of -inf gives -FLT_MAX; in float64 so does one of values below -FLT_MAX).
+    (a window of -inf gives -FLT_MAX; in float64 so does one of values below -FLT_MAX).  An
+    equal cell replaces y too, so of equal maxima the last is taken: a window of +0 then -0
+    gives -0 (Paddle 3.3.1, tools/paddle_oracle/max_pool_zero_sign.py), where torch's pooling
+    and argmax take the first.
 
     flat: [..., cells] with padding cells -inf; valid: bool, broadcastable, False at padding.
     Each value is gathered from the one cell it came from (for -FLT_MAX, a max cell whose
-    value it replaces), so autograd sends pool2d_grad to that cell alone.
+    value it replaces), so autograd sends pool2d_grad to that cell alone: the first cell
+    equal to the max, as Paddle's MaxPoolGrad does (it stops at the first `x == y`); outside
+    autograd a zero max then takes its sign from the last zero cell.
     """
     nan = torch.isnan(flat)
     after = nan.flip(-1).cumsum(-1).flip(-1) == 0  # no NaN at or after this cell
@@ -84,10 +89,18 @@ def _max_fold(flat, valid):
     nothing_after = has_nan & ~(after & valid).any(-1, keepdim=True)
     index = torch.where(nothing_after, last_nan, index)
     # (a window whose max after its last NaN is -inf may pick a cell before it: -inf too)
-    value = torch.where(after | (nan & nothing_after), flat, -math.inf).gather(-1, index)
+    picked = torch.where(after | (nan & nothing_after), flat, -math.inf)
+    value = picked.gather(-1, index)
+    if not value.requires_grad:
+        # +0 and -0 compare equal: a zero max has the last zero's sign (under autograd the
+        # first's: the gradient must reach the first cell equal to the max, and a sign taken
+        # from another cell would cut it off)
+        last = (cells - 1) - key.flip(-1).argmax(-1, keepdim=True)
+        value = torch.where(value == 0, picked.gather(-1, last), value)
     floor = torch.full((), -_FLT_MAX, dtype=flat.dtype, device=flat.device)
     value = torch.where(has_nan, value, torch.maximum(value, floor))
     return value.squeeze(-1)
+
 
 
 def max_pool_nan_fold(x, fast, kernel, strides, pads, outs):
@@ -112,16 +125,22 @@ def _refold(x, fast, bounds):
     # float32 fast is Paddle's as it is (one pass; a sum made NaN or -inf otherwise, by
     # +inf and -inf or by overflow, only takes the exact path below); float64 also needs
     # no value below -FLT_MAX.  Traced, all of it is in the graph.
+    # A zero max may be -0 in Paddle where torch took a +0 before it (`_max_fold`: the last
+    # of equal maxima): refolded too where x holds a -0 at all (rare: asked only when some
+    # window's max is zero).
+    zero = fast == 0
     if not control_flow._tracing(fast):
         total = fast.sum().item()   # one reduction and one read, no tensor-valued tests
         plain = not (math.isnan(total) or total == -math.inf)
         if plain and fast.dtype != torch.float32 and fast.numel():
             plain = bool(fast.amin() >= -_FLT_MAX)
+        if plain and bool(zero.any()):
+            plain = not bool(((x == 0) & torch.signbit(x)).any())
         if plain:
             return fast
     floor = torch.full((), -_FLT_MAX, dtype=fast.dtype, device=fast.device)
     out = torch.maximum(fast, floor)  # NaN stays NaN
-    at = torch.nonzero(torch.isnan(fast), as_tuple=True)  # (n, c, *out position) of each
+    at = torch.nonzero(torch.isnan(fast) | zero, as_tuple=True)  # (n, c, *out position) of each
     spatial = len(bounds)
     grid = [-1] + [1] * spatial  # [K, k0, k1, ...] by broadcasting
     flat_index = (at[0] * x.shape[1] + at[1]).reshape(grid)
@@ -402,9 +421,10 @@ def _needs_no_refold(facts, sizes, kernel, strides, pads, outs) -> bool:
     """torch's max pool is Paddle's as it is (`max_pool_nan_fold` would return it unchanged)
     where value_facts says the input is never NaN (no NaN window to refold) and never below
     -FLT_MAX (no max under Paddle's -FLT_MAX start: a window of -inf, or float64 values below
-    it), and every window holds an input cell (a window of padding alone is Paddle's
+    it) and never -0 (no +0 torch takes before a -0 Paddle takes after it), and every window
+    holds an input cell (a window of padding alone is Paddle's
     -FLT_MAX, torch's -inf).  A relu's output is such an input."""
-    if facts.nan or not facts.at_least(-_FLT_MAX):
+    if facts.nan or facts.negzero or not facts.at_least(-_FLT_MAX):
         return False
     return all(b < e for i in range(len(kernel))
                for b, e in _regular_bounds(sizes[i], kernel[i], strides[i], pads[i][0], outs[i]))

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Check pirc's max pool against Paddle's where the max is a zero of either sign.
+
+Paddle's CPU max pool folds each window with `y = y > x ? y : x`, so of equal maxima the
+last cell wins: a window of +0 then -0 gives -0, where torch's pooling gives +0.  Run by
+hand from the repo root with pirc's Python (paddlepaddle lives in a scratch venv):
+
+    python tools/paddle_oracle/max_pool_zero_sign.py --paddle /tmp/pd331/bin/python \
+        [--log tools/paddle_oracle/max_pool_zero_sign.log]
+
+Cases: 2x2 and 3x3 windows over maps holding +0, -0, negatives and NaN in several orders,
+float32 and float64, stride = kernel and overlapping strides with padding, pool2d and
+pool3d; Paddle's outputs through paddle.nn.functional (the phi CPU kernel pirc's pool2d
+lowers) against pirc's kernels, bit for bit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+
+CHILD = r"""
+import json, sys, numpy as np, paddle, paddle.nn.functional as F
+paddle.set_device("cpu")
+cases = json.load(open(sys.argv[1]))
+z = np.load(sys.argv[2])
+out = {}
+for c in cases:
+    x = paddle.to_tensor(z[c["name"]])
+    fn = F.max_pool2d if c["dims"] == 2 else F.max_pool3d
+    out[c["name"]] = fn(x, c["kernel"], c["stride"], c["padding"]).numpy()
+np.savez(sys.argv[3], **out)
+print(paddle.__version__)
+"""
+
+
+def cases():
+    rng = np.random.default_rng(3)
+    cells = [0.0, -0.0, -1.0, np.nan, 2.0]
+    out = []
+    for dtype in ("float32", "float64"):
+        for i, window in enumerate(itertools.product([0.0, -0.0, -1.0], repeat=4)):
+            out.append(dict(name=f"w2_{dtype}_{i}", dims=2, kernel=2, stride=2, padding=0,
+                            x=np.array(window, dtype=dtype).reshape(1, 1, 2, 2)))
+        for i in range(40):
+            x = rng.choice(cells, size=(2, 3, 6, 6), p=[0.35, 0.35, 0.2, 0.05, 0.05])
+            out.append(dict(name=f"r2_{dtype}_{i}", dims=2, kernel=3, stride=[1, 2][i % 2],
+                            padding=i % 2, x=x.astype(dtype)))
+        for i in range(10):
+            x = rng.choice(cells[:3], size=(1, 2, 4, 4, 4))
+            out.append(dict(name=f"r3_{dtype}_{i}", dims=3, kernel=2, stride=2, padding=0,
+                            x=x.astype(dtype)))
+    return out
+
+
+def pirc_pool(c):
+    import torch
+
+    from pirc.lower.kernels.pool import pool2d, pool3d
+
+    x = torch.from_numpy(c["x"])
+    k, s, p = c["kernel"], c["stride"], c["padding"]
+    if c["dims"] == 2:
+        return pool2d(x, [k, k], strides=[s, s], paddings=[p, p]).numpy()
+    return pool3d(x, kernel_size=[k, k, k], strides=[s, s, s], paddings=[p, p, p]).numpy()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--paddle", default="/tmp/pd331/bin/python")
+    ap.add_argument("--log")
+    args = ap.parse_args()
+    cs = cases()
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = os.path.join(tmp, "cases.json")
+        with open(spec, "w") as f:
+            json.dump([{k: v for k, v in c.items() if k != "x"} for c in cs], f)
+        np.savez(os.path.join(tmp, "x.npz"), **{c["name"]: c["x"] for c in cs})
+        done = subprocess.run([args.paddle, "-c", CHILD, spec, os.path.join(tmp, "x.npz"),
+                               os.path.join(tmp, "y.npz")], capture_output=True, text=True)
+        if done.returncode:
+            sys.exit(done.stderr)
+        version = done.stdout.strip().splitlines()[-1]
+        ref = dict(np.load(os.path.join(tmp, "y.npz")))
+    lines = [f"Paddle {version}: {len(cs)} max pools with signed zeros and NaN, pirc's kernels "
+             "against Paddle's CPU kernel, bit for bit"]
+    bad = 0
+    zero_windows = 0
+    for c in cs:
+        want, got = ref[c["name"]], pirc_pool(c)
+        zero_windows += int((want == 0).sum())
+        same = want.shape == got.shape and want.tobytes() == got.tobytes()
+        if not same:
+            bad += 1
+            lines.append(f"  DIFFER {c['name']}: paddle signbits {np.signbit(want).ravel()[:8]} "
+                         f"pirc {np.signbit(got).ravel()[:8]}")
+    lines.append(f"windows whose max is a zero: {zero_windows}; cases differing: {bad}")
+    text = "\n".join(lines)
+    print(text)
+    if args.log:
+        with open(args.log, "w") as f:
+            f.write(text + "\n")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
