@@ -41,7 +41,8 @@ from ..runtime.registry import REGISTRY
 FACTS_META = "pir_facts"   # node.meta key: the node's Facts (absent: UNKNOWN)
 KERNEL_META = "pir_kernel"  # node.meta key: the PIR op name whose kernel the node calls
 
-_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+# the floating dtypes facts are derived for (and a specialiser may read them on)
+FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def annotate(graph: fx.Graph) -> None:
             continue
         name = node.meta.get(KERNEL_META)
         fn = RULES.get(name)
-        if fn is None or node.meta.get("pir_dtype") not in _FLOATS:
+        if fn is None or node.meta.get("pir_dtype") not in FLOATS:
             continue
         if not any(e.fn is node.target for e in REGISTRY.entries(name)):
             continue  # another registry's kernel (a test's): the rules speak of pirc's

@@ -26,6 +26,7 @@ import torch
 import torch.fx as fx
 
 from pirc.lower.kernels import fused
+from pirc.lower.number_tensors import number_tensor
 from pirc.lower.kernels.reduce import mean
 from pirc.lower.kernels.shape import concat, slice_, transpose
 from pirc.lower.npu import ops, reference
@@ -370,8 +371,12 @@ def test_silu_with_a_0d_one_is_the_number(dtype):
             if xs[(i + 2) % len(xs)].numel() >= x.numel() else x
         bits_equal(fused.swiglu(x, y), plain_silu(x) * y)
     # the 0-D one only where it is x's own dtype: half types keep the Python number
-    assert set(fused._ONES) == {torch.float32, torch.float64}
-    assert all(v.dim() == 0 and v.dtype == k and v.item() == 1 for k, v in fused._ONES.items())
+    one = number_tensor(1, dtype)
+    if dtype in (torch.float32, torch.float64):
+        assert isinstance(one, torch.Tensor) and one.dim() == 0 and one.dtype == dtype \
+            and one.item() == 1
+    else:
+        assert one == 1 and not isinstance(one, torch.Tensor)
 
 
 def test_silu_under_autograd_keeps_the_plain_expression():
@@ -425,12 +430,19 @@ def test_npu_reference_paths_per_cpu_capability(capability):
                                    1e-45, 3e-39, 1, 0.0, -2.5, math.inf, 3.5e38])
 def test_float32_number_tensor_is_the_number(value):
     x = floats(torch.float32, (4, 33))
-    n = reference._f32_number(value)
+    n = number_tensor(value, torch.float32)
     for t in x:
         bits_equal(t * n, t * value)
         bits_equal(t.clone().add_(n), t.clone().add_(value))
 
 
 def test_float32_number_cache_takes_no_nan():
-    assert reference._f32_number(math.nan) != reference._f32_number(math.nan)
-    assert math.nan not in reference._F32_NUMBERS
+    assert number_tensor(math.nan, torch.float32) != number_tensor(math.nan, torch.float32)
+    assert not isinstance(number_tensor(math.nan, torch.float32), torch.Tensor)
+
+
+def test_number_tensors_keep_the_sign_of_zero():
+    """Cached by the number's bits: -0.0 (equal to 0.0, hashing alike) is its own tensor."""
+    assert not torch.signbit(number_tensor(0.0, torch.float32))
+    assert torch.signbit(number_tensor(-0.0, torch.float32))
+    assert not torch.signbit(number_tensor(0.0, torch.float32))

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
+from ..value_facts import FLOATS
 from .eigen_packets import FLT_MIN, eigen_packet_lanes, eigen_packet_log_input
 
 
@@ -41,15 +42,13 @@ def _relu_call(site):
     gives the gradient the kernel's out-of-place one gives (tests/unit/
     test_speed_paths_facts8.py)."""
     x = site.p["x"]
-    if site.dtype(x) not in _FLOATS:
+    if site.dtype(x) not in FLOATS:
         return None
     cleared = site.call(torch.threshold, x, 0.0, 0.0)
     if not site.facts(x).nan:
         return cleared
     return site.call(torch.nan_to_num_, cleared, nan=0.0, posinf=math.inf)
 
-
-_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
 @REGISTRY.register("pd_op.sigmoid", since=1)

@@ -23,6 +23,7 @@ import torch
 from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
 from .eigen_packets import FLT_MIN, eigen_packet_lanes
+from ..number_tensors import number_tensor
 
 _RMS_FLAGS = Behaviour(
     epsilon_placement="inside_sqrt", accumulation="float32",
@@ -68,15 +69,13 @@ def silu(x):
     if x.requires_grad or not x.is_floating_point():
         return x / (1 + torch.exp(-x))
     t = torch.neg(x)   # the same operations in place on the temporary: the same bits
-    # 1 as a 0-D tensor of x's dtype where there is one (float32 / float64 on the CPU: the
-    # same 1.0 added; torch wraps a Python number into a tensor on every call: 1.2 against
-    # 2.8 us on [1, 32, 128])
-    one = _ONES.get(x.dtype, 1) if x.is_cpu else 1
+    # 1 as a 0-D tensor of x's dtype where that is the same 1 (float32 / float64 on the CPU;
+    # torch wraps a Python number into a tensor on every call: 1.2 against 2.8 us on
+    # [1, 32, 128])
+    one = number_tensor(1, x.dtype) if x.is_cpu else 1
     t.exp_().add_(one)
     return torch.div(x, t)
 
-
-_ONES = {dtype: torch.ones((), dtype=dtype) for dtype in (torch.float32, torch.float64)}
 
 
 @REGISTRY.register("pd_op.swiglu", since=1)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from ..number_tensors import number_tensor
+
 
 def _f32(t):
     """t in float32; t itself when it already is (no `.float()` dispatch: these references
@@ -21,28 +23,14 @@ def _as(t, dtype):
     return t if t.dtype == dtype else t.to(dtype)
 
 
-_F32_NUMBERS: dict = {}
-
-
-def _f32_number(value):
-    """A number as a 0-D float32 tensor, made once per value, for a float32 operation on the
-    CPU: torch rounds a Python number to float32 there too, but wraps it into a tensor on
-    every call (an in-place add or multiply 1.2 against 2.8 us at these sizes)."""
-    t = _F32_NUMBERS.get(value)
-    if t is None:
-        if value != value or len(_F32_NUMBERS) > 64:   # NaN is no dict key; a bounded cache
-            return value
-        t = _F32_NUMBERS[value] = torch.tensor(value, dtype=torch.float32)
-    return t
-
-
 def npu_rms_norm(self, gamma, epsilon=1e-06):
     """-> (y, rstd): normalised over the last gamma.dim() dims; rstd float32, keepdim shape."""
     if self.dtype == torch.float32 and gamma.dtype == torch.float32 and gamma.dim() == 1 \
             and self.is_cpu:
         # the usual call written out: the same operations (the mean over the last dim, the
         # epsilon and rsqrt in place on the fresh mean), no dims tuple or dtype checks
-        rstd = torch.mean(torch.pow(self, 2), -1, True).add_(_f32_number(epsilon)).rsqrt_()
+        eps = number_tensor(epsilon, torch.float32)
+        rstd = torch.mean(torch.pow(self, 2), -1, True).add_(eps).rsqrt_()
         return self * rstd * gamma, rstd
     dims = tuple(range(self.dim() - gamma.dim(), self.dim()))
     xf = _f32(self)
@@ -169,7 +157,7 @@ def npu_fusion_attention_out(query, key, value, head_num, input_layout, pse=None
             and query.dtype == key.dtype == value.dtype == torch.float32
             and query.dim() == key.dim() == 4 and query.is_cpu
             and key.shape[direct[0]] == query.shape[direct[0]]):
-        return direct[1](query, key, value, _f32_number(scale))
+        return direct[1](query, key, value, number_tensor(scale, torch.float32))
     s, v = _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask, scale,
                              keep_prob, sparse_mode, sink, actual_seq_qlen)
     return _attention_out(s, v, query.dtype, input_layout)
