@@ -11,7 +11,10 @@ hand from the repo root with pirc's Python (paddlepaddle lives in a scratch venv
 Cases: 2x2 and 3x3 windows over maps holding +0, -0, negatives and NaN in several orders,
 float32 and float64, stride = kernel and overlapping strides with padding, pool2d and
 pool3d; Paddle's outputs through paddle.nn.functional (the phi CPU kernel pirc's pool2d
-lowers) against pirc's kernels, bit for bit.
+lowers) against pirc's kernels, bit for bit.  Adaptive max pools both ways Paddle makes
+them: `F.adaptive_max_pool2d/3d` (max_pool*_with_index, whose functor keeps the FIRST of
+equal maxima and never takes a NaN: values and mask compared) and `pool2d` with
+adaptive=True (the `y > x ? y : x` functor again: the last zero wins).
 """
 
 from __future__ import annotations
@@ -37,6 +40,16 @@ z = np.load(sys.argv[2])
 out = {}
 for c in cases:
     x = paddle.to_tensor(z[c["name"]])
+    if c.get("adaptive") == "with_index":
+        fn = F.adaptive_max_pool2d if c["dims"] == 2 else F.adaptive_max_pool3d
+        y, mask = fn(x, c["kernel"], return_mask=True)
+        out[c["name"]] = y.numpy()
+        out[c["name"] + ".mask"] = mask.numpy()
+        continue
+    if c.get("adaptive") == "pool2d":
+        out[c["name"]] = paddle._C_ops.pool2d(x, c["kernel"], [1, 1], [0, 0], False, True, "NCHW",
+                                              "max", False, True, "EXPLICIT").numpy()
+        continue
     fn = F.max_pool2d if c["dims"] == 2 else F.max_pool3d
     out[c["name"]] = fn(x, c["kernel"], c["stride"], c["padding"]).numpy()
 np.savez(sys.argv[3], **out)
@@ -60,6 +73,14 @@ def cases():
             x = rng.choice(cells[:3], size=(1, 2, 4, 4, 4))
             out.append(dict(name=f"r3_{dtype}_{i}", dims=3, kernel=2, stride=2, padding=0,
                             x=x.astype(dtype)))
+        # adaptive: windows of uneven sizes that overlap (5 cells to 2 or 3 outputs)
+        for i in range(30):
+            kind = ("with_index", "pool2d")[i % 2]
+            dims = 3 if kind == "with_index" and i % 6 == 0 else 2
+            x = rng.choice(cells, size=(1, 2) + (5,) * dims, p=[0.35, 0.35, 0.2, 0.05, 0.05])
+            outs = [[1, 2, 3][i % 3], [3, 2, 1][i % 3], 2][:dims]
+            out.append(dict(name=f"a{dims}_{kind}_{dtype}_{i}", dims=dims, kernel=outs, adaptive=kind,
+                            stride=1, padding=0, x=x.astype(dtype)))
     return out
 
 
@@ -67,9 +88,16 @@ def pirc_pool(c):
     import torch
 
     from pirc.lower.kernels.pool import pool2d, pool3d
+    from pirc.lower.kernels.pool_index import max_pool2d_with_index, max_pool3d_with_index
 
     x = torch.from_numpy(c["x"])
     k, s, p = c["kernel"], c["stride"], c["padding"]
+    if c.get("adaptive") == "with_index":
+        fn = max_pool2d_with_index if c["dims"] == 2 else max_pool3d_with_index
+        y, mask = fn(x, kernel_size=k, adaptive=True)
+        return y.numpy(), mask.numpy()
+    if c.get("adaptive") == "pool2d":
+        return pool2d(x, k, adaptive=True).numpy()
     if c["dims"] == 2:
         return pool2d(x, [k, k], strides=[s, s], paddings=[p, p]).numpy()
     return pool3d(x, kernel_size=[k, k, k], strides=[s, s, s], paddings=[p, p, p]).numpy()
@@ -98,6 +126,13 @@ def main():
     zero_windows = 0
     for c in cs:
         want, got = ref[c["name"]], pirc_pool(c)
+        if isinstance(got, tuple):   # with_index: the mask too
+            got, mask = got
+            want_mask = ref[c["name"] + ".mask"]
+            if want_mask.shape != mask.shape or want_mask.tobytes() != mask.astype(want_mask.dtype).tobytes():
+                bad += 1
+                lines.append(f"  DIFFER {c['name']} mask: paddle {want_mask.ravel()[:8]} pirc {mask.ravel()[:8]}")
+                continue
         zero_windows += int((want == 0).sum())
         same = want.shape == got.shape and want.tobytes() == got.tobytes()
         if not same:
