@@ -90,9 +90,24 @@ def test_the_lowered_pool_has_paddles_zero():
 
 def test_the_gradient_reaches_the_first_cell_equal_to_the_max():
     """Paddle's MaxPoolGrad stops at the first cell equal to the max; under autograd the
-    window-by-window fold gathers from that cell (and keeps its sign: left in docs)."""
-    x = torch.tensor([[[[0.0, -0.0], [-1.0, 0.0]]]], requires_grad=True)
-    flat = x.reshape(1, 1, 4)
-    out = pool._max_fold(flat, torch.ones((), dtype=torch.bool))
+    window-by-window fold gathers from that cell, and the value still has the last zero's
+    sign, as without autograd."""
+    for cells, sign in (([0.0, -0.0, -1.0, 0.0], False), ([0.0, 0.0, -1.0, -0.0], True),
+                        ([-0.0, -1.0, 0.0, -2.0], False), ([-1.0, -0.0, -2.0, -3.0], True)):
+        x = torch.tensor(cells, requires_grad=True)
+        out = pool._max_fold(x.reshape(1, 1, 4), torch.ones((), dtype=torch.bool))
+        assert out.item() == 0 and bool(torch.signbit(out).item()) is sign, cells
+        with torch.no_grad():
+            plain = pool._max_fold(x.reshape(1, 1, 4), torch.ones((), dtype=torch.bool))
+        bits_equal(out.detach(), plain)
+        out.sum().backward()
+        first = next(i for i, c in enumerate(cells) if c == 0)
+        assert x.grad.tolist() == [1.0 if i == first else 0.0 for i in range(4)], cells
+
+
+def test_a_nonzero_max_under_autograd_is_the_value_and_gradient_of_its_cell():
+    x = torch.tensor([[-1.0, 3.0, 3.0, 2.0], [float("nan"), 1.0, 0.5, -0.0]], requires_grad=True)
+    out = pool._max_fold(x.reshape(2, 1, 4), torch.ones((), dtype=torch.bool))
+    assert out.reshape(-1).tolist() == [3.0, 1.0]
     out.sum().backward()
-    assert x.grad.reshape(-1).tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert x.grad.tolist() == [[0.0, 1.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]]

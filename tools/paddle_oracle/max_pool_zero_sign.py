@@ -14,7 +14,9 @@ pool3d; Paddle's outputs through paddle.nn.functional (the phi CPU kernel pirc's
 lowers) against pirc's kernels, bit for bit.  Adaptive max pools both ways Paddle makes
 them: `F.adaptive_max_pool2d/3d` (max_pool*_with_index, whose functor keeps the FIRST of
 equal maxima and never takes a NaN: values and mask compared) and `pool2d` with
-adaptive=True (the `y > x ? y : x` functor again: the last zero wins).
+adaptive=True (the `y > x ? y : x` functor again: the last zero wins).  Every 2x2 window
+also under autograd: the value keeps the last zero's sign, the gradient goes to the first
+cell equal to the max (MaxPoolGrad).
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ for c in cases:
                                               "max", False, True, "EXPLICIT").numpy()
         continue
     fn = F.max_pool2d if c["dims"] == 2 else F.max_pool3d
+    if c.get("grad"):   # the gradient too: MaxPoolGrad's cell
+        x.stop_gradient = False
+        y = fn(x, c["kernel"], c["stride"], c["padding"])
+        y.sum().backward()
+        out[c["name"]] = y.numpy()
+        out[c["name"] + ".grad"] = x.grad.numpy()
+        continue
     out[c["name"]] = fn(x, c["kernel"], c["stride"], c["padding"]).numpy()
 np.savez(sys.argv[3], **out)
 print(paddle.__version__)
@@ -64,6 +73,8 @@ def cases():
     for dtype in ("float32", "float64"):
         for i, window in enumerate(itertools.product([0.0, -0.0, -1.0], repeat=4)):
             out.append(dict(name=f"w2_{dtype}_{i}", dims=2, kernel=2, stride=2, padding=0,
+                            x=np.array(window, dtype=dtype).reshape(1, 1, 2, 2)))
+            out.append(dict(name=f"g2_{dtype}_{i}", dims=2, kernel=2, stride=2, padding=0, grad=True,
                             x=np.array(window, dtype=dtype).reshape(1, 1, 2, 2)))
         for i in range(40):
             x = rng.choice(cells, size=(2, 3, 6, 6), p=[0.35, 0.35, 0.2, 0.05, 0.05])
@@ -98,6 +109,11 @@ def pirc_pool(c):
         return y.numpy(), mask.numpy()
     if c.get("adaptive") == "pool2d":
         return pool2d(x, k, adaptive=True).numpy()
+    if c.get("grad"):   # under autograd: the value, and the cell the gradient reaches
+        x.requires_grad_(True)
+        y = pool2d(x, [k, k], strides=[s, s], paddings=[p, p])
+        y.sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), "grad"
     if c["dims"] == 2:
         return pool2d(x, [k, k], strides=[s, s], paddings=[p, p]).numpy()
     return pool3d(x, kernel_size=[k, k, k], strides=[s, s, s], paddings=[p, p, p]).numpy()
@@ -126,7 +142,14 @@ def main():
     zero_windows = 0
     for c in cs:
         want, got = ref[c["name"]], pirc_pool(c)
-        if isinstance(got, tuple):   # with_index: the mask too
+        if isinstance(got, tuple) and len(got) == 3:   # the gradient too
+            got, grad, _ = got
+            want_grad = ref[c["name"] + ".grad"]
+            if want_grad.tobytes() != grad.tobytes():
+                bad += 1
+                lines.append(f"  DIFFER {c['name']} grad: paddle {want_grad.ravel()} pirc {grad.ravel()}")
+                continue
+        elif isinstance(got, tuple):   # with_index: the mask too
             got, mask = got
             want_mask = ref[c["name"] + ".mask"]
             if want_mask.shape != mask.shape or want_mask.tobytes() != mask.astype(want_mask.dtype).tobytes():

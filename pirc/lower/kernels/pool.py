@@ -76,8 +76,9 @@ def _max_fold(flat, valid):
     flat: [..., cells] with padding cells -inf; valid: bool, broadcastable, False at padding.
     Each value is gathered from the one cell it came from (for -FLT_MAX, a max cell whose
     value it replaces), so autograd sends pool2d_grad to that cell alone: the first cell
-    equal to the max, as Paddle's MaxPoolGrad does (it stops at the first `x == y`); outside
-    autograd a zero max then takes its sign from the last zero cell.
+    equal to the max, as Paddle's MaxPoolGrad does (it stops at the first `x == y`); a zero
+    max then takes its sign from the last zero cell, through `_ZeroSign` under autograd
+    (the value comes from the last zero, the gradient goes to the first).
     """
     nan = torch.isnan(flat)
     after = nan.flip(-1).cumsum(-1).flip(-1) == 0  # no NaN at or after this cell
@@ -91,16 +92,32 @@ def _max_fold(flat, valid):
     # (a window whose max after its last NaN is -inf may pick a cell before it: -inf too)
     picked = torch.where(after | (nan & nothing_after), flat, -math.inf)
     value = picked.gather(-1, index)
-    if not value.requires_grad:
-        # +0 and -0 compare equal: a zero max has the last zero's sign (under autograd the
-        # first's: the gradient must reach the first cell equal to the max, and a sign taken
-        # from another cell would cut it off)
-        last = (cells - 1) - key.flip(-1).argmax(-1, keepdim=True)
-        value = torch.where(value == 0, picked.gather(-1, last), value)
+    # +0 and -0 compare equal: a zero max has the last zero's sign
+    last = (cells - 1) - key.flip(-1).argmax(-1, keepdim=True)
+    signed = picked.gather(-1, last)
+    if value.requires_grad and torch.is_grad_enabled():
+        value = _ZeroSign.apply(value, signed.detach())
+    else:
+        value = torch.where(value == 0, signed, value)
     floor = torch.full((), -_FLT_MAX, dtype=flat.dtype, device=flat.device)
     value = torch.where(has_nan, value, torch.maximum(value, floor))
     return value.squeeze(-1)
 
+
+
+class _ZeroSign(torch.autograd.Function):
+    """`value` where it is not zero, else `signed` (a zero of the sign Paddle gives); the
+    gradient goes to `value` whole: a torch.where would send a zero max's gradient to the
+    branch taken, `signed`, which is not the cell MaxPoolGrad picks, and copysign's gradient
+    is 0 at 0."""
+
+    @staticmethod
+    def forward(ctx, value, signed):
+        return torch.where(value == 0, signed, value)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
 
 
 def max_pool_nan_fold(x, fast, kernel, strides, pads, outs):
