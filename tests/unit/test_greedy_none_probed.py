@@ -165,3 +165,23 @@ def test_a_wrong_answer_is_caught(monkeypatch):
     with pytest.raises(AssertionError):   # add(x, full) passes the shifted probe, not add's
         _check(_pc(_program("")), fold,
                lambda pc, d: greedy._none_probed(pc, shifted))
+
+
+def test_a_root_the_program_lacks_reads_no_user(monkeypatch):
+    """full_like's probe tests operand 1, which the program's constants feed (add(x, full),
+    reshape(x, full_int_array)); without a full_like its probe is not asked, so no user of
+    a constant is read (each read is a cold op at 100k ops), and the answer stays the
+    general one: with a full_like it is asked again, and passes."""
+    reads: list = []
+
+    class Counted(greedy._NameOf):
+        def __call__(self, op):
+            reads.append(op.name)
+            return super().__call__(op)
+
+    monkeypatch.setattr(greedy, "_NameOf", Counted)
+    fold = _dispatch(_pattern_sets()["const-fold"])
+    assert _check(_pc(_program("")), fold) is False
+    assert reads == []
+    assert _check(_pc(_program(FULL_LIKE)), fold) is True
+    assert "pd_op.full_like" in reads
