@@ -185,3 +185,23 @@ def test_a_root_the_program_lacks_reads_no_user(monkeypatch):
     assert reads == []
     assert _check(_pc(_program(FULL_LIKE)), fold) is True
     assert "pd_op.full_like" in reads
+
+
+def test_a_constant_removed_since_the_walk_is_not_read():
+    """The op index's walk still lists the ops a pass took out (OpIndex.named); the
+    producers' side skips them.  Here the full and the add(full, x) that passes its probe
+    leave the block (detached as the watch counts them out: the add's use of the full
+    stays): no op left passes, and the answer says so."""
+    program = _program(ADD_OF_FULL)
+    pc = _pc(program)
+    index = pc.state.watch.index
+    full = next(op for op in program.block.ops if op.name == "pd_op.full")
+    add = next(op for op in program.block.ops if op.name == "pd_op.add" and op.operands[0].op is full)
+    for op in (add, full):
+        program.block.detach_op(op)
+        index.op(op, -1)
+    fold = _dispatch(_pattern_sets()["const-fold"])
+    assert full in index.named(program.block, {"pd_op.full"})
+    assert full not in index.ordered(program.block, {"pd_op.full"})
+    assert _check(pc, fold) is False
+    assert greedy._none_probed(pc, fold) is True

@@ -176,12 +176,15 @@ def _none_probed(pc, dispatch) -> bool:
             return False
         probes[root] = probed
     makers = frozenset().union(*(probe[1] for found in probes.values() for probe in found))
-    found = index.ordered(pc.program.block, makers)
+    block = pc.program.block
+    found = index.named(block, makers)   # those removed since the walk too: told apart below
     if found is None:
         return False
     wanted = {i for found in probes.values() for i, _, _ in found}   # the operand indices
     name_of = _NameOf()
     for maker in found:
+        if maker.parent is not block:   # removed since the walk
+            continue
         for result in maker.results:
             use = result.first_use
             while use is not None:
