@@ -165,3 +165,43 @@ def test_a_wrong_answer_is_caught(monkeypatch):
     with pytest.raises(AssertionError):   # add(x, full) passes the shifted probe, not add's
         _check(_pc(_program("")), fold,
                lambda pc, d: greedy._none_probed(pc, shifted))
+
+
+def test_a_root_the_program_lacks_reads_no_user(monkeypatch):
+    """full_like's probe tests operand 1, which the program's constants feed (add(x, full),
+    reshape(x, full_int_array)); without a full_like its probe is not asked, so no user of
+    a constant is read (each read is a cold op at 100k ops), and the answer stays the
+    general one: with a full_like it is asked again, and passes."""
+    reads: list = []
+
+    class Counted(greedy._NameOf):
+        def __call__(self, op):
+            reads.append(op.name)
+            return super().__call__(op)
+
+    monkeypatch.setattr(greedy, "_NameOf", Counted)
+    fold = _dispatch(_pattern_sets()["const-fold"])
+    assert _check(_pc(_program("")), fold) is False
+    assert reads == []
+    assert _check(_pc(_program(FULL_LIKE)), fold) is True
+    assert "pd_op.full_like" in reads
+
+
+def test_a_constant_removed_since_the_walk_is_not_read():
+    """The op index's walk still lists the ops a pass took out (OpIndex.named); the
+    producers' side skips them.  Here the full and the add(full, x) that passes its probe
+    leave the block (detached as the watch counts them out: the add's use of the full
+    stays): no op left passes, and the answer says so."""
+    program = _program(ADD_OF_FULL)
+    pc = _pc(program)
+    index = pc.state.watch.index
+    full = next(op for op in program.block.ops if op.name == "pd_op.full")
+    add = next(op for op in program.block.ops if op.name == "pd_op.add" and op.operands[0].op is full)
+    for op in (add, full):
+        program.block.detach_op(op)
+        index.op(op, -1)
+    fold = _dispatch(_pattern_sets()["const-fold"])
+    assert full in index.named(program.block, {"pd_op.full"})
+    assert full not in index.ordered(program.block, {"pd_op.full"})
+    assert _check(pc, fold) is False
+    assert greedy._none_probed(pc, fold) is True

@@ -163,29 +163,35 @@ def _none_probed(pc, dispatch) -> bool:
     index = watch.index if watch is not None else None
     if index is None:
         return False
-    probes: dict = {}   # root name -> its patterns' probes
+    probes: dict = {}   # root name -> its patterns' probes, for the roots the program holds
+    counts = index.counts
     for root, entries in dispatch.items():
+        # A root the program holds no op of: none passes its probes, none is offered.  Its
+        # probes are not asked: an operand index only they test would make every use there
+        # read its op (const-fold's full_like tests operand 1, which most constants feed).
+        if counts.get(root, 0) <= 0:
+            continue
         probed = [entry[2] for entry in entries]   # (pattern, operands, probe, screen, call)
         if None in probed:
-            if index.counts.get(root, 0) > 0:
-                return False
-        else:
-            probes[root] = probed
+            return False
+        probes[root] = probed
     makers = frozenset().union(*(probe[1] for found in probes.values() for probe in found))
-    found = index.ordered(pc.program.block, makers)
+    block = pc.program.block
+    found = index.named(block, makers)   # those removed since the walk too: told apart below
     if found is None:
         return False
     wanted = {i for found in probes.values() for i, _, _ in found}   # the operand indices
     name_of = _NameOf()
     for maker in found:
-        made_by = name_of(maker)
+        if maker.parent is not block:   # removed since the walk
+            continue
         for result in maker.results:
             use = result.first_use
             while use is not None:
                 # an operand index no probe tests: its op is not read
                 if use._index in wanted:
                     for i, names, at in probes.get(name_of(use._operation), ()):
-                        if (i == use._index and made_by in names
+                        if (i == use._index and name_of(maker) in names
                                 and (at is None or at == result.index)):
                             return False
                 use = use._next_use

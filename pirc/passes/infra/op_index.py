@@ -102,16 +102,23 @@ class OpIndex:
         block was added or removed, and the program held no op but in `block`: the walk's
         ops still in `block` (an op removed from it has no parent, or another) are then its
         ops, in the walk's order."""
+        found = self.named(block, names)
+        if found is not None and self.total != self._flat[3]:
+            # ops removed since the walk (none was added): those still in it
+            found = [op for op in found if op.parent is block]
+        return found
+
+    def named(self, block, names) -> list | None:
+        """`ordered`'s ops and those of them removed since the walk (`op.parent is not
+        block`), for a caller that reads each op anyway and can tell them apart there: at
+        100k ops, reading an op twice costs more than the test."""
         flat = self._flat
         if flat is None or flat[0] is not block:
             return None
-        _, ops, op_names, total = flat
+        _, ops, op_names, _ = flat
         # The places of the ops named, then those ops: an op not named is never read (at
         # 100k ops, reading each one costs more than the rest).
-        found = list(map(ops.__getitem__, compress(range(len(ops)), map(names.__contains__, op_names))))
-        if self.total != total:   # ops removed since the walk (none was added): those still in it
-            found = [op for op in found if op.parent is block]
-        return found
+        return list(map(ops.__getitem__, compress(range(len(ops)), map(names.__contains__, op_names))))
 
     def walked(self, block) -> list | None:
         """The ops the walk that built the index found in `block` (the program's top-level
