@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import pirc
 from xdsl.ir import Block
-from pirc.passes.infra.fingerprint import (_KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
+from pirc.passes.infra.fingerprint import (_DIGEST, _KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
                                            _combine_counted, _combine_sorted, _retally, _static_key, _tally)
 from pirc.testing.strategies import aliasing_programs
 
@@ -46,7 +46,7 @@ def _check(program) -> Fingerprinter:
     _check_walked(f, program)
     hashes, walked = _walked(program)
     assert value == walked
-    assert f._digests == hashes
+    assert {key: entry[_DIGEST] for key, entry in f._kept.items()} == hashes
     assert f.op_count == program.op_count()
     assert f.touched is None
     ops = _block_ops(program.block)
@@ -202,7 +202,7 @@ def test_ops_a_cheaper_static_key_would_confuse():
     copied = _twin(matmul, {**matmul.attributes, "struct_name": type(values[2])(values[2].data)})
     assert copied.attributes["struct_name"] == values[2] and copied.attributes["struct_name"] is not values[2]
     f = _check(program)
-    digest = {op: f._digests[id(op)] for op in (matmul, swapped, reordered, weight, retyped, copied)}
+    digest = {op: f._kept[id(op)][_DIGEST] for op in (matmul, swapped, reordered, weight, retyped, copied)}
     assert digest[swapped] != digest[matmul] == digest[reordered] == digest[copied]
     assert digest[retyped] != digest[weight]
     assert len({f._kept[id(op)][_KEY] for op in digest}) == len(digest)
@@ -235,7 +235,7 @@ def test_twins_read_the_same_another_result_or_a_free_input():
     outside = twin(producer.clone().results[0])   # an op in no block: a free input
     argument = twin(block.insert_arg(value.type, 0))
     f = _check(program)
-    digest = {op: f._digests[id(op)] for op in (reader, same, other, outside, argument)}
+    digest = {op: f._kept[id(op)][_DIGEST] for op in (reader, same, other, outside, argument)}
     assert digest[same] == digest[reader]
     assert len({digest[reader], digest[other], digest[outside]}) == 3
     assert digest[argument] == digest[outside]   # both the free input's type
