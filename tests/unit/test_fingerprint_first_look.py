@@ -264,6 +264,19 @@ def test_the_kept_multiset_combines_as_the_sorted_hashes(values, data):
     assert distinct == sorted(set(left + added)) and all(counts.values())
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10**6), unique=True, min_size=1, max_size=300), st.data())
+def test_a_multiset_with_few_repeated_hashes_combines_as_the_sorted_hashes(values, data):
+    """A model whose layers are chained: many hashes once, a few (parameters, constants) many
+    times; `_combine_counted` then joins the hashes between the repeated ones as they stand.
+    The repeated ones anywhere: first, last, side by side."""
+    hashes = [_digest(v) for v in values]
+    repeated = data.draw(st.lists(st.sampled_from(hashes), max_size=max(1, len(hashes) // 5)))
+    extra = [digest for digest in repeated for _ in range(data.draw(st.integers(1, 4)))]
+    counts, distinct = _tally(hashes + extra)
+    assert _combine_counted(distinct, counts) == _combine_sorted(sorted(hashes + extra))
+
+
 def test_a_few_hashes_that_come_and_go_are_edited_in():
     rng = random.Random(3)
     hashes = [_digest(rng.randrange(10**9)) for _ in range(4 * _RESORT)]

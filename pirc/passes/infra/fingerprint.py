@@ -62,6 +62,7 @@ import json
 from bisect import bisect_left, insort
 from collections import ChainMap, Counter, deque
 from heapq import heappop, heappush
+from itertools import compress
 from operator import attrgetter, itemgetter, mul
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
@@ -1119,6 +1120,11 @@ _RESORT = 256
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
 
+# _combine_counted: whether a count is a repeat; below one repeated hash per this many distinct
+# ones, the others are joined without a lookup each.
+_REPEATS = (1).__lt__
+_FEW_REPEATED = 4
+
 # A blake2b of a 20-byte digest with nothing hashed yet: copying it costs less than making one.
 _BLAKE = hashlib.blake2b(digest_size=20)
 
@@ -1261,8 +1267,24 @@ def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
 
 
 def _combine_counted(distinct: list, counts: dict) -> str:
-    """`_combine_sorted` of the multiset: each hash as many times as ops have it."""
-    return _combine_sorted(list(map(mul, distinct, map(counts.__getitem__, distinct))))
+    """`_combine_sorted` of the multiset: each hash as many times as ops have it.  Where few
+    hashes repeat (a model whose layers are chained: its parameters and constants repeat, the
+    layers' ops do not), the repeated ones are found from the counts alone and the others
+    joined as they stand: looking each distinct hash up in `counts` reads it and a dict slot
+    scattered in memory, for tens of thousands of hashes, at every look."""
+    repeated = list(compress(counts, map(_REPEATS, counts.values())))
+    if len(repeated) * _FEW_REPEATED > len(distinct):   # a model repeating its layers side by side
+        return _combine_sorted(list(map(mul, distinct, map(counts.__getitem__, distinct))))
+    repeated.sort()
+    hashes: list = []
+    start = 0
+    for digest in repeated:
+        end = bisect_left(distinct, digest, start) + 1
+        hashes += distinct[start:end]
+        hashes.append(digest * (counts[digest] - 1))   # its other copies, next to it
+        start = end
+    hashes += distinct[start:]
+    return _combine_sorted(hashes)
 
 
 def _combine(hashes) -> str:
