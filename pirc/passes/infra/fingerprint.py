@@ -34,7 +34,9 @@ twice and costs more.  The program's hash is the sha256 of the sorted op hashes,
 between passes as a multiset (how many ops have each hash, and the distinct hashes sorted): a
 model repeats its layers and parameters, so there are far fewer distinct hashes than ops (46
 on the transformer at 100k), a change moves a few counts, and the sha256 then reads 20 bytes
-per op at C speed.  `program`, the walk that compares
+per op at C speed (a model whose layers are chained has about as many distinct hashes as ops:
+the many that come and go are merged into the sorted list, `_retally`, and the few that repeat
+found from the counts, `_combine_counted`).  `program`, the walk that compares
 every op with what was kept, is what `--verify-each=full` and a program edited behind the
 manager's back use; the first look at a program (`_first`) has nothing to compare and
 hashes an op without regions or properties inline, from its static key (below) and its
