@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import pirc
 from xdsl.ir import Block
-from pirc.passes.infra.fingerprint import (_KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
+from pirc.passes.infra.fingerprint import (_DIGEST, _KEY, _OP, _PREFIX, _RANK, _RESORT, Fingerprinter, _block_ops,
                                            _combine_counted, _combine_sorted, _retally, _static_key, _tally)
 from pirc.testing.strategies import aliasing_programs
 
@@ -46,7 +46,7 @@ def _check(program) -> Fingerprinter:
     _check_walked(f, program)
     hashes, walked = _walked(program)
     assert value == walked
-    assert f._digests == hashes
+    assert {key: entry[_DIGEST] for key, entry in f._kept.items()} == hashes
     assert f.op_count == program.op_count()
     assert f.touched is None
     ops = _block_ops(program.block)
@@ -202,7 +202,7 @@ def test_ops_a_cheaper_static_key_would_confuse():
     copied = _twin(matmul, {**matmul.attributes, "struct_name": type(values[2])(values[2].data)})
     assert copied.attributes["struct_name"] == values[2] and copied.attributes["struct_name"] is not values[2]
     f = _check(program)
-    digest = {op: f._digests[id(op)] for op in (matmul, swapped, reordered, weight, retyped, copied)}
+    digest = {op: f._kept[id(op)][_DIGEST] for op in (matmul, swapped, reordered, weight, retyped, copied)}
     assert digest[swapped] != digest[matmul] == digest[reordered] == digest[copied]
     assert digest[retyped] != digest[weight]
     assert len({f._kept[id(op)][_KEY] for op in digest}) == len(digest)
@@ -235,7 +235,7 @@ def test_twins_read_the_same_another_result_or_a_free_input():
     outside = twin(producer.clone().results[0])   # an op in no block: a free input
     argument = twin(block.insert_arg(value.type, 0))
     f = _check(program)
-    digest = {op: f._digests[id(op)] for op in (reader, same, other, outside, argument)}
+    digest = {op: f._kept[id(op)][_DIGEST] for op in (reader, same, other, outside, argument)}
     assert digest[same] == digest[reader]
     assert len({digest[reader], digest[other], digest[outside]}) == 3
     assert digest[argument] == digest[outside]   # both the free input's type
@@ -262,6 +262,19 @@ def test_the_kept_multiset_combines_as_the_sorted_hashes(values, data):
     distinct = _retally(counts, distinct, removed, added)
     assert _combine_counted(distinct, counts) == _combine_sorted(sorted(left + added))
     assert distinct == sorted(set(left + added)) and all(counts.values())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10**6), unique=True, min_size=1, max_size=300), st.data())
+def test_a_multiset_with_few_repeated_hashes_combines_as_the_sorted_hashes(values, data):
+    """A model whose layers are chained: many hashes once, a few (parameters, constants) many
+    times; `_combine_counted` then joins the hashes between the repeated ones as they stand.
+    The repeated ones anywhere: first, last, side by side."""
+    hashes = [_digest(v) for v in values]
+    repeated = data.draw(st.lists(st.sampled_from(hashes), max_size=max(1, len(hashes) // 5)))
+    extra = [digest for digest in repeated for _ in range(data.draw(st.integers(1, 4)))]
+    counts, distinct = _tally(hashes + extra)
+    assert _combine_counted(distinct, counts) == _combine_sorted(sorted(hashes + extra))
 
 
 def test_a_few_hashes_that_come_and_go_are_edited_in():

@@ -427,6 +427,33 @@ def test_the_multiset_edit_is_a_recount(start, data):
     assert dict(counts) == dict(expected) and distinct == sorted(expected)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([3, 40, 700, 1500]), st.data())
+def test_the_multiset_edit_is_a_recount_when_hashes_come_and_go_in_one_update(size, data):
+    """An op hashed twice in one climb (its rank out of date) adds its passing hash and
+    removes it again: that hash, never among the distinct ones, is neither inserted nor
+    taken out (the in-place edit would take out its neighbour).  Against a recount, with
+    few distinct hashes (the fresh merge) and many (the in-place edit for a few changes)."""
+    digests = [b"%05d" % n for n in range(size)] + [b"%05d" % n for n in range(0, size, 3)]
+    counts, distinct = _tally(digests)
+    passing = data.draw(st.lists(st.sampled_from([b"p%04d" % n for n in range(20)]), min_size=1,
+                                 max_size=6, unique=True))
+    fresh = data.draw(st.lists(st.sampled_from([b"q%04d" % n for n in range(20)]), max_size=3, unique=True))
+    olds = data.draw(st.lists(st.sampled_from(digests), max_size=3, unique_by=lambda _: object()))
+    keep = Counter(digests)
+    olds = [d for d in olds if keep[d] > 0 and not keep.subtract([d])]
+    added, removed = passing + fresh, passing + olds
+    order = data.draw(st.randoms(use_true_random=False))
+    order.shuffle(added)
+    order.shuffle(removed)
+    distinct = _retally(counts, distinct, removed, added)
+    expected = Counter(digests)
+    expected.subtract(olds)
+    expected.update(fresh)
+    expected = +expected
+    assert dict(counts) == dict(expected) and distinct == sorted(expected)
+
+
 # -- steady seeds settled before the climb (Fingerprinter._settle) ---------------------------
 
 

@@ -34,7 +34,9 @@ twice and costs more.  The program's hash is the sha256 of the sorted op hashes,
 between passes as a multiset (how many ops have each hash, and the distinct hashes sorted): a
 model repeats its layers and parameters, so there are far fewer distinct hashes than ops (46
 on the transformer at 100k), a change moves a few counts, and the sha256 then reads 20 bytes
-per op at C speed.  `program`, the walk that compares
+per op at C speed (a model whose layers are chained has about as many distinct hashes as ops:
+the many that come and go are merged into the sorted list, `_retally`, and the few that repeat
+found from the counts, `_combine_counted`).  `program`, the walk that compares
 every op with what was kept, is what `--verify-each=full` and a program edited behind the
 manager's back use; the first look at a program (`_first`) has nothing to compare and
 hashes an op without regions or properties inline, from its static key (below) and its
@@ -62,6 +64,7 @@ import json
 from bisect import bisect_left, insort
 from collections import ChainMap, Counter, deque
 from heapq import heappop, heappush
+from itertools import compress
 from operator import attrgetter, itemgetter, mul
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr
@@ -125,8 +128,10 @@ class Fingerprinter:
         self._kept_singles: dict = {}
         self._shapes: dict = {}   # a few ops' subgraph fingerprint, by its shape (_few)
         self._top = None          # the top-level block of the program last fingerprinted
-        self._kept: dict = {}     # id(op) -> what is kept of it (_OP...), for each op of that block
-        self._digests: dict = {}  # id(op) -> its hash, for each op of that block
+        # id(op) -> what is kept of it (_OP...), for each op of that block; its hash is the
+        # entry's (a dict of the hashes beside it cost the first look a second 100k-key dict,
+        # and each erased op a second deletion: `_Hashes` reads them where a mapping is asked).
+        self._kept: dict = {}
         # Those hashes as a multiset: how many ops have each, and each once, sorted (what the
         # program's hash is taken of: _combine_counted).  A model repeats its layers and
         # parameters: far fewer distinct hashes than ops, and an edit moves a count.
@@ -186,7 +191,7 @@ class Fingerprinter:
                 return self._update(seeds, steady, detached)
             except _Redo:
                 self.fallbacks += 1
-                self._top, self._kept, self._digests = None, {}, {}
+                self._top, self._kept = None, {}
                 value = self._program(program)
                 self._walk = None   # a first look, but not of the program a pipeline began with
                 return value
@@ -202,7 +207,6 @@ class Fingerprinter:
         # Erased ops count as changed, so an op still reading one of their results is looked at.
         changed: set = kept.keys() - map(id, _block_ops(block))
         touched: list = []   # ops hashed again: new, edited, or reading something that changed
-        nested = False       # memo holds hashes of ops inside regions too
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
         hash_top, statics = self._hash_top, self._statics
@@ -224,7 +228,6 @@ class Fingerprinter:
                 prefix = None
                 try:
                     if op.regions:
-                        nested = True
                         inside = inside or {id(o) for o in _block_ops(block)}
                         digest = self._hash_one(op, inside, memo, False, static)
                     elif operands or op.properties:
@@ -233,7 +236,6 @@ class Fingerprinter:
                         spelled = statics.get(static) or self._spelled(op, static)
                         prefix, digest = spelled[1], spelled[2]
                 except KeyError:  # a producer after its user (a graph region): hash in order
-                    nested = True
                     inside = inside or {id(o) for o in _block_ops(block)}
                     digest = self._op_hash(op, inside, memo)
                 size = 1 if not op.regions else _size(op)
@@ -252,8 +254,7 @@ class Fingerprinter:
             fresh[key] = entry
             op, rank = op._next_op, rank + 1
         self._top, self._kept = block, fresh
-        self._digests = {key: e[_DIGEST] for key, e in fresh.items()} if nested else memo
-        self._counts, self._distinct = _tally(self._digests.values())
+        self._counts, self._distinct = _tally(map(_HASH, fresh.values()))
         self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = touched
@@ -263,16 +264,18 @@ class Fingerprinter:
         """The first look at `block`: `_program` with nothing kept to compare with.  An op
         without regions or properties whose producers are ops of the block hashed before it,
         as in block order they are, is hashed inline: its prefix from its static key, each
-        operand from its producer's hash (the memo holds the block's ops only, so a producer
-        found there is one of them) or, for a free input, its type (`_inputs`); any other
-        op, as `_program` hashes it."""
-        memo: dict = {}
-        rows: list = []      # what is kept of each op, in block order
-        keep = rows.append
+        operand from its producer's hash (read from the producer's kept entry: the entries
+        are the block's ops only, so a producer found there is one of them) or, for a free
+        input, its type (`_inputs`); any other op, as `_program` hashes it."""
+        kept: dict = {}      # what is kept of each op (_OP...), by id, in block order
+        # The hashes by id, for the general code (`_look`), from the first op it hashes on:
+        # most programs have none, and a dict of them beside `kept` would cost the look a
+        # second 100k-key dict.
+        memo = None
         nested = False       # memo holds hashes of ops inside regions too
         count = 0
         inside = None        # the ids of the block's ops, for an op hashed by _hash_one
-        statics, edge, blank = self._statics, _INDEX_BYTES, _BLAKE.copy
+        statics, edge, blank, hashed = self._statics, _INDEX_BYTES, _BLAKE.copy, _DIGEST
         # The walk, for a caller about to walk the block again (`walked`): an append each,
         # while the op is at hand, costs less than reading it again from the kept entries.
         walk, names, unused, regions = [], [], [], False
@@ -301,6 +304,8 @@ class Fingerprinter:
             if op.regions or op.properties or nested:
                 if op.regions:
                     regions = True
+                if memo is None:
+                    memo = dict(zip(kept, map(_HASH, kept.values())))
                 # Once an op was hashed with what it holds, the memo holds ops inside regions
                 # too: a producer found there need not be one of the block's (_hash_top asks).
                 digest, prefix = self._look(op, block, memo, static, inside)
@@ -310,7 +315,7 @@ class Fingerprinter:
                     digest, prefix = self._look(op, block, memo, static, inside)
                 size = _size(op)
                 count += size - 1  # and 1 below, as for every op
-                keep([op, spelled[3], operands, digest, prefix, rank, size])
+                kept[id(op)] = [op, spelled[3], operands, digest, prefix, rank, size]
                 memo[id(op)] = digest
                 op, rank = op._next_op, rank + 1
                 continue
@@ -320,13 +325,15 @@ class Fingerprinter:
                 parts = [prefix]
                 try:
                     for operand in operands:  # KeyError: a producer not hashed yet, or outside
-                        parts += (b"e", memo[id(operand.op)], edge[operand.index])
+                        parts += (b"e", kept[id(operand.op)][hashed], edge[operand.index])
                     inputs = b"".join(parts)
                 except (AttributeError, KeyError, IndexError):  # a block argument, a free input, a late producer
-                    inputs = self._inputs(op, block, memo, prefix)
+                    inputs = self._inputs(op, block, kept, prefix)
                 if inputs is None:   # hashed by _op_hash, with its producers
                     nested = True
                     inside = {id(o) for o in _block_ops(block)}
+                    if memo is None:
+                        memo = dict(zip(kept, map(_HASH, kept.values())))
                     digest, prefix = self._look(op, block, memo, static, inside)
                 else:
                     h = blank()
@@ -334,37 +341,34 @@ class Fingerprinter:
                     digest = h.digest()
             else:
                 digest = spelled[2]
-            keep([op, spelled[3], operands, digest, prefix, rank, 1])
-            memo[id(op)] = digest
+            kept[id(op)] = [op, spelled[3], operands, digest, prefix, rank, 1]
+            if memo is not None:
+                memo[id(op)] = digest
             op, rank = op._next_op, rank + 1
         count += rank
-        if nested:
-            kept = {id(e[_OP]): e for e in rows}
-            digests = {key: e[_DIGEST] for key, e in kept.items()}
-        else:  # the memo holds the block's ops, in block order
-            kept, digests = dict(zip(memo, rows)), memo
-        self._top, self._kept, self._digests = block, kept, digests
-        self._counts, self._distinct = _tally(digests.values())
+        self._top, self._kept = block, kept
+        self._counts, self._distinct = _tally(map(_HASH, kept.values()))
         self._value = _combine_counted(self._distinct, self._counts)
         self.op_count = count
         self.touched = None  # the first look: everything is new
         self._walk = None if regions else (block, walk, names, unused)
         return self._value
 
-    def _inputs(self, op, block, memo: dict, prefix: bytes) -> bytes | None:
+    def _inputs(self, op, block, kept: dict, prefix: bytes) -> bytes | None:
         """What `_hash_top` hashes for an op of `block` without regions or properties: its
-        prefix, then for each operand `e`, its producer's hash and the result's index, for a
-        producer in `block`, or its free input's bytes (a block argument, a value of an op
-        outside the block: a null value, an erased op).  None where a producer in `block` is
-        not hashed yet (after its user: the general code hashes it)."""
+        prefix, then for each operand `e`, its producer's hash (from the entries `kept` of
+        the ops hashed so far) and the result's index, for a producer in `block`, or its free
+        input's bytes (a block argument, a value of an op outside the block: a null value, an
+        erased op).  None where a producer in `block` is not hashed yet (after its user: the
+        general code hashes it)."""
         parts = [prefix]
         for operand in op._operands:
             owner = getattr(operand, "op", None)
             if owner is not None and owner.parent is block:
-                digest = memo.get(id(owner))
-                if digest is None:
+                entry = kept.get(id(owner))
+                if entry is None:
                     return None
-                parts += (b"e", digest, _index_bytes(operand.index))
+                parts += (b"e", entry[_DIGEST], _index_bytes(operand.index))
             else:
                 t = operand._type
                 free = self._free_text.get(id(t))
@@ -405,7 +409,7 @@ class Fingerprinter:
             return self._op_hash(op, inside, memo), None
 
     def _update(self, seeds, steady=(), detached: int | None = None) -> str:
-        block, kept, digests = self._top, self._kept, self._digests
+        block, kept = self._top, self._kept
         # id(op) -> hash it again whole (True), from its prefix (False), or only its operands
         # may have changed (_OPERANDS: `steady`), for each seed in the block (what _place
         # reads), then the readers queued as hashes move; queued once each.
@@ -457,7 +461,6 @@ class Fingerprinter:
                 entry = kept.pop(key, None)
                 if entry is not None:
                     gone[key] = digest = entry[_DIGEST]
-                    del digests[key]
                     removed.append(digest)
                     size += entry[_SIZE]
                     for result in op.results:
@@ -558,7 +561,7 @@ class Fingerprinter:
         again go to `touched`, in the order hashed.  `queued`: id(op) -> how: True whole,
         False from its prefix (its producers' hashes or its operands moved).  Returns
         whether an op may have been hashed twice (then in `touched` twice)."""
-        block, kept, digests = self._top, self._kept, self._digests
+        block, kept = self._top, self._kept
         # The queued ops in rank order: a sorted list for the seeds, a heap for the readers
         # queued as hashes move (fewer: none after cse; (rank, seq, entry), ties of rank,
         # none in a consistent block, in the order queued), taken from in turn, smallest
@@ -566,7 +569,7 @@ class Fingerprinter:
         seeded.sort(key=_BY_RANK, reverse=True)   # popped from the end
         heap: list = []
         seq = 0
-        hash_top, edge, blank = self._hash_top, _INDEX_BYTES, _BLAKE.copy
+        hash_top, edge, blank, hashed = self._hash_top, _INDEX_BYTES, _BLAKE.copy, _DIGEST
         # In rank order every producer comes before its users, and each op is hashed once;
         # an op hashed again (ranks out of date) costs time, a cycle (a broken program)
         # would never end: past this many ops hashed, hash the program from scratch.  Only
@@ -594,17 +597,18 @@ class Fingerprinter:
             else:  # its producers' hashes moved, or its operands: the prefix is kept
                 parts = [prefix]
                 try:  # _hash_top, inline: each operand read from an op of the block (the
-                    # digests hold those only, and an op erased or moved out is a seed)
+                    # entries are those only, and an op erased or moved out is a seed)
                     for operand in op._operands:
-                        parts += (b"e", digests[id(operand.op)], edge[operand.index])
-                except (AttributeError, KeyError, IndexError):  # a block argument, another op
+                        parts += (b"e", kept[id(operand.op)][hashed], edge[operand.index])
+                    inputs = b"".join(parts)   # TypeError: a new producer not hashed yet
+                except (AttributeError, KeyError, IndexError, TypeError):  # a block argument, another op
                     try:
-                        digest = hash_top(op, block, digests, None, prefix)[0]
+                        digest = hash_top(op, block, _Hashes(kept), None, prefix)[0]
                     except KeyError:
                         raise _Redo from None
                 else:
                     h = blank()
-                    h.update(b"".join(parts))
+                    h.update(inputs)
                     digest = h.digest()
                 entry[_ARGS] = op._operands
             if digest == old:
@@ -612,7 +616,7 @@ class Fingerprinter:
             if old is not None:
                 removed.append(old)
             added.append(digest)
-            entry[_DIGEST] = digests[key] = digest
+            entry[_DIGEST] = digest
             whole = old is None  # a user of a new op may have spelled that operand as a free input
             for result in op.results:
                 use = result.first_use
@@ -687,10 +691,10 @@ class Fingerprinter:
                 if op.regions:
                     # Hashes of the ops in its regions go to a memo of their own: the kept one
                     # holds top-level ops only.
-                    digest = self._hash_one(op, self._kept, ChainMap({}, self._digests), False, static)
+                    digest = self._hash_one(op, self._kept, ChainMap({}, _Hashes(self._kept)), False, static)
                     entry[_PREFIX] = None
                 else:
-                    digest, entry[_PREFIX] = self._hash_top(op, self._top, self._digests, static)
+                    digest, entry[_PREFIX] = self._hash_top(op, self._top, _Hashes(self._kept), static)
             except KeyError:  # a producer not hashed yet: after its user in the block
                 raise _Redo from None
             size = _size(op)
@@ -703,7 +707,7 @@ class Fingerprinter:
                 digest = spelled[2]
             else:
                 try:
-                    digest = self._hash_top(op, self._top, self._digests, None, spelled[1])[0]
+                    digest = self._hash_top(op, self._top, _Hashes(self._kept), None, spelled[1])[0]
                 except KeyError:  # a producer not hashed yet: after its user in the block
                     raise _Redo from None
             size = 1
@@ -1056,6 +1060,31 @@ class Fingerprinter:
         return entry[1]
 
 
+class _Hashes:
+    """The hashes of the kept entries (`Fingerprinter._kept`) as a mapping by id, for the
+    general code (`_hash_top`, `_hash_one`), which looks producers' hashes up in one: an op
+    kept but not hashed yet (new in an update) has none (a KeyError, as for an op not kept)."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, kept: dict):
+        self.kept = kept
+
+    def __getitem__(self, key) -> bytes:
+        digest = self.kept[key][_DIGEST]
+        if digest is None:
+            raise KeyError(key)
+        return digest
+
+    def __contains__(self, key) -> bool:
+        entry = self.kept.get(key)
+        return entry is not None and entry[_DIGEST] is not None
+
+    def get(self, key, default=None):
+        entry = self.kept.get(key)
+        return default if entry is None or entry[_DIGEST] is None else entry[_DIGEST]
+
+
 class _Scope:
     """The ops of a region's block and, around them, the ops their op can see (`in` only):
     no copy of the outer set for each region."""
@@ -1075,6 +1104,9 @@ _TYPE = attrgetter("_type")
 # A kept entry's rank (_OP...): the order Fingerprinter._climb takes the seeds in.
 _BY_RANK = itemgetter(_RANK)
 
+# A kept entry's hash.
+_HASH = itemgetter(_DIGEST)
+
 # Subgraphs of at most this many ops are memoised by their shape (Fingerprinter._few): what
 # patterns match; a larger one rarely repeats.
 _FEW = 8
@@ -1089,6 +1121,11 @@ _PAUSE_GC = 64
 _RESORT = 256
 
 _INDEX_BYTES = [b"#%d," % i for i in range(16)]
+
+# _combine_counted: whether a count is a repeat; below one repeated hash per this many distinct
+# ones, the others are joined without a lookup each.
+_REPEATS = (1).__lt__
+_FEW_REPEATED = 4
 
 # A blake2b of a 20-byte digest with nothing hashed yet: copying it costs less than making one.
 _BLAKE = hashlib.blake2b(digest_size=20)
@@ -1185,14 +1222,19 @@ def _tally(digests) -> tuple[dict, list]:
 
 def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
     """`counts` less one op of each hash in `removed`, with one of each in `added` (in place),
-    and the distinct hashes sorted: a few hashes that come or go are edited in, many sorted
-    afresh (each edit moves the list's tail).  The two lists are counted first (at C speed):
-    a cone moves many ops between few hashes (a model repeats its layers)."""
+    and the distinct hashes sorted: a few hashes that come or go are edited in (each edit
+    moves the list's tail), many merged in: the hashes still counted, in order, then the new
+    ones sorted are two sorted runs, which `list.sort` merges in one pass (a model whose
+    layers are chained has about as many distinct hashes as ops, and an update moves
+    thousands: sorting all of them afresh cost a third of such an update).  The two lists
+    are counted first (at C speed): a cone moves many ops between few hashes where a model's
+    layers repeat side by side."""
     new, gone = [], []
     plus = Counter(added)
     minus = Counter(removed)
+    get = counts.get
     for digest, k in plus.items():  # first: a removed hash is one the program had
-        n = counts.get(digest)
+        n = get(digest)
         if n is None:
             counts[digest] = k
             new.append(digest)
@@ -1203,10 +1245,22 @@ def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
         if n:
             counts[digest] = n
         else:
-            del counts[digest]
+            counts.pop(digest)   # dict's own: `del` on a Counter is a Python method
             gone.append(digest)
+    if new and gone:
+        # A hash that came and went in this update (an op hashed twice, ranks out of date)
+        # was never among the distinct ones: neither to add nor to take out.
+        both = set(new).difference(counts)
+        if both:
+            new = [digest for digest in new if digest not in both]
+            gone = [digest for digest in gone if digest not in both]
     if (len(new) + len(gone)) * _RESORT > len(distinct):
-        return sorted(counts)
+        if gone:
+            distinct = list(filter(counts.__contains__, distinct))
+        new.sort()
+        distinct += new
+        distinct.sort()   # two sorted runs: merged
+        return distinct
     for digest in gone:
         del distinct[bisect_left(distinct, digest)]
     for digest in new:
@@ -1215,8 +1269,24 @@ def _retally(counts: dict, distinct: list, removed: list, added: list) -> list:
 
 
 def _combine_counted(distinct: list, counts: dict) -> str:
-    """`_combine_sorted` of the multiset: each hash as many times as ops have it."""
-    return _combine_sorted(list(map(mul, distinct, map(counts.__getitem__, distinct))))
+    """`_combine_sorted` of the multiset: each hash as many times as ops have it.  Where few
+    hashes repeat (a model whose layers are chained: its parameters and constants repeat, the
+    layers' ops do not), the repeated ones are found from the counts alone and the others
+    joined as they stand: looking each distinct hash up in `counts` reads it and a dict slot
+    scattered in memory, for tens of thousands of hashes, at every look."""
+    repeated = list(compress(counts, map(_REPEATS, counts.values())))
+    if len(repeated) * _FEW_REPEATED > len(distinct):   # a model repeating its layers side by side
+        return _combine_sorted(list(map(mul, distinct, map(counts.__getitem__, distinct))))
+    repeated.sort()
+    hashes: list = []
+    start = 0
+    for digest in repeated:
+        end = bisect_left(distinct, digest, start) + 1
+        hashes += distinct[start:end]
+        hashes.append(digest * (counts[digest] - 1))   # its other copies, next to it
+        start = end
+    hashes += distinct[start:]
+    return _combine_sorted(hashes)
 
 
 def _combine(hashes) -> str:
