@@ -302,9 +302,13 @@ def _walk(block, keys: OpKeys, aliases, table: dict, log: list | None):
         # group(op); an op without operands (most merged ops: constants) by its class alone,
         # which no group tuple equals
         g = (cls, *map(id, operands)) if operands else cls
-        entry = table.get(g)
-        if entry is None or (is_written is not None and type(entry) is not dict
-                             and any(map(is_written, entry.results))):
+        # the first of its group (most ops) entered at the lookup: one hash of the group
+        entry = table.setdefault(g, op)
+        if entry is op:
+            if log is not None:
+                log.append((table, g, None))
+        elif is_written is not None and type(entry) is not dict and any(
+                map(is_written, entry.results)):
             if log is not None:
                 log.append((table, g, entry))
             table[g] = op  # the first of its group that may stand for its key
