@@ -229,8 +229,12 @@ class Rewrite:
         pc = self.pc
         state = pc.state
         produced = list(produced) if produced else ()   # most rewrites produce nothing
-        if state.watch is not None:
-            state.watch.closed(self, produced)
+        watch = state.watch
+        if watch is not None:
+            if produced:
+                watch.closed(self, produced)
+            elif watch.open is self:   # IRWatch.closed without produced ops, inline
+                watch.open, watch.open_edits = None, 0
         if produced:
             producers, name = state.producers, pc.pass_name
             for op in produced:
