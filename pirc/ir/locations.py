@@ -7,9 +7,10 @@ in the file they read (`program.locations` is what the text parser recorded).
 from __future__ import annotations
 
 
-def json_path_of(op) -> str:
+def json_path_of(op, place: int | None = None) -> str:
     """The op's path in Paddle JSON: `program.regions[0].blocks[0].ops[12]`, nested ops
-    through their op's `regions[i].blocks[j]`."""
+    through their op's `regions[i].blocks[j]`.  `place`: the op's index in its block, where
+    the caller has it (`op_locations`)."""
     parts = []
     while True:
         block = op.parent_block()
@@ -17,7 +18,8 @@ def json_path_of(op) -> str:
             break
         region = block.parent
         owner = region.parent if region is not None else None
-        parts.append(f"ops[{_place(op)}]")
+        parts.append(f"ops[{_place(op) if place is None else place}]")
+        place = None
         if region is None or owner is None:
             break
         parts.append(f"blocks[{_index_of(block, region.blocks)}]")
@@ -60,6 +62,24 @@ def _place(op) -> int:
 
 def _index_of(item, items) -> int:
     return next(i for i, x in enumerate(items) if x is item)
+
+
+def op_locations(program, ops) -> list[str]:
+    """`op_location` of each of `ops`; the places of those in the top-level block that are
+    told by a JSON path are counted in one walk of the block, up to the last of them, not
+    one walk each (canonicalize lists its first near misses, thousands of ops in)."""
+    block = program.block
+    located = program.locations
+    wanted = {id(op) for op in ops
+              if op.parent is block and not isinstance(located.get(op), (tuple, str))}
+    places: dict = {}
+    op, i = block._first_op, 0   # xDSL's links (pinned exactly), as _place counts
+    while op is not None and len(places) < len(wanted):
+        if id(op) in wanted:
+            places[id(op)] = i
+        op, i = op._next_op, i + 1
+    return [json_path_of(op, places[id(op)]) if id(op) in places else op_location(program, op)
+            for op in ops]
 
 
 def op_location(program, op) -> str:

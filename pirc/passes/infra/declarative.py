@@ -73,7 +73,7 @@ from xdsl.ir import Attribute
 
 from ...ir import attrs as A
 from ...ir.effects import is_pure
-from ...ir.locations import op_location
+from ...ir.locations import op_locations
 from ...ir.ops import NullValueOp, is_null_value, null_value
 from ...ir.registry import op_class
 from ...ir.specs import get_spec
@@ -615,16 +615,26 @@ def _pending(pc) -> dict:
 
 def record_near_misses(pc) -> None:
     """Turn the pass's failed candidates into `pc.near_misses` (rule -> NearMisses): a root
-    that a later rewrite took (it is gone from the program) was no miss."""
+    that a later rewrite took (it is gone from the program) was no miss.  The listed ones
+    are located together (`op_locations`: one walk of the block for their JSON paths)."""
+    listed = []   # (misses, op, reason), in the order they are listed
     for rule, entries in _pending(pc).items():
+        misses = None
         for op, reason in entries.values():
             if op.parent is None:
                 continue
-            misses = pc.near_misses.setdefault(rule, NearMisses())   # no empty entries
-            if len(misses.first) < NEAR_MISS_KEEP:
-                misses.add(op.name, op_location(pc.program, op), _spelled(reason))
+            if misses is None:
+                misses = pc.near_misses.setdefault(rule, NearMisses())   # no empty entries
+                room = NEAR_MISS_KEEP - len(misses.first)
+            if room > 0:
+                listed.append((misses, op, reason))
+                room -= 1
             else:  # counted only: a JSON path costs a walk of the block, and is not listed
                 misses.count += 1
+    if listed:
+        places = op_locations(pc.program, [op for _, op, _ in listed])
+        for (misses, op, reason), place in zip(listed, places):
+            misses.add(op.name, place, _spelled(reason))
     pc._near_pending = {}
 
 
