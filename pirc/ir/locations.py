@@ -18,7 +18,7 @@ def json_path_of(op, places: dict | None = None) -> str:
             break
         region = block.parent
         owner = region.parent if region is not None else None
-        parts.append(f"ops[{places[id(op)] if places is not None else _index_of(op, block.ops)}]")
+        parts.append(f"ops[{places[id(op)] if places is not None else _place(op)}]")
         if region is None or owner is None:
             break
         parts.append(f"blocks[{_index_of(block, region.blocks)}]")
@@ -45,6 +45,18 @@ def json_paths(program) -> dict:
 
     block_ops(program.block, "program.regions[0].blocks[0]")
     return out
+
+
+def _place(op) -> int:
+    """The index of `op` in its block: the ops before it, counted through xDSL's links
+    (`_prev_op`; xDSL is pinned exactly), not with the block's iterator (two Python calls
+    per op)."""
+    place = 0
+    op = op._prev_op
+    while op is not None:
+        place += 1
+        op = op._prev_op
+    return place
 
 
 def _index_of(item, items) -> int:

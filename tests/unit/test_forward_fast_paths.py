@@ -1,7 +1,9 @@
 """A forward's fast paths do what the general ones do.
 
 * The edits made and recorded in one call (pirc.passes.infra.ir_watch.move_top_level and
-  erase_top_level, which ir_edits.move_uses and erase take inside a rewrite) against the
+  erase_top_level, which ir_edits.move_uses and erase take inside a rewrite, and
+  forward_top_level, a whole forward with the inputs it leaves dead, which greedy.replace_op
+  takes) against the
   same edits through xDSL's wrapped primitives: after every pass of `default` on every
   corpus program, the benchmark's generated one, a small program of the transformer benchmark
   (thousands of inference dropouts) and canonicalize's lit cases, the same program, pass
@@ -25,7 +27,7 @@ import pytest
 import pirc
 from pirc.passes import PassFailure, run_pipeline
 from pirc.passes.infra import fingerprint as fp
-from pirc.passes.infra import ir_edits, ir_watch
+from pirc.passes.infra import greedy, ir_edits, ir_watch
 from pirc.text.parser import parse_text
 
 from corpus_files import all_jsons
@@ -67,6 +69,7 @@ def _general(m) -> None:
     key read from its op."""
     m.setattr(ir_edits, "move_top_level", lambda result, value, users: False)
     m.setattr(ir_edits, "erase_top_level", lambda op: False)
+    m.setattr(greedy, "forward_top_level", lambda op, value, users, inputs=(): False)
     m.setattr(fp.Fingerprinter, "_static_of", lambda self, op, changed: fp._static_key(op))
 
 
@@ -90,49 +93,74 @@ def test_the_benchmark_programs_take_the_fast_paths(monkeypatch):
     paths, and under --verify-each=full (every edit through the watch's general path) none
     does."""
     for level, expected in (("incremental", True), ("full", False)):
-        taken = {"move": [], "erase": []}
-        move, erase = ir_watch.move_top_level, ir_watch.erase_top_level
+        taken = {"move": [], "erase": [], "forward": []}
+        move, erase, forward = (ir_watch.move_top_level, ir_watch.erase_top_level,
+                                ir_watch.forward_top_level)
         monkeypatch.setattr(ir_edits, "move_top_level",
                             lambda *a: taken["move"].append(move(*a)) or taken["move"][-1])
         monkeypatch.setattr(ir_edits, "erase_top_level",
                             lambda op: taken["erase"].append(erase(op)) or taken["erase"][-1])
+        monkeypatch.setattr(greedy, "forward_top_level",
+                            lambda *a: taken["forward"].append(forward(*a)) or taken["forward"][-1])
         result = run_pipeline(PROGRAMS["transformer-3000"](), "default", verify_each=level)
-        assert result.passes[0].rule_rewrites["inference-dropout"] > 100
-        for what in ("move", "erase"):
-            assert len(taken[what]) > 100
-            assert all(taken[what]) if expected else not any(taken[what]), (level, what)
+        dropouts = result.passes[0].rule_rewrites["inference-dropout"]
+        assert dropouts > 100
+        # each forward in one call; where it cannot (full verification), each move and
+        # erasure through the primitives
+        assert len(taken["forward"]) == dropouts
+        assert all(taken["forward"]) if expected else not any(taken["forward"]), level
+        if not expected:
+            for what in ("move", "erase"):
+                assert len(taken[what]) > 100
+                assert not any(taken[what]), (level, what)
 
 
 def _release_unrecorded(m) -> None:
     """A broken fast move: the value that lost its use is not recorded as released."""
-    move = ir_watch.move_top_level
+    move = ir_watch._move_recorded
 
-    def broken(result, value, users):
-        done = move(result, value, users)
-        if done:
-            ir_watch._ACTIVE.touched.released.pop()
-        return done
-    m.setattr(ir_edits, "move_top_level", broken)
+    def broken(watch, result, value, users, index):
+        before = len(watch.touched.released)
+        move(watch, result, value, users, index)
+        if len(watch.touched.released) > before:
+            watch.touched.released.pop()
+    m.setattr(ir_watch, "_move_recorded", broken)
 
 
 def _erase_unrecorded(m) -> None:
     """A broken fast erasure: the op leaves the block, the watch's order is not told."""
-    erase = ir_watch.erase_top_level
+    erase = ir_watch._erase_recorded
 
-    def broken(op):
-        watch = ir_watch._ACTIVE
-        order = watch.order if watch is not None else None
-        if watch is not None:
-            watch.order = None
+    def broken(watch, op, block):
+        order, watch.order = watch.order, None
         try:
-            return erase(op)
+            erase(watch, op, block)
         finally:
-            if watch is not None:
-                watch.order = order
-    m.setattr(ir_edits, "erase_top_level", broken)
+            watch.order = order
+    m.setattr(ir_watch, "_erase_recorded", broken)
 
 
-@pytest.mark.parametrize("mutate", [_release_unrecorded, _erase_unrecorded])
+def _dead_input_kept(m) -> None:
+    """A broken fast forward: the inputs it leaves dead (a dropout's p) are not erased."""
+    forward = ir_watch.forward_top_level
+    m.setattr(greedy, "forward_top_level", lambda op, value, users, inputs=(): forward(op, value, users))
+
+
+def _reader_unsettled(m) -> None:
+    """A broken fast move: no reader is settled (each one left to the verifier)."""
+    move = ir_watch._move_recorded
+
+    def broken(watch, result, value, users, index):
+        settle, watch.touched.settle = watch.touched.settle, None
+        try:
+            move(watch, result, value, users, index)
+        finally:
+            watch.touched.settle = settle
+    m.setattr(ir_watch, "_move_recorded", broken)
+
+
+@pytest.mark.parametrize("mutate", [_release_unrecorded, _erase_unrecorded, _dead_input_kept,
+                                    _reader_unsettled])
 def test_a_broken_fast_path_fails_the_comparison(mutate, monkeypatch):
     # a mismatch, or a later pass that trusts the record failing (dce takes its candidates'
     # places from the block order: an erased op still numbered there is one it cannot erase)

@@ -38,6 +38,7 @@ from ...errors import PircError
 from ...ir.builder import gc_paused
 from ...ir.effects import is_pure
 from .ir_edits import erase, move_uses, unused
+from .ir_watch import forward_top_level
 
 DEFAULT_MAX_ITERATIONS = 10
 
@@ -91,6 +92,8 @@ def replace_op(op, values, inputs=()) -> list:
     rewrite left pure and unused is erased too, as MLIR's greedy driver erases the ops a
     rewrite leaves dead.  Only matched ops: the gate has seen them, and dce keeps the rest."""
     users: list = []
+    if len(values) == 1 and forward_top_level(op, values[0], users, inputs):   # at once
+        return users
     results = op.results
     for result, value in zip(results, values):
         move_uses(result, value, users)

@@ -29,9 +29,10 @@ every pass of the corpus).  cse's merge of a constant read by top-level ops (`me
 makes its edits and their fast-path records in one call, without the primitives' calls;
 tests/unit/test_cse_fast_paths.py holds it to the merge made through the wrappers.  So do a
 forward's moves of a result's uses to another value and its erasures of unused ops
-(`move_top_level`, `erase_top_level`, which pirc.passes.infra.ir_edits takes: canonicalize
-makes thousands of forwards); tests/unit/test_forward_fast_paths.py holds them to the
-edits made through the wrappers.
+(`move_top_level`, `erase_top_level`, which pirc.passes.infra.ir_edits takes), and a whole
+forward with the inputs it leaves dead (`forward_top_level`, which greedy.replace_op takes:
+canonicalize makes thousands of forwards); tests/unit/test_forward_fast_paths.py holds them
+to the edits made through the wrappers.
 
 Each edit also names the top-level op it happened in (`tops`): with what the rewrites matched
 and produced, that is what the program fingerprint after the pass hashes again
@@ -54,7 +55,8 @@ from functools import partial
 
 from xdsl.ir import Block, IRWithUses, Region, SSAValues
 
-from .touched import Touched
+from ...ir.effects import is_pure
+from .touched import _EARLY, _LATE, Touched
 
 # The watch of the pass running now (innermost), or None.
 _ACTIVE: "IRWatch | None" = None
@@ -408,10 +410,27 @@ def merge_top_level(op, earlier) -> bool:
 
 
 def _detach_top_level(watch, op, block) -> None:
-    """`detach_op`'s record and edit of the top-level op `op`, as its wrapper's fast path
-    makes them (merge_top_level's and erase_top_level's)."""
-    watch.tops[id(op)] = op
-    watch.touched.removed(op)
+    """`detach_op`'s record and edit of the top-level op `op` without regions, as its
+    wrapper's fast path makes them (merge_top_level's and erase_top_level's)."""
+    key = id(op)
+    watch.tops[key] = op
+    # Touched.removed, inline for an op without regions: once per op a merge or a forward
+    # erases (tens of thousands)
+    touched = watch.touched
+    touched.ops.pop(key, None)
+    touched.unsettled.pop(key, None)
+    touched.detached += 1
+    released = touched.released
+    for value in op._operands:
+        released.append((value, op))
+    for result in op.results:
+        use = result.first_use
+        if use is not None:   # most erased ops are unused
+            readers = touched.readers
+            while use is not None:
+                reader = use._operation
+                readers[id(reader)] = reader
+                use = use._next_use
     if watch.order is not None:
         watch.order.forget(op)
     watch.inside += 1
@@ -476,6 +495,11 @@ def _move_recorded(watch, result, value, users: list | None, index) -> None:
     `result` leaves the program) is told when `result` loses its last use."""
     tops, touched = watch.tops, watch.touched
     touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
+    # Touched.settles, inline, with `value`'s number read once for all the readers
+    keys = touched.settle
+    if keys is not None:
+        defined = keys.get(id(getattr(value, "op", None)), _LATE)
+        anywhere = touched.writers is None   # no op may change a buffer's type in place
     edits = 0
     use = result.first_use
     while use is not None:
@@ -493,7 +517,9 @@ def _move_recorded(watch, result, value, users: list | None, index) -> None:
             after._prev_use = None
         elif index is not None:   # its last use: the op may be dead now (OpIndex.unused)
             index.lost_use(result.op)
-        if not touched.settles(reader, value):   # add_use's settling (the use keeps its slot)
+        # add_use's settling (the use keeps its slot)
+        if keys is None or not (defined < keys.get(id(reader), _EARLY)
+                                and (anywhere or touched.quiet(reader, value))):
             unsettled[id(reader)] = reader
         first = value.first_use   # add_use's edit
         use._next_use = first
@@ -527,6 +553,54 @@ def erase_top_level(op) -> bool:
     for result in op.results:
         if result.first_use is not None:
             return False
+    _erase_recorded(watch, op, block)
+    return True
+
+
+def forward_top_level(op, value, users: list, inputs=()) -> bool:
+    """greedy.replace_op(op, (value,), inputs) in one call, where each edit takes the
+    fast paths of move_top_level and erase_top_level: the uses of `op`'s first result moved
+    to `value` (their readers appended to `users`), `op` erased, then each op of `inputs`
+    left pure and unused erased, each edit made and recorded as those make them
+    (canonicalize makes thousands of forwards: one look at the watch and the ops, not one
+    per edit).  Only where `op` and each input still in a block are ops of the top-level
+    block without regions or successors, `op`'s other results unused and every reader of
+    its first result in the top-level block: False (nothing done) otherwise."""
+    watch = _ACTIVE
+    if watch is None or watch.open is None or watch.general:   # _fast, inline
+        return False
+    block = watch.block
+    if op.parent is not block or op.regions or op._successors:
+        return False
+    for dead in inputs:
+        if dead.parent is not None and (dead.parent is not block or dead.regions or dead._successors):
+            return False
+    results = op.results
+    result = _item(results, 0)
+    if value is result or not _read_in(result, block):
+        return False
+    for rest in _item(results, _AFTER_FIRST):
+        if rest.first_use is not None:
+            return False
+    _move_recorded(watch, result, value, users, watch.index)
+    _erase_recorded(watch, op, block)
+    for dead in inputs:   # replace_op's erasures of the inputs left dead, in its order
+        if dead.parent is not None and is_pure(dead):
+            for dead_result in dead.results:
+                if dead_result.first_use is not None:
+                    break
+            else:
+                _erase_recorded(watch, dead, block)
+    return True
+
+
+_item = tuple.__getitem__   # a results tuple's item (xDSL's `SSAValues.__getitem__` is Python)
+_AFTER_FIRST = slice(1, None)
+
+
+def _erase_recorded(watch, op, block) -> None:
+    """erase_top_level's edits and record of `op`, an op of `block` without regions or
+    successors whose results are unused (the callers checked)."""
     _detach_top_level(watch, op, block)
     index = watch.index
     # remove_use's edit of each operand (unrecorded: the op is in no block now)
@@ -543,7 +617,6 @@ def erase_top_level(op) -> bool:
                 if owner is not None:
                     index.lost_use(owner)
     op._operand_uses = ()
-    return True
 
 
 _REMOVE_USE = "removed an operand of"   # a value loses a use
