@@ -385,27 +385,7 @@ def merge_top_level(op, earlier) -> bool:
     touched_ops.pop(id(op), None)   # Touched.removed of an op without operands or readers
     unsettled.pop(id(op), None)
     touched.detached += 1
-    if watch.order is not None:
-        watch.order.forget(op)
-    watch.inside += edits + 1
-    watch.open_edits += edits + 1
-    index = watch.index
-    if index is not None:
-        counts, name = index.counts, op.name
-        counts[name] = counts.get(name, 0) - 1
-        index.total -= 1
-    op.parent = None
-    prev, following = op._prev_op, op._next_op
-    if prev is not None:
-        prev._next_op = following
-        op._prev_op = None
-    else:
-        block._first_op = following
-    if following is not None:
-        following._prev_op = prev
-        op._next_op = None
-    else:
-        block._last_op = prev
+    _unlink_top_level(watch, op, block, edits + 1)
     return True
 
 
@@ -431,10 +411,18 @@ def _detach_top_level(watch, op, block) -> None:
                 reader = use._operation
                 readers[id(reader)] = reader
                 use = use._next_use
+    _unlink_top_level(watch, op, block, 1)
+
+
+def _unlink_top_level(watch, op, block, edits: int) -> None:
+    """The end of a fast detach of the top-level op `op` (regions none), once its records are
+    made: the block order forgets it, the watch counts `edits` edits (the detach and any
+    moves made with it), the op index counts it out, and it leaves `block` (Block.detach_op's
+    unlink, restated as the wrapper's is: xDSL pinned)."""
     if watch.order is not None:
         watch.order.forget(op)
-    watch.inside += 1
-    watch.open_edits += 1
+    watch.inside += edits
+    watch.open_edits += edits
     index = watch.index
     if index is not None:
         counts, name = index.counts, op.name
