@@ -343,49 +343,11 @@ def merge_top_level(op, earlier) -> bool:
     for result in results:
         if not _read_in(result, block):
             return False
-    # _move_recorded's moves and records, then _detach_top_level's, written out for this
-    # case (one call per merge, not four: cse makes 14-17k at 100k ops): `op` has no
-    # operands, and its results no reader once moved, so the detach releases no value and
-    # leaves no reader; where the pipeline's order is kept, a reader settles when it comes
-    # after `earlier` (Touched.settles, with `earlier`'s number read once).
-    tops, touched = watch.tops, watch.touched
-    touched_ops, released, unsettled = touched.ops, touched.released, touched.unsettled
-    keys, writers = touched.settle, touched.writers
-    after_earlier = keys.get(id(earlier)) if keys is not None else None
-    edits = 0
     for result, value in zip(results, earlier.results):
-        use = result.first_use
-        while use is not None:
-            after = use._next_use
-            reader, at = use._operation, use._index
-            tops[id(reader)] = reader
-            touched_ops[id(reader)] = reader
-            released.append((result, reader))
-            result.first_use = after
-            if after is not None:
-                after._prev_use = None
-            number = keys.get(id(reader)) if after_earlier is not None else None
-            if number is None or number <= after_earlier or (
-                    writers is not None and not touched.quiet(reader, value)):
-                unsettled[id(reader)] = reader
-            first = value.first_use
-            use._next_use = first
-            use._prev_use = None
-            if first is not None:
-                first._prev_use = use
-            value.first_use = use
-            edits += 2
-            operands = list(reader._operands)
-            operands[at] = value
-            reader._operands = SSAValues(operands)
-            use = after
-        if value._name is None and result._name is not None:   # name_hint's field
-            value.name_hint = result._name
-    tops[id(op)] = op
-    touched_ops.pop(id(op), None)   # Touched.removed of an op without operands or readers
-    unsettled.pop(id(op), None)
-    touched.detached += 1
-    _unlink_top_level(watch, op, block, edits + 1)
+        _move_recorded(watch, result, value, None, None)
+    # detach_op's record and edit (the values that lost their last uses are `op`'s, which
+    # leaves the program: nothing for dce's candidates, OpIndex.unused)
+    _detach_top_level(watch, op, block)
     return True
 
 
