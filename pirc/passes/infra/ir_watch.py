@@ -339,11 +339,10 @@ def merge_top_level(op, earlier) -> bool:
     block = watch.block
     if op.parent is not block or op.regions or op._operands:
         return False
-    results = op.results
-    for result in results:
+    for result in op.results:
         if not _read_in(result, block):
             return False
-    for result, value in zip(results, earlier.results):
+    for result, value in zip(op.results, earlier.results):
         _move_recorded(watch, result, value, None, None)
     # detach_op's record and edit (the values that lost their last uses are `op`'s, which
     # leaves the program: nothing for dce's candidates, OpIndex.unused)
@@ -373,18 +372,10 @@ def _detach_top_level(watch, op, block) -> None:
                 reader = use._operation
                 readers[id(reader)] = reader
                 use = use._next_use
-    _unlink_top_level(watch, op, block, 1)
-
-
-def _unlink_top_level(watch, op, block, edits: int) -> None:
-    """The end of a fast detach of the top-level op `op` (regions none), once its records are
-    made: the block order forgets it, the watch counts `edits` edits (the detach and any
-    moves made with it), the op index counts it out, and it leaves `block` (Block.detach_op's
-    unlink, restated as the wrapper's is: xDSL pinned)."""
     if watch.order is not None:
         watch.order.forget(op)
-    watch.inside += edits
-    watch.open_edits += edits
+    watch.inside += 1
+    watch.open_edits += 1
     index = watch.index
     if index is not None:
         counts, name = index.counts, op.name
