@@ -229,12 +229,8 @@ class Rewrite:
         pc = self.pc
         state = pc.state
         produced = list(produced) if produced else ()   # most rewrites produce nothing
-        watch = state.watch
-        if watch is not None:
-            if produced:
-                watch.closed(self, produced)
-            elif watch.open is self:   # IRWatch.closed without produced ops, inline
-                watch.open, watch.open_edits = None, 0
+        if state.watch is not None:
+            state.watch.closed(self, produced)
         if produced:
             producers, name = state.producers, pc.pass_name
             for op in produced:
@@ -253,19 +249,13 @@ def gate(pc, ops) -> Rewrite | None:
     mode) is worked out once per pass (`PassContext.verdicts`), the producers are looked up
     only when a pass produced something this one may not rewrite, and without a bisection
     limit the count is all bisection does."""
-    listed = ops if type(ops) is list else None   # what the fingerprinter takes
     ops = tuple(ops)
     state = pc.state
     watch = state.watch
     if watch is not None and watch.open is not None:   # a new rewrite: what was open is over
         watch.close_open()
-    # RunState.fingerprint and PassContext.verdicts, inline: once per rewrite
-    version = state.program.version
-    fingerprinter = state._fingerprinter
-    if fingerprinter is None or fingerprinter.version != version:
-        fingerprinter = state.fingerprinter
-    fingerprint = fingerprinter.ops(listed if listed is not None else list(ops), state.seeds)
-    verdicts = pc._verdicts if pc._verdicts_version == version else pc.verdicts(version)
+    fingerprint = state.fingerprint(ops)
+    verdicts = pc.verdicts(state.program.version)
     for op in ops:
         reason = verdicts.get(op.name, _UNKNOWN)
         if reason is _UNKNOWN:
@@ -282,15 +272,9 @@ def gate(pc, ops) -> Rewrite | None:
         pc.skip(f"bisect: beyond --bisect-limit={bisect.limit}", ops[0] if ops else None, fingerprint)
         return None
     rewrite = Rewrite(pc, fingerprint, ops)
-    if watch is not None:   # RunState.note, inline: the running pass's watch holds the block
-        block, seeds = watch.block, state.seeds
-        for op in ops:
-            top = op if op.parent is block else top_level(op, block)   # mostly a top-level op
-            if top is not None:
-                seeds[id(top)] = top
+    state.note(ops)
+    if watch is not None:
         watch.opened(rewrite)
-    else:
-        state.note(ops)
     return rewrite
 
 
