@@ -96,6 +96,8 @@ def cases():
 
 
 def pirc_pool(c):
+    """pirc's output for case `c`, and what else the case compares: {"mask": ...} for a
+    pool with indices, {"grad": ...} under autograd (Paddle's side saved under NAME.KEY)."""
     import torch
 
     from pirc.lower.kernels.pool import pool2d, pool3d
@@ -106,17 +108,17 @@ def pirc_pool(c):
     if c.get("adaptive") == "with_index":
         fn = max_pool2d_with_index if c["dims"] == 2 else max_pool3d_with_index
         y, mask = fn(x, kernel_size=k, adaptive=True)
-        return y.numpy(), mask.numpy()
+        return y.numpy(), {"mask": mask.numpy()}
     if c.get("adaptive") == "pool2d":
-        return pool2d(x, k, adaptive=True).numpy()
+        return pool2d(x, k, adaptive=True).numpy(), {}
     if c.get("grad"):   # under autograd: the value, and the cell the gradient reaches
         x.requires_grad_(True)
         y = pool2d(x, [k, k], strides=[s, s], paddings=[p, p])
         y.sum().backward()
-        return y.detach().numpy(), x.grad.numpy(), "grad"
+        return y.detach().numpy(), {"grad": x.grad.numpy()}
     if c["dims"] == 2:
-        return pool2d(x, [k, k], strides=[s, s], paddings=[p, p]).numpy()
-    return pool3d(x, kernel_size=[k, k, k], strides=[s, s, s], paddings=[p, p, p]).numpy()
+        return pool2d(x, [k, k], strides=[s, s], paddings=[p, p]).numpy(), {}
+    return pool3d(x, kernel_size=[k, k, k], strides=[s, s, s], paddings=[p, p, p]).numpy(), {}
 
 
 def main():
@@ -141,21 +143,16 @@ def main():
     bad = 0
     zero_windows = 0
     for c in cs:
-        want, got = ref[c["name"]], pirc_pool(c)
-        if isinstance(got, tuple) and len(got) == 3:   # the gradient too
-            got, grad, _ = got
-            want_grad = ref[c["name"] + ".grad"]
-            if want_grad.tobytes() != grad.tobytes():
-                bad += 1
-                lines.append(f"  DIFFER {c['name']} grad: paddle {want_grad.ravel()} pirc {grad.ravel()}")
-                continue
-        elif isinstance(got, tuple):   # with_index: the mask too
-            got, mask = got
-            want_mask = ref[c["name"] + ".mask"]
-            if want_mask.shape != mask.shape or want_mask.tobytes() != mask.astype(want_mask.dtype).tobytes():
-                bad += 1
-                lines.append(f"  DIFFER {c['name']} mask: paddle {want_mask.ravel()[:8]} pirc {mask.ravel()[:8]}")
-                continue
+        want, (got, extras) = ref[c["name"]], pirc_pool(c)
+        differ = False
+        for key, mine in extras.items():   # the mask or the gradient, bit for bit
+            theirs = ref[f"{c['name']}.{key}"]
+            if theirs.shape != mine.shape or theirs.tobytes() != mine.astype(theirs.dtype).tobytes():
+                differ = True
+                lines.append(f"  DIFFER {c['name']} {key}: paddle {theirs.ravel()[:8]} pirc {mine.ravel()[:8]}")
+        if differ:
+            bad += 1
+            continue
         zero_windows += int((want == 0).sum())
         same = want.shape == got.shape and want.tobytes() == got.tobytes()
         if not same:
