@@ -286,3 +286,23 @@ def test_pirc_lower_stays_callable_after_importing_the_package():
 
     gm = pirc.lower(load("control_flow"))
     assert isinstance(gm, torch.fx.GraphModule)
+
+
+def test_calling_a_lowered_module_is_nn_modules_call(capfd):
+    """A lowered module (and its control-flow submodules) is called as any nn.Module: no fx
+    wrapper that prints the generated code to stderr when the forward raises (pirc.run names
+    the failing op itself).  The outputs are the forward's; fx's `recompile()` puts its
+    wrapper back."""
+    gm = lower(load("mlp"), params("mlp"))
+    x = torch.from_numpy(io("mlp")["in__x"])
+    torch.testing.assert_close(gm(x), gm.forward(x), rtol=0, atol=0)
+    with pytest.raises(RuntimeError):
+        gm(x[:, :100])   # 100 features where the first matmul takes 784
+    assert capfd.readouterr().err == ""
+    gm.recompile()
+    with pytest.raises(RuntimeError):
+        gm(x[:, :100])
+    assert "generated forward" in capfd.readouterr().err
+    cf = lower(load("control_flow"))
+    subs = [m for m in cf.modules() if isinstance(m, torch.fx.GraphModule)]
+    assert len(subs) > 1 and all(type(m).__call__ is torch.nn.Module.__call__ for m in subs)

@@ -9,6 +9,7 @@ import torch
 
 from ...runtime.registry import REGISTRY
 from ..specialize import specializer
+from ..softmax_rows import softmax_last
 
 _BINARY = {"elementwise_add": torch.add, "elementwise_mul": torch.mul}
 
@@ -65,7 +66,7 @@ REGISTRY.register("pd_op.fused_elemwise_add_activation", since=1)(fused_elemwise
 @REGISTRY.register("pd_op.fused_softmax_mask", since=1)
 def fused_softmax_mask(x, mask):
     # softmax over the last axis of x + mask, the mask [b, 1, s, t] broadcast over heads
-    return torch.softmax(x + mask, dim=-1)
+    return softmax_last(x + mask)
 
 
 @REGISTRY.register("pd_op.fused_bias_residual_layernorm", since=1)
