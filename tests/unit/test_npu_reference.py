@@ -103,6 +103,26 @@ def test_gelu(approximate):
     close(reference.npu_gelu(x, approximate=approximate), ref)
 
 
+def test_gelu_keeps_the_unfused_programs_numbers():
+    """On the CPU, npu_gelu (erf) is pd_op.gelu's kernel, Paddle's erf order (bit-exact
+    against Paddle: +inf stays +inf where F.gelu gives NaN), so a program lowered on device
+    npu keeps the unfused gelu's bits."""
+    import numpy as np
+
+    from pirc.lower.kernels.activation import gelu
+    from pirc.testing import boundary_inputs
+
+    for dtype in ("f32", "f64"):
+        for label, arr in boundary_inputs(dtype, (3, 40)).items():
+            x = torch.from_numpy(np.ascontiguousarray(arr))
+            got, want = reference.npu_gelu(x, approximate="none"), gelu(x)
+            assert torch.equal(got.isnan(), want.isnan()), label
+            assert torch.equal(got.nan_to_num(), want.nan_to_num()), label
+    assert reference.npu_gelu(torch.tensor([math.inf]), approximate="none").item() == math.inf
+    x = rnd(3, 40) * 4
+    assert torch.equal(reference.npu_gelu(x, approximate="tanh"), F.gelu(x, approximate="tanh"))
+
+
 def test_layer_norm_eval():
     x, w, b = rnd(2, 3, 6), rnd(6), rnd(6)
     mu = x.mean(-1, keepdim=True)

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 import torch
 import torch.fx as fx
+import torch.nn.functional as F
 
 from pirc.lower.kernels import fused
 from pirc.lower.number_tensors import number_tensor
@@ -351,40 +352,37 @@ def test_self_dp_attention_unbind_is_the_three_selects(monkeypatch):
         bits_equal(fast(x)[0], plain(x)[0])
 
 
-# -- silu's 1 as a 0-D tensor -----------------------------------------------------------------
+# -- silu: torch's kernel for float32 / float64, the expression for the half types ----------
 
 def plain_silu(x):
-    """The kernel's in-place steps with the Python number 1 (what the 0-D one replaces)."""
+    """Paddle's SiluFunctor written out (x / (1 + exp(-x))), in place on the temporary."""
     t = torch.neg(x)
     t.exp_().add_(1)
     return torch.div(x, t)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
-def test_silu_with_a_0d_one_is_the_number(dtype):
+def test_silu_is_one_call_where_torchs_kernel_is_as_close_to_paddle(dtype):
     xs = floats(dtype, (3, 37))
     if dtype == torch.float32:   # every 65537th float32 bit pattern
         xs.append(torch.arange(-2 ** 31, 2 ** 31 - 1, 65537).to(torch.int32).view(torch.float32))
+    want = F.silu if dtype in (torch.float32, torch.float64) else plain_silu
     for i, x in enumerate(xs):
-        bits_equal(fused.silu(x), plain_silu(x))
+        bits_equal(fused.silu(x), want(x))
         y = xs[(i + 2) % len(xs)].reshape(-1)[:x.numel()].reshape(x.shape) \
             if xs[(i + 2) % len(xs)].numel() >= x.numel() else x
-        bits_equal(fused.swiglu(x, y), plain_silu(x) * y)
-    # the 0-D one only where it is x's own dtype: half types keep the Python number
-    one = number_tensor(1, dtype)
-    if dtype in (torch.float32, torch.float64):
-        assert isinstance(one, torch.Tensor) and one.dim() == 0 and one.dtype == dtype \
-            and one.item() == 1
-    else:
-        assert one == 1 and not isinstance(one, torch.Tensor)
+        bits_equal(fused.swiglu(x, y), want(x) * y)
 
 
-def test_silu_under_autograd_keeps_the_plain_expression():
+def test_silu_under_autograd_is_torchs_silu_with_its_gradient():
     x = torch.randn(4, 5, generator=g, dtype=torch.float64, requires_grad=True)
     out = fused.silu(x)
-    bits_equal(out.detach(), plain_silu(x.detach()))
+    bits_equal(out.detach(), F.silu(x.detach()))
     out.sum().backward()
-    assert x.grad is not None
+    s = torch.sigmoid(x.detach())
+    torch.testing.assert_close(x.grad, s * (1 + x.detach() * (1 - s)))
+    h = torch.randn(4, 5, generator=g).to(torch.bfloat16).requires_grad_()
+    bits_equal(fused.silu(h).detach(), h.detach() / (1 + torch.exp(-h.detach())))
 
 
 # -- per CPU capability ----------------------------------------------------------------------
@@ -406,7 +404,8 @@ for i, x in enumerate(arrays):
         t.bits_equal(ops.npu_fusion_attention_out(x, k, v, 4, layout, scale=0.3),
                      t.general_attention(x, k, v, layout, 0.3))
 for x in arrays + [torch.arange(-2 ** 31, 2 ** 31 - 1, 65537).to(torch.int32).view(torch.float32)]:
-    t.bits_equal(t.fused.silu(x), t.plain_silu(x))
+    for h in (x.to(torch.bfloat16), x.to(torch.float16)):   # the half types' in-place steps
+        t.bits_equal(t.fused.silu(h), h / (1 + torch.exp(-h)))
 print(torch.backends.cpu.get_cpu_capability())
 """
 

@@ -16,6 +16,8 @@ from ...runtime.registry import REGISTRY, Behaviour
 from ..specialize import specializer
 from ..value_facts import FLOATS
 from .eigen_packets import FLT_MIN, eigen_packet_lanes, eigen_packet_log_input
+from ..gelu_erf import M_SQRT1_2, gelu_erf
+from ..softmax_rows import SHORT_ROW, softmax_last
 
 
 @REGISTRY.register("pd_op.relu", since=1)
@@ -61,31 +63,18 @@ def tanh(x):
     return torch.tanh(x)
 
 
-M_SQRT1_2 = 0.70710678118654752440  # <cmath>'s double, cast to x's type by the kernel
-
-
 @REGISTRY.register("pd_op.gelu", since=1)
 def gelu(x, *, approximate=False):
-    """phi GeluFunctor (cpu/gelu_kernel.cc).  Exact: the wheels' MKLML branch,
-    erf(x * M_SQRT1_2) then x * (1 + erf) * 0.5 in x's type, so x * 2 overflows first: +inf
-    for x above half the type's max and for +inf, where F.gelu (x * 0.5 * (1 + erf)) keeps
-    x and gives NaN at +inf; -inf gives -inf * 0 = NaN.  With torch.erf this form is also
-    bit-exact against Paddle 3.3.1 dygraph on 300k random float32 and float64 values, where
-    F.gelu differs from it by an ulp on 27% of the float32 ones.
+    """phi GeluFunctor (cpu/gelu_kernel.cc).  Exact: gelu_erf (pirc/lower/gelu_erf.py, also
+    npu_gelu's CPU reference): the wheels' MKLML branch, erf(x * M_SQRT1_2) then
+    x * (1 + erf) * 0.5 in x's type, so x * 2 overflows first: +inf for x above half the
+    type's max and for +inf, where F.gelu (x * 0.5 * (1 + erf)) keeps x and gives NaN at
+    +inf; -inf gives -inf * 0 = NaN.  Bit-exact against Paddle 3.3.1 (gelu_erf.py says on
+    what), where F.gelu differs by an ulp on 27% of random float32 values.
     Approximate: x * 0.5 * (1 + tanh(...)), torch's tanh form."""
     if approximate:
         return F.gelu(x, approximate="tanh")
     return gelu_erf(x)
-
-
-def gelu_erf(x):
-    if x.requires_grad:   # autograd through the kernel (the grad ops): no in-place steps
-        return x * (1 + torch.erf(x * M_SQRT1_2)) * 0.5
-    # the same operations in the same order, in place on the temporaries: the same bits,
-    # two allocations instead of five (~20% faster on a [64, 8, 128] activation)
-    t = torch.mul(x, M_SQRT1_2)
-    t.erf_().add_(1)
-    return torch.mul(x, t).mul_(0.5)
 
 
 @REGISTRY.register("pd_op.elu", since=1)
@@ -160,6 +149,8 @@ def softplus(x, *, beta=1.0, threshold=20.0):
 def softmax(x, *, axis=-1):
     if x.dim() == 0:
         return torch.ones_like(x)
+    if axis in (-1, x.dim() - 1):
+        return softmax_last(x)
     return torch.softmax(x, axis)
 
 
@@ -210,10 +201,14 @@ def _gelu_call(site):
 
 @specializer(softmax)
 def _softmax_call(site):
-    x = site.p["x"]
-    if not site.rank(x):  # unknown, or 0-D (the kernel's special case)
+    x, axis = site.p["x"], site.p["axis"]
+    rank = site.rank(x)
+    if not rank:  # unknown, or 0-D (the kernel's special case)
         return None
-    return site.call(torch.softmax, x, site.p["axis"])
+    if axis in (-1, rank - 1) and site.shape(x)[-1] < SHORT_ROW:   # -1: dynamic
+        # rows that are, or may be, short: softmax_last chooses its route on the run's shape
+        return site.call(softmax_last, x)
+    return site.call(torch.softmax, x, axis)
 
 
 # -- more activations, each as its phi functor

@@ -2,7 +2,9 @@
 
 Each has torch_npu's signature (argument names, defaults) and return layout, and computes the
 formula documented for the op (docs/notes/torch-npu.md section 2; sources there). Numerics follow
-torch_npu's own goldens: rms_norm and swiglu compute in float32 and cast back.
+torch_npu's own goldens: rms_norm and swiglu compute in float32 and cast back.  gelu, a
+Paddle op's formula as well, is computed in Paddle's order, so a program lowered on device
+npu keeps the unfused gelu's numbers on the CPU.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from ..gelu_erf import gelu_erf
 from ..number_tensors import number_tensor
+from ..softmax_rows import softmax_last
 
 
 def _f32(t):
@@ -84,6 +88,12 @@ def npu_rotary_mul(self, r1, r2, rotary_mode="half", rotate=None):
 
 
 def npu_gelu(self, *, approximate="none"):
+    """The erf form as Paddle's CPU gelu computes it (gelu_erf: bit-exact against Paddle on
+    every float32 input, where F.gelu differs on 1.91% and gives NaN at +inf), so a
+    program lowered on device npu keeps the unfused gelu's numbers on the CPU; the tanh
+    form is F.gelu's, as pd_op.gelu's kernel."""
+    if approximate == "none":
+        return gelu_erf(self)
     return F.gelu(self, approximate=approximate)
 
 
@@ -105,7 +115,7 @@ def npu_scaled_masked_softmax(x, mask, scale=1, fixed_triu_mask=False):
     scaled = _f32(x) * scale
     if mask is not None:
         scaled = scaled.masked_fill(mask, -1e4)
-    return _as(torch.softmax(scaled, -1), x.dtype)
+    return _as(softmax_last(scaled), x.dtype)
 
 
 _TO_BNSD = {  # layout -> function turning (tensor, head_num) into B, N, S, D
@@ -191,7 +201,7 @@ def _attention_scores(query, key, value, head_num, input_layout, pse, atten_mask
 
 
 def _attention_out(s, v, dtype, input_layout):
-    return _FROM_BNSD[input_layout](_as(torch.softmax(s, -1) @ v, dtype))
+    return _FROM_BNSD[input_layout](_as(softmax_last(s) @ v, dtype))
 
 
 # The usual call written out (float32, 4-D BNSD or BSND, as many kv heads as query heads, no
@@ -203,8 +213,8 @@ def _attention_out(s, v, dtype, input_layout):
 # layout -> (heads dim, function).
 _DIRECT_OUT = {
     "BNSD": (1, lambda q, k, v, scale: torch.matmul(
-        torch.softmax(torch.matmul(q, k.transpose(-1, -2)).mul_(scale), -1), v)),
+        softmax_last(torch.matmul(q, k.transpose(-1, -2)).mul_(scale)), v)),
     "BSND": (2, lambda q, k, v, scale: torch.matmul(
-        torch.softmax(torch.matmul(q.transpose(1, 2), k.permute(0, 2, 3, 1)).mul_(scale), -1),
+        softmax_last(torch.matmul(q.transpose(1, 2), k.permute(0, 2, 3, 1)).mul_(scale)),
         v.transpose(1, 2)).transpose(1, 2)),
 }
