@@ -72,9 +72,9 @@ def silu(x):
     # has.  float32 / float64: torch's silu kernel, the same formula with torch's own exp in
     # one call, as close to Paddle as the formula written out with torch.exp (four calls):
     # of all 2^32 float32 inputs, 2.80% against 2.78% differ from Paddle 3.3.1, both by at
-    # most 5 ulp, NaN where Paddle's is (tools/paddle_oracle/activation_all_floats.log).  The half
-    # types keep the written-out formula: Paddle rounds each step to the half type, as
-    # those calls do.
+    # most 5 ulp, NaN where Paddle's is (tools/paddle_oracle/activation_all_floats.log).
+    # The half types keep the written-out formula: Paddle rounds each step to the half
+    # type, as those calls do.
     if x.dtype in _SILU_NATIVE:
         return F.silu(x)
     if x.requires_grad or not x.is_floating_point():
