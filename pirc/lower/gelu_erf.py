@@ -20,6 +20,9 @@ from .number_tensors import number_tensor
 M_SQRT1_2 = 0.70710678118654752440  # <cmath>'s double, cast to x's type by the kernel
 
 
+_NUMBERS: dict = {}   # dtype -> _numbers(dtype)
+
+
 def _numbers(dtype) -> tuple:
     """(M_SQRT1_2, 1, 0.5) as 0-D tensors of `dtype` where that is the same number
     (number_tensors), made once per dtype: one lookup a call instead of three."""
@@ -27,9 +30,6 @@ def _numbers(dtype) -> tuple:
     if made is None:
         made = _NUMBERS[dtype] = tuple(number_tensor(v, dtype) for v in (M_SQRT1_2, 1, 0.5))
     return made
-
-
-_NUMBERS: dict = {}
 
 
 def gelu_erf(x: torch.Tensor) -> torch.Tensor:
