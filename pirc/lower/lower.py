@@ -31,6 +31,7 @@ import torch.fx as fx
 from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
 from .lod import lod_key, placeholders_last, reads_lod
+from .module_class import direct_weight_reads, plain_module_calls
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
 from ..ir.locations import json_paths
 from .specialize import specialize_calls
@@ -204,7 +205,8 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
     gm.pirc_written_parameters = sorted(n for n, _ in written_parameters)
 
     specialize_calls(gm)
-    _plain_module_calls(gm)
+    plain_module_calls(gm)
+    direct_weight_reads(gm)
     if device == "npu":
         from .npu.detect import npu_status
         status = npu_status()
@@ -217,21 +219,6 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
             raise LoweringError("device 'cuda' asked for, but torch sees no CUDA device")
         gm = gm.to("cuda")
     return gm
-
-
-def _plain_module_calls(gm: fx.GraphModule) -> None:
-    """Calling the module (and its control-flow submodules) is nn.Module's call.
-
-    fx puts a wrapper in front of every GraphModule's call that, when the forward raises,
-    prints the generated code's line to stderr: 1.2 us a call, 7% of a small model's batch-1
-    forward (the corpus mlp: 16.8 against 15.6 us through nn.Module's call).  pirc names a
-    failing op itself (failures.py: `pirc.run` reruns the call under an fx.Interpreter and says
-    which op, where it stands in the input and what it was given), so the wrapper adds
-    nothing here.  Each GraphModule has a class of its own (fx makes one per instance), so
-    this touches no other module; a later `recompile()` puts fx's wrapper back."""
-    for module in gm.modules():
-        if isinstance(module, fx.GraphModule):
-            type(module).__call__ = torch.nn.Module.__call__
 
 
 def _warn_npu_fallback(reason: str) -> None:
