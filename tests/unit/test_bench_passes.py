@@ -53,3 +53,39 @@ def test_the_corpus_programs_are_the_largest_one_per_model():
     assert len(set(models)) == 3
     counts = [ops for _, _, ops in picked]
     assert counts == sorted(counts, reverse=True) and counts[0] >= 50
+
+
+def test_a_big_programs_fuse_row_has_no_no_verify_each_jobs(tmp_path: Path, monkeypatch):
+    """From BIG ops on, neither pipeline gets its --no-verify-each run, and `--fuse`'s "added"
+    figures are taken over the runs that were made (a KeyError on the 1M program before)."""
+    import tools.bench_passes as bench
+    from pirc.paddle_json.writer import write_program
+    from pirc.text.parser import parse_text
+
+    src = tmp_path / "p.json"
+    src.write_text(write_program(parse_text(bench.generate(40), "bench", 4)))
+    monkeypatch.setattr(bench, "BIG", 10)
+    monkeypatch.setattr(bench.shutil, "which", lambda name: None)   # no mlir-opt-19 runs
+    calls = []
+    real = bench.whole_process
+    monkeypatch.setattr(bench, "whole_process", lambda cmd, env: calls.append(cmd) or real(cmd, env))
+    row = bench.program_row("p", src, tmp_path, 1, bench.process_env(), fuse=True)
+    assert len(calls) == 3 and not any("--no-verify-each" in map(str, cmd) for cmd in calls)
+    assert "no_verify_each_s" not in row and "fuse_no_verify_each_s" not in row
+    assert row["fuse_verify_each_added_s"] == row["fuse_verify_each_s"] - row["verify_each_s"]
+
+
+def _fuse_row(ops: int, added: float) -> dict:
+    return dict(_row(ops, 0.1, 0.1), fused_ops_after=ops - 20, fusions={"fuse-fc": 3},
+                fuse_verify_each_s=1.0 + added, fuse_verify_each_added_s=added,
+                fuse_verify_each_added_cpu_s=added, fuse_verify_each_passes_s={"fuse-fc": added},
+                in_process={"default": 0.1, "fuse": 0.1 + added, "added": added})
+
+
+def test_the_fuse_verdict_is_given_at_10k_ops_only():
+    """Issue 22's "-p fuse adds at most 0.3 s to -p default" is stated at 10k ops: a 10k row
+    gets the verdict, a run of only 1M ops gets none (it read "not met" at 1M before)."""
+    at_10k = markdown(INFO, [_fuse_row(10_000, 0.18), _fuse_row(1_000_000, 19.8)], [], 100, "x")
+    assert "At 10000 ops, what fuse adds to default (target <= 0.3 s): whole process, wall " \
+           "+0.18 s (met)" in at_10k
+    assert "At 1000000 ops" not in markdown(INFO, [_fuse_row(1_000_000, 19.8)], [], 100, "x")
