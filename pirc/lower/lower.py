@@ -31,7 +31,7 @@ import torch.fx as fx
 from ..errors import LoweringError, PircWarning
 from ..runtime.registry import REGISTRY
 from .lod import lod_key, placeholders_last, reads_lod
-from .module_class import direct_weight_reads, plain_module_calls
+from .module_class import direct_attribute_reads, plain_module_calls
 from .graph_builder import STRUCTURAL_OPS, GraphBuilder, LoweringContext, python_name
 from ..ir.locations import json_paths
 from .specialize import specialize_calls
@@ -206,7 +206,7 @@ def lower(program, params=None, device: str = "cpu", pipeline: str | None = None
 
     specialize_calls(gm)
     plain_module_calls(gm)
-    direct_weight_reads(gm)
+    direct_attribute_reads(gm)
     if device == "npu":
         from .npu.detect import npu_status
         status = npu_status()

@@ -6,7 +6,8 @@ computes or how it behaves as an nn.Module (`.to()`, `state_dict`, `load_state_d
 or deleting a buffer, copying, pickling):
 
 - fx's call wrapper (`plain_module_calls`);
-- nn.Module's attribute lookup for each weight the forward reads (`direct_weight_reads`).
+- nn.Module's attribute lookup for each weight or submodule the forward reads
+  (`direct_attribute_reads`).
 """
 
 from __future__ import annotations
@@ -29,31 +30,36 @@ def plain_module_calls(gm: fx.GraphModule) -> None:
             type(module).__call__ = torch.nn.Module.__call__
 
 
-def direct_weight_reads(gm: fx.GraphModule) -> None:
-    """Each weight the forward reads (a get_attr of one of the module's own buffers or
-    parameters) is a property of the module's class that reads the buffer or parameter dict.
+# Where nn.Module keeps what a get_attr may name, in the order its __getattr__ looks.
+_STORES = ("_parameters", "_buffers", "_modules")
 
-    The generated forward reads a weight as `self.name`; a buffer or parameter is not in the
-    instance's __dict__, so Python falls through to nn.Module.__getattr__, a Python function
-    walking three dicts: 0.6 us a read, where the property takes 0.06.  BERT's forward reads
-    46 (its batch-1 forward lowered on device npu 337 -> 288 us, 2026-12-05).  The property
-    reads the dict each time, so a buffer replaced by `.to()`, `load_state_dict` or
-    assignment reads as its new tensor; a name the dict no longer holds (deleted, or made a
-    plain attribute) is looked up as nn.Module looks it up.  Names the class already defines
-    are left alone (the class attribute is what `self.name` finds there today), and a copy
-    or an unpickled module is a new GraphModule of a new class: the same numbers through
-    nn.Module's lookup."""
+
+def direct_attribute_reads(gm: fx.GraphModule) -> None:
+    """Each weight or submodule the forward reads (a get_attr or call_module of one of the
+    module's own parameters, buffers or submodules: a control-flow branch or body) is a
+    property of the module's class that reads nn.Module's dict of it.
+
+    The generated forward reads them as `self.name`; none is in the instance's __dict__, so
+    Python falls through to nn.Module.__getattr__, a Python function walking those dicts:
+    0.6 us a read, where the property takes 0.06.  BERT's forward reads 46 (its batch-1
+    forward lowered on device npu 337 -> 288 us, 2026-12-05).  The property reads the dict
+    each time, so a buffer replaced by `.to()`, `load_state_dict` or assignment reads as its
+    new tensor; a name the dict no longer holds (deleted, or made a plain attribute) is
+    looked up as nn.Module looks it up.  Names the class already defines are left alone (the
+    class attribute is what `self.name` finds there today), and a copy or an unpickled
+    module is a new GraphModule of a new class: the same numbers through nn.Module's
+    lookup."""
     for module in gm.modules():
         if not isinstance(module, fx.GraphModule):
             continue
         cls = type(module)
         for node in module.graph.nodes:
-            if node.op != "get_attr" or "." in node.target or hasattr(cls, node.target):
+            if node.op not in ("get_attr", "call_module") or "." in node.target \
+                    or hasattr(cls, node.target):
                 continue
-            if node.target in module._buffers:
-                setattr(cls, node.target, _read_from("_buffers", node.target))
-            elif node.target in module._parameters:
-                setattr(cls, node.target, _read_from("_parameters", node.target))
+            store = next((s for s in _STORES if node.target in module.__dict__[s]), None)
+            if store is not None:
+                setattr(cls, node.target, _read_from(store, node.target))
 
 
 def _read_from(store: str, name: str) -> property:

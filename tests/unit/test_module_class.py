@@ -11,7 +11,7 @@ import torch
 
 import pirc
 from pirc.lower import lower
-from pirc.lower.module_class import direct_weight_reads
+from pirc.lower.module_class import direct_attribute_reads
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "3.3.1"
 
@@ -107,7 +107,7 @@ def test_parameters_read_from_the_parameter_dict_and_class_names_are_left_alone(
 
     gm = torch.fx.symbolic_trace(Small())
     code_before = type(gm).__dict__.get("code")
-    direct_weight_reads(gm)
+    direct_attribute_reads(gm)
     cls = type(gm)
     assert isinstance(cls.__dict__["w"], property) and isinstance(cls.__dict__["b"], property)
     assert cls.__dict__.get("code") is code_before
@@ -118,7 +118,7 @@ def test_parameters_read_from_the_parameter_dict_and_class_names_are_left_alone(
     assert "w" not in type(other).__dict__
 
 
-def test_a_submodules_weights_are_read_from_its_own_dicts():
+def test_submodules_and_their_weights_are_read_from_nn_modules_dicts():
     class Inner(torch.nn.Module):
         def __init__(self):
             super().__init__()
@@ -133,6 +133,9 @@ def test_a_submodules_weights_are_read_from_its_own_dicts():
     x = graph.placeholder("x")
     graph.output(graph.call_module("inner", (x,)))
     gm = torch.fx.GraphModule(root, graph)
-    direct_weight_reads(gm)
+    direct_attribute_reads(gm)
     assert isinstance(type(gm.inner).__dict__["b"], property)
+    assert isinstance(type(gm).__dict__["inner"], property) and gm.inner is gm._modules["inner"]
     _exact(gm(torch.zeros(3)), torch.full((3,), 5.0))
+    gm.inner = torch.nn.Identity()      # a submodule replaced is the one called
+    _exact(gm(torch.zeros(3)), torch.zeros(3))
