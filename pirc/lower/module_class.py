@@ -25,9 +25,8 @@ def plain_module_calls(gm: fx.GraphModule) -> None:
     failing op itself (failures.py: `pirc.run` reruns the call under an fx.Interpreter and says
     which op, where it stands in the input and what it was given), so the wrapper adds
     nothing here.  A later `recompile()` puts fx's wrapper back."""
-    for module in gm.modules():
-        if isinstance(module, fx.GraphModule):
-            type(module).__call__ = torch.nn.Module.__call__
+    for module in _graph_modules(gm):
+        type(module).__call__ = torch.nn.Module.__call__
 
 
 # Where nn.Module keeps what a get_attr may name, in the order its __getattr__ looks.
@@ -49,9 +48,7 @@ def direct_attribute_reads(gm: fx.GraphModule) -> None:
     class attribute is what `self.name` finds there today), and a copy or an unpickled
     module is a new GraphModule of a new class: the same numbers through nn.Module's
     lookup."""
-    for module in gm.modules():
-        if not isinstance(module, fx.GraphModule):
-            continue
+    for module in _graph_modules(gm):
         cls = type(module)
         for node in module.graph.nodes:
             if node.op not in ("get_attr", "call_module") or "." in node.target \
@@ -62,14 +59,31 @@ def direct_attribute_reads(gm: fx.GraphModule) -> None:
                 setattr(cls, node.target, _read_from(store, node.target))
 
 
+def _graph_modules(gm: fx.GraphModule):
+    """gm and its control-flow submodules: each GraphModule, each of a class of its own."""
+    return (m for m in gm.modules() if isinstance(m, fx.GraphModule))
+
+
 def _read_from(store: str, name: str) -> property:
+    """`name` read from nn.Module's dict `store`.  Set and delete only meet the property where
+    nn.Module hands them to object (a value that is not a tensor, parameter or module, or a
+    name it no longer files): such a value lives in the instance __dict__, as without it."""
     def read(self):
         try:
             return self.__dict__[store][name]
         except KeyError:
             return _looked_up(self, name)
+
+    def set_(self, value):
+        self.__dict__[name] = value
+
+    def delete(self):
+        if name not in self.__dict__:
+            raise AttributeError(name)
+        del self.__dict__[name]
+
     read.__name__ = name
-    return property(read, _set_as_module_sets(name), _delete_as_module_deletes(name),
+    return property(read, set_, delete,
                     f"`{name}`, read from the module's {store} (module_class.py)")
 
 
@@ -80,21 +94,3 @@ def _looked_up(module, name):
     if name in module.__dict__:
         return module.__dict__[name]
     return torch.nn.Module.__getattr__(module, name)
-
-
-def _set_as_module_sets(name):
-    """nn.Module.__setattr__ files a tensor, a parameter or a module in its dicts itself and
-    hands anything else to object.__setattr__, which meets this property: that value goes to
-    the instance __dict__, where `_looked_up` finds it."""
-    def set_(self, value):
-        self.__dict__[name] = value
-    return set_
-
-
-def _delete_as_module_deletes(name):
-    def delete(self):
-        if name in self.__dict__:
-            del self.__dict__[name]
-        else:
-            raise AttributeError(name)
-    return delete
